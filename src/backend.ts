@@ -1,0 +1,202 @@
+/**
+ * The Backend interface: queue operations at the level of the spec's semantics, implemented
+ * once per store (src/backends/postgres, src/backends/redis).
+ *
+ * Division of work:
+ * - The queue facade (queue.ts) validates input, applies defaults, reads the clock and emits
+ *   real-time hooks. Backends receive normalized, already-valid input and never read time
+ *   themselves: every time they write comes from a `now` argument.
+ * - Backends make each operation atomic (one SQL statement or transaction; one Lua script),
+ *   write the matching event-history rows in the same statement/transaction/script, and
+ *   return what the facade needs to emit hooks.
+ */
+import type {
+  FailureReason,
+  JobEvent,
+  JobFilter,
+  JobRecord,
+  JobStatus,
+  Queryable,
+} from './types.js';
+
+/** A job ready to insert: validated, defaults applied (see validation.ts `normalizeJob`). */
+export interface NewJob {
+  jobType: string;
+  /** JSON-safe value (validated). */
+  payload: unknown;
+  maxAttempts: number;
+  priority: number;
+  /** Resolved run time (`now` when the caller gave none). */
+  runAt: Date;
+  timeoutMs: number | null;
+  forceKillOnTimeout: boolean;
+  /** Deduplicated, in the caller's order; empty when none. */
+  tags: string[];
+  idempotencyKey: string | null;
+  retryDelay: number | null;
+  retryBackoff: boolean | null;
+  retryDelayMax: number | null;
+  deadLetterJobType: string | null;
+  group: { id: string; tier: string | null } | null;
+  /**
+   * Positive ids of existing jobs, or (in `addJobs` only) negative placeholders
+   * `-(index + 1)` naming another job of the same batch. Placeholder range, self-reference
+   * and cycles are already checked; the backend checks that positive ids exist.
+   */
+  dependsOnJobIds: number[] | null;
+  dependsOnTags: string[] | null;
+}
+
+export interface AddJobsInput {
+  jobs: NewJob[];
+  now: Date;
+  /** Caller's client (PostgreSQL only; other backends throw UnsupportedOnBackendError). */
+  db?: Queryable;
+}
+
+export interface AddJobsResult {
+  /** Job ids in input order; a duplicate idempotency key resolves to the existing id. */
+  ids: number[];
+  /** Ids of the jobs this call really inserted (for `job:added` hooks), in input order. */
+  insertedIds: number[];
+}
+
+/** Which jobs a list operation reads. Results are newest first (id descending). */
+export interface JobQuery {
+  status?: JobStatus;
+  filter?: JobFilter;
+  /** Omitted: all matching jobs. */
+  limit?: number;
+  offset?: number;
+}
+
+/** Which pending jobs a bulk operation touches: one job, or every pending job matching a filter. */
+export type JobSelector = { jobId: number } | { filter?: JobFilter };
+
+/**
+ * Validated edit of a pending job. Only present keys change. `runAt: null` has already been
+ * resolved to `now`. Retry fields may be null (back to the legacy delay rule);
+ * `deadLetterJobType: null` clears routing.
+ */
+export interface JobEdit {
+  payload?: unknown;
+  maxAttempts?: number;
+  priority?: number;
+  runAt?: Date;
+  timeoutMs?: number;
+  tags?: string[];
+  retryDelay?: number | null;
+  retryBackoff?: boolean | null;
+  retryDelayMax?: number | null;
+  deadLetterJobType?: string | null;
+}
+
+export interface CancelResult {
+  /** Jobs cancelled by the request itself. */
+  cancelledIds: number[];
+  /** Pending dependents cancelled transitively, with the prerequisite each was cancelled for. */
+  cascaded: { jobId: number; cascadeFrom: number }[];
+}
+
+export interface ClaimInput {
+  workerId: string;
+  batchSize: number;
+  /** Only these types; omitted or empty: any type. */
+  jobTypes?: string[];
+  /** Global cap of processing jobs per `group.id`; omitted: unlimited. */
+  groupConcurrency?: number;
+  now: Date;
+}
+
+export interface CompleteInput {
+  jobId: number;
+  workerId: string;
+  /** Present: store as `output`. Absent: keep what `setOutput` stored. */
+  output?: unknown;
+}
+
+export interface FailInput {
+  jobId: number;
+  workerId: string;
+  message: string;
+  reason: FailureReason;
+  /** When the automatic retry runs; null when no retry follows (the job ends failed). */
+  retryAt: Date | null;
+  now: Date;
+}
+
+export interface FailResult {
+  /** Dead-letter job created for an exhausted job, else null. */
+  deadLetterJobId: number | null;
+  cascaded: { jobId: number; cascadeFrom: number }[];
+}
+
+export interface ReclaimInput {
+  /** Jobs locked before `now - maxProcessingMs` (or their own longer timeoutMs) are stuck. */
+  maxProcessingMs: number;
+  now: Date;
+}
+
+export interface ReclaimResult {
+  /** Returned to pending (attempts left). */
+  requeuedIds: number[];
+  /** Out of attempts: now failed with reason `timeout`. */
+  failedIds: number[];
+  deadLetterJobIds: number[];
+  cascaded: { jobId: number; cascadeFrom: number }[];
+}
+
+export interface CleanupInput {
+  /** Remove what was last updated (jobs) or created (events) before this time. */
+  olderThan: Date;
+  /** Remove at most this many per statement/script, looping until done. */
+  batchSize: number;
+}
+
+export interface Backend {
+  // §4.1
+  addJobs(input: AddJobsInput): Promise<AddJobsResult>;
+
+  // §4.2
+  getJob(id: number): Promise<JobRecord | null>;
+  getJobs(query: JobQuery): Promise<JobRecord[]>;
+  getJobEvents(jobId: number): Promise<JobEvent[]>;
+
+  // §4.3
+  /** failed or cancelled → pending, attempts reset; returns false when the status did not allow it. */
+  retryJob(jobId: number, now: Date): Promise<boolean>;
+  /** Cancels pending (or waiting) jobs and, transitively, their pending dependents. */
+  cancelJobs(selector: JobSelector, now: Date): Promise<CancelResult>;
+  /** Edits pending jobs; returns the ids edited (an `edited` event is written for each). */
+  editJobs(selector: JobSelector, edit: JobEdit, now: Date): Promise<number[]>;
+  cleanupOldJobs(input: CleanupInput): Promise<number>;
+  cleanupOldJobEvents(input: CleanupInput): Promise<number>;
+  reclaimStuckJobs(input: ReclaimInput): Promise<ReclaimResult>;
+
+  // §4.6 processing
+  /** Atomically claims up to `batchSize` eligible jobs: pending → processing, attempts + 1. */
+  claimJobs(input: ClaimInput): Promise<JobRecord[]>;
+  /** Records completions, fenced: only jobs still processing and locked by `workerId`. Returns the ids recorded. */
+  completeJobs(completions: CompleteInput[], now: Date): Promise<number[]>;
+  /** Records a failure, fenced as above; null when the job was no longer ours. */
+  failJob(input: FailInput): Promise<FailResult | null>;
+  /** Moves the deadline: refreshes `locked_at`, writes a `prolonged` event. Fenced. */
+  prolongJob(input: { jobId: number; workerId: string; timeoutMs: number; now: Date }): Promise<boolean>;
+  /** Stores progress (0..100 integer). Fenced. */
+  setProgress(input: { jobId: number; workerId: string; progress: number; now: Date }): Promise<boolean>;
+  /** Stores output (JSON). Fenced. */
+  setOutput(input: { jobId: number; workerId: string; output: unknown; now: Date }): Promise<boolean>;
+
+  /**
+   * Calls `listener` soon after a job may have become available (an add, a retry), from any
+   * process. Best effort: polling stays correct without it. Returns an unsubscribe function.
+   */
+  subscribeJobAvailable(listener: () => void): Promise<() => Promise<void>>;
+
+  // Driver access (each backend refuses the other's with UnsupportedOnBackendError)
+  getPool(): import('pg').Pool;
+  getRedisClient(): import('ioredis').Redis;
+
+  /** Closes connections the library created; never closes a caller-owned pool or client. */
+  close(): Promise<void>;
+}

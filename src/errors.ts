@@ -1,0 +1,94 @@
+/**
+ * Every error class of queuedev. Each carries a stable `code`; messages name the field,
+ * the rule and the value received.
+ */
+
+export type QueueErrorCode =
+  | 'CONFIG_INVALID'
+  | 'VALIDATION_FAILED'
+  | 'DEPENDENCY_INVALID'
+  | 'UNSUPPORTED_ON_BACKEND'
+  | 'NOT_FOUND'
+  | 'HANDLER_NOT_SERIALIZABLE'
+  | 'JOB_TIMEOUT'
+  | 'NO_HANDLER';
+
+export class QueueError extends Error {
+  readonly code: QueueErrorCode;
+  constructor(code: QueueErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** Invalid queue, processor, supervisor or dashboard configuration; thrown at construction. */
+export class ConfigError extends QueueError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONFIG_INVALID', message, options);
+  }
+}
+
+/** Invalid input to an operation; nothing was written. */
+export class ValidationError extends QueueError {
+  /** The offending field, as a path such as `jobs[2].maxAttempts`. */
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super('VALIDATION_FAILED', message);
+    this.field = field;
+  }
+}
+
+/** `dependsOn` names an unknown job, the job itself, a finished job, or makes a cycle. */
+export class DependencyError extends QueueError {
+  constructor(message: string) {
+    super('DEPENDENCY_INVALID', message);
+  }
+}
+
+/** The operation exists on the other backend only (`db`, `getPool`, `getRedisClient`). */
+export class UnsupportedOnBackendError extends QueueError {
+  constructor(message: string) {
+    super('UNSUPPORTED_ON_BACKEND', message);
+  }
+}
+
+export class NotFoundError extends QueueError {
+  constructor(message: string) {
+    super('NOT_FOUND', message);
+  }
+}
+
+/** A `forceKillOnTimeout` handler that cannot run in a worker thread. */
+export class HandlerSerializationError extends QueueError {
+  constructor(message: string) {
+    super('HANDLER_NOT_SERIALIZABLE', message);
+  }
+}
+
+/** The handler ran past its `timeoutMs`; the abort signal's reason. */
+export class JobTimeoutError extends QueueError {
+  constructor(message: string) {
+    super('JOB_TIMEOUT', message);
+  }
+}
+
+/** No handler is registered for a claimed job's type. */
+export class NoHandlerError extends QueueError {
+  constructor(message: string) {
+    super('NO_HANDLER', message);
+  }
+}
+
+/** Renders a received value for an error message: `0 (number)`, `"x" (string)`. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return `${JSON.stringify(value.length > 60 ? value.slice(0, 57) + '...' : value)} (string)`;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return `${String(value)} (${typeof value})`;
+  }
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (value instanceof Date) return `Date ${Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString()}`;
+  return typeof value === 'function' ? 'a function' : `${typeof value}`;
+}

@@ -1,0 +1,18 @@
+/** The public API of queuedev. Anything not re-exported here is internal. */
+export { initJobQueue, batchDepRef, JobQueue } from './queue.js';
+export { createPool } from './backends/postgres/pool.js';
+export { systemClock, ManualClock } from './clock.js';
+export {
+  QueueError,
+  ConfigError,
+  ValidationError,
+  DependencyError,
+  UnsupportedOnBackendError,
+  NotFoundError,
+  HandlerSerializationError,
+  JobTimeoutError,
+  NoHandlerError,
+  type QueueErrorCode,
+} from './errors.js';
+export type { QueueEventMap, QueueEventName, QueueEventListener } from './events.js';
+export * from './types.js';

@@ -1,0 +1,247 @@
+/**
+ * initJobQueue and the JobQueue facade. The facade validates input, reads the clock, delegates
+ * to the Backend chosen once here, and emits real-time hooks after each storage operation.
+ */
+import type { Backend, JobSelector } from './backend.js';
+import { createPostgresBackend } from './backends/postgres/index.js';
+import { createRedisBackend } from './backends/redis/index.js';
+import { systemClock } from './clock.js';
+import { resolveConfig } from './config.js';
+import { ValidationError } from './errors.js';
+import { QueueEvents, type QueueEventListener, type QueueEventName } from './events.js';
+import {
+  assertNoPlaceholderCycles,
+  normalizeEdit,
+  normalizeFilter,
+  normalizeJob,
+  requireInteger,
+  requireJobId,
+  requirePage,
+  requireStatus,
+  requireTagMode,
+  requireTags,
+} from './validation.js';
+import type {
+  AddJobOptions,
+  Clock,
+  EditJobOptions,
+  JobEvent,
+  JobFilter,
+  JobOptions,
+  JobQueueConfig,
+  JobRecord,
+  JobStatus,
+  PayloadMap,
+  TagQueryMode,
+} from './types.js';
+
+const DAY_MS = 86_400_000;
+/** Rows removed per statement/script by cleanupOldJobs when called directly. */
+const CLEANUP_BATCH_SIZE = 1000;
+
+/**
+ * The placeholder for the job at `index` of the same `addJobs` call, for `dependsOn.jobIds`.
+ * @example queue.addJobs([{ jobType: 'a', payload: {} }, { jobType: 'b', payload: {}, dependsOn: { jobIds: [batchDepRef(0)] } }])
+ */
+export function batchDepRef(index: number): number {
+  requireInteger('index', index, 0, Number.MAX_SAFE_INTEGER);
+  return -(index + 1);
+}
+
+/**
+ * Creates a queue. Create it once per process and share it: each queue owns a connection pool.
+ * Throws ConfigError on an invalid configuration.
+ */
+export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueueConfig): JobQueue<P> {
+  const resolved = resolveConfig(config);
+  const clock = config.clock ?? systemClock;
+  const backend = resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved);
+  return new JobQueue<P>(backend, clock, resolved.verbose);
+}
+
+export class JobQueue<P extends PayloadMap = PayloadMap> {
+  /** @internal */
+  readonly events = new QueueEvents();
+
+  /** @internal Use initJobQueue. */
+  constructor(
+    /** @internal */ readonly backend: Backend,
+    /** @internal */ readonly clock: Clock,
+    /** @internal */ readonly verbose: boolean,
+  ) {}
+
+  // §4.1 Adding jobs
+
+  /** Adds one job and returns its id (the existing id when the idempotency key is taken). */
+  async addJob<T extends keyof P & string>(options: JobOptions<P, T>, addOptions?: AddJobOptions): Promise<number> {
+    const now = this.clock.now();
+    const job = normalizeJob('', options as JobOptions, now);
+    const { ids, insertedIds } = await this.backend.addJobs({ jobs: [job], now, db: addOptions?.db });
+    this.emitAdded(insertedIds, [job.jobType]);
+    this.log(`added job ${ids[0]} (${job.jobType})`);
+    return ids[0]!;
+  }
+
+  /** Adds many jobs in one round trip; ids come back in input order. */
+  async addJobs(list: JobOptions<P>[], addOptions?: AddJobOptions): Promise<number[]> {
+    if (!Array.isArray(list)) throw new ValidationError('jobs', 'Expected `jobs` to be an array of job options');
+    if (list.length === 0) return [];
+    const now = this.clock.now();
+    const jobs = list.map((o, index) => normalizeJob(`jobs[${index}]`, o as JobOptions, now, { index, size: list.length }));
+    assertNoPlaceholderCycles(jobs);
+    const { ids, insertedIds } = await this.backend.addJobs({ jobs, now, db: addOptions?.db });
+    const typeById = new Map(ids.map((id, i) => [id, jobs[i]!.jobType]));
+    this.emitAdded(insertedIds, insertedIds.map((id) => typeById.get(id)!));
+    this.log(`added ${insertedIds.length} of ${jobs.length} jobs`);
+    return ids;
+  }
+
+  // §4.2 Retrieving jobs
+
+  getJob<T extends keyof P & string = keyof P & string>(id: number): Promise<JobRecord<P[T]> | null> {
+    requireJobId('id', id);
+    return this.backend.getJob(id) as Promise<JobRecord<P[T]> | null>;
+  }
+
+  /** Jobs matching `filter`, newest first; all jobs when no filter is given. */
+  getJobs(filter?: JobFilter, limit?: number, offset?: number): Promise<JobRecord[]> {
+    return this.backend.getJobs({ filter: normalizeFilter(filter), ...requirePage(limit, offset) });
+  }
+
+  getJobsByStatus(status: JobStatus, limit?: number, offset?: number): Promise<JobRecord[]> {
+    return this.backend.getJobs({ status: requireStatus('status', status), ...requirePage(limit, offset) });
+  }
+
+  getAllJobs(limit?: number, offset?: number): Promise<JobRecord[]> {
+    return this.backend.getJobs({ ...requirePage(limit, offset) });
+  }
+
+  getJobsByTags(tags: string[], mode: TagQueryMode = 'all', limit?: number, offset?: number): Promise<JobRecord[]> {
+    const filter: JobFilter = { tags: { values: requireTags('tags', tags), mode: requireTagMode('mode', mode) } };
+    return this.backend.getJobs({ filter, ...requirePage(limit, offset) });
+  }
+
+  /** The job's event history, oldest first. */
+  getJobEvents(jobId: number): Promise<JobEvent[]> {
+    requireJobId('jobId', jobId);
+    return this.backend.getJobEvents(jobId);
+  }
+
+  // §4.3 Managing jobs
+
+  /** Moves a failed or cancelled job back to pending with a fresh attempt budget. */
+  async retryJob(jobId: number): Promise<void> {
+    requireJobId('jobId', jobId);
+    if (await this.backend.retryJob(jobId, this.clock.now())) {
+      this.events.emit('job:retried', { jobId });
+    }
+  }
+
+  /** Cancels a pending or waiting job (and its pending dependents); does nothing otherwise. */
+  async cancelJob(jobId: number): Promise<void> {
+    requireJobId('jobId', jobId);
+    await this.cancel({ jobId });
+  }
+
+  /** Cancels every pending job matching `filter` (all pending jobs without one). */
+  async cancelAllUpcomingJobs(filter?: JobFilter): Promise<number> {
+    return (await this.cancel({ filter: normalizeFilter(filter) })).requested;
+  }
+
+  /** Edits a pending job; silently does nothing for any other status. */
+  async editJob(jobId: number, updates: EditJobOptions<P[keyof P]>): Promise<void> {
+    requireJobId('jobId', jobId);
+    await this.edit({ jobId }, updates);
+  }
+
+  /** Edits every pending job matching `filter`; returns how many were edited. */
+  editAllPendingJobs(filter: JobFilter | undefined, updates: EditJobOptions<P[keyof P]>): Promise<number> {
+    return this.edit({ filter: normalizeFilter(filter) }, updates);
+  }
+
+  /** Removes finished jobs (and their events) last updated more than `daysToKeep` days ago. */
+  cleanupOldJobs(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
+    return this.backend.cleanupOldJobs(this.retention(daysToKeep, batchSize));
+  }
+
+  /** Removes events created more than `daysToKeep` days ago. */
+  cleanupOldJobEvents(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
+    return this.backend.cleanupOldJobEvents(this.retention(daysToKeep, batchSize));
+  }
+
+  /**
+   * Returns jobs processing for longer than `maxProcessingTimeMinutes` (or their own longer
+   * timeoutMs) to pending, or fails them with reason `timeout` when no attempt is left.
+   */
+  async reclaimStuckJobs(maxProcessingTimeMinutes = 10): Promise<number> {
+    if (typeof maxProcessingTimeMinutes !== 'number' || !(maxProcessingTimeMinutes >= 0) || !Number.isFinite(maxProcessingTimeMinutes)) {
+      throw new ValidationError('maxProcessingTimeMinutes', `Expected \`maxProcessingTimeMinutes\` to be a finite number >= 0, got ${String(maxProcessingTimeMinutes)}`);
+    }
+    const result = await this.backend.reclaimStuckJobs({ maxProcessingMs: maxProcessingTimeMinutes * 60_000, now: this.clock.now() });
+    for (const { jobId } of result.cascaded) this.events.emit('job:cancelled', { jobId });
+    return result.requeuedIds.length + result.failedIds.length;
+  }
+
+  // §4.10 Hooks
+
+  on<E extends QueueEventName>(event: E, listener: QueueEventListener<E>): void {
+    this.events.on(event, listener);
+  }
+  once<E extends QueueEventName>(event: E, listener: QueueEventListener<E>): void {
+    this.events.once(event, listener);
+  }
+  off<E extends QueueEventName>(event: E, listener: QueueEventListener<E>): void {
+    this.events.off(event, listener);
+  }
+  removeAllListeners(event?: QueueEventName): void {
+    this.events.removeAllListeners(event);
+  }
+
+  // Drivers and lifecycle
+
+  /** The pg.Pool (PostgreSQL backend only; throws UnsupportedOnBackendError on Redis). */
+  getPool(): import('pg').Pool {
+    return this.backend.getPool();
+  }
+
+  /** The ioredis client (Redis backend only; throws UnsupportedOnBackendError on PostgreSQL). */
+  getRedisClient(): import('ioredis').Redis {
+    return this.backend.getRedisClient();
+  }
+
+  /** Closes the pool or client the library created. A caller-owned one is left open. */
+  close(): Promise<void> {
+    return this.backend.close();
+  }
+
+  /** @internal */
+  log(message: string): void {
+    if (this.verbose) console.log(`[queuedev] ${message}`);
+  }
+
+  private emitAdded(ids: number[], types: string[]): void {
+    ids.forEach((jobId, i) => this.events.emit('job:added', { jobId, jobType: types[i]! }));
+  }
+
+  private async cancel(selector: JobSelector): Promise<{ requested: number }> {
+    const { cancelledIds, cascaded } = await this.backend.cancelJobs(selector, this.clock.now());
+    for (const jobId of cancelledIds) this.events.emit('job:cancelled', { jobId });
+    for (const { jobId } of cascaded) this.events.emit('job:cancelled', { jobId });
+    return { requested: cancelledIds.length };
+  }
+
+  private async edit(selector: JobSelector, updates: EditJobOptions<unknown>): Promise<number> {
+    const now = this.clock.now();
+    const edit = normalizeEdit(updates as EditJobOptions, now);
+    if (Object.keys(edit).length === 0) return 0;
+    return (await this.backend.editJobs(selector, edit, now)).length;
+  }
+
+  private retention(daysToKeep: number, batchSize: number) {
+    if (typeof daysToKeep !== 'number' || !Number.isFinite(daysToKeep) || daysToKeep < 0) {
+      throw new ValidationError('daysToKeep', `Expected \`daysToKeep\` to be a finite number >= 0, got ${String(daysToKeep)}`);
+    }
+    requireInteger('batchSize', batchSize, 1);
+    return { olderThan: new Date(this.clock.now().getTime() - daysToKeep * DAY_MS), batchSize };
+  }
+}

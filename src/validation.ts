@@ -1,0 +1,342 @@
+/**
+ * Input validation shared by both backends. Every public operation validates here before
+ * anything reaches storage, so bad input is rejected with a ValidationError naming the field
+ * and the rule, and nothing is written.
+ */
+import type { JobEdit, NewJob } from './backend.js';
+import { DependencyError, ValidationError, describeValue } from './errors.js';
+import {
+  JOB_STATUSES,
+  TAG_QUERY_MODES,
+  type EditJobOptions,
+  type JobFilter,
+  type JobOptions,
+  type JobStatus,
+  type TagQueryMode,
+} from './types.js';
+
+const INT32_MAX = 2_147_483_647;
+const INT32_MIN = -2_147_483_648;
+
+function fail(field: string, rule: string, value: unknown): never {
+  throw new ValidationError(field, `Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+export function requireNonEmptyString(field: string, value: unknown, maxLength = 255): string {
+  if (typeof value !== 'string' || value.trim().length === 0) fail(field, 'a non-empty string', value);
+  if (value.length > maxLength) fail(field, `a string of at most ${maxLength} characters`, value);
+  if (value.includes('\u0000')) fail(field, 'a string without NUL characters', value);
+  return value;
+}
+
+export function requireInteger(field: string, value: unknown, min: number, max = INT32_MAX): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    const range = max === INT32_MAX ? `>= ${min}` : `between ${min} and ${max}`;
+    fail(field, `an integer ${range}`, value);
+  }
+  return value;
+}
+
+function requireFiniteNumber(field: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    fail(field, `a finite number >= ${min}`, value);
+  }
+  return value;
+}
+
+function requireBoolean(field: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') fail(field, 'a boolean', value);
+  return value;
+}
+
+export function requireDate(field: string, value: unknown): Date {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) fail(field, 'a valid Date', value);
+  return value;
+}
+
+/** A job id: a positive safe integer. */
+export function requireJobId(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    fail(field, 'a positive integer job id', value);
+  }
+  return value;
+}
+
+export function requireStatus(field: string, value: unknown): JobStatus {
+  if (typeof value !== 'string' || !(JOB_STATUSES as readonly string[]).includes(value)) {
+    fail(field, `one of ${JOB_STATUSES.map((s) => `'${s}'`).join(', ')}`, value);
+  }
+  return value as JobStatus;
+}
+
+export function requireTagMode(field: string, value: unknown): TagQueryMode {
+  if (typeof value !== 'string' || !(TAG_QUERY_MODES as readonly string[]).includes(value)) {
+    fail(field, `one of ${TAG_QUERY_MODES.map((m) => `'${m}'`).join(', ')}`, value);
+  }
+  return value as TagQueryMode;
+}
+
+export function requireTags(field: string, value: unknown): string[] {
+  if (!Array.isArray(value)) fail(field, 'an array of non-empty strings', value);
+  const seen = new Set<string>();
+  value.forEach((tag, i) => seen.add(requireNonEmptyString(`${field}[${i}]`, tag)));
+  return [...seen];
+}
+
+/** Pagination: `limit` >= 0 and `offset` >= 0 integers, both optional. */
+export function requirePage(limit: unknown, offset: unknown): { limit?: number; offset?: number } {
+  return {
+    limit: limit === undefined ? undefined : requireInteger('limit', limit, 0, Number.MAX_SAFE_INTEGER),
+    offset: offset === undefined ? undefined : requireInteger('offset', offset, 0, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+/**
+ * Checks that `value` survives a JSON round trip unchanged in both stores: plain objects,
+ * arrays, strings without NUL (PostgreSQL jsonb refuses them), finite numbers, booleans, null.
+ * `toJSON` (e.g. Date) is honoured as JSON.stringify would.
+ */
+export function requireJson(field: string, value: unknown): unknown {
+  const ancestors: unknown[] = [];
+  const walk = (path: string, v: unknown): void => {
+    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+      v = (v as { toJSON: () => unknown }).toJSON();
+    }
+    if (v === null || typeof v === 'boolean') return;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) fail(path, 'JSON-storable (strings cannot contain NUL characters)', v);
+      return;
+    }
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) fail(path, 'JSON-storable (numbers must be finite)', v);
+      return;
+    }
+    if (typeof v !== 'object') fail(path, 'JSON-storable (no functions, symbols, bigints or undefined)', v);
+    if (ancestors.includes(v)) fail(path, 'JSON-storable (no circular references)', v);
+    ancestors.push(v);
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => walk(`${path}[${i}]`, item === undefined ? null : item));
+    } else {
+      if (!isPlainObject(v)) fail(path, 'JSON-storable (plain objects only, not class instances such as Map)', v);
+      for (const [key, item] of Object.entries(v)) {
+        if (key.includes('\u0000')) fail(path, 'JSON-storable (keys cannot contain NUL characters)', key);
+        if (item !== undefined && typeof item !== 'function' && typeof item !== 'symbol') walk(`${path}.${key}`, item);
+      }
+    }
+    ancestors.pop();
+  };
+  if (value === undefined) fail(field, 'a JSON value', value);
+  walk(field, value);
+  return value;
+}
+
+function optional<T>(value: T | undefined, check: (v: T) => unknown): void {
+  if (value !== undefined) check(value);
+}
+
+/**
+ * Validates one job's options and applies the spec's defaults (SPEC §2.2).
+ * `field` prefixes error fields, e.g. `jobs[3]`. `inBatch` allows negative placeholders.
+ */
+export function normalizeJob(
+  field: string,
+  options: JobOptions,
+  now: Date,
+  batch?: { index: number; size: number },
+): NewJob {
+  const at = (name: string) => (field ? `${field}.${name}` : name);
+  if (!isPlainObject(options)) fail(field || 'job', 'an object of job options', options);
+  const o = options as JobOptions & Record<string, unknown>;
+  const jobType = requireNonEmptyString(at('jobType'), o.jobType);
+  if (!('payload' in o) || o.payload === undefined) fail(at('payload'), 'a JSON value (it is required)', o.payload);
+  requireJson(at('payload'), o.payload);
+
+  const maxAttempts = o.maxAttempts === undefined ? 3 : requireInteger(at('maxAttempts'), o.maxAttempts, 1);
+  const priority =
+    o.priority === undefined ? 0 : requireInteger(at('priority'), o.priority, INT32_MIN, INT32_MAX);
+  const runAt = o.runAt === undefined || o.runAt === null ? now : requireDate(at('runAt'), o.runAt);
+  const timeoutMs = o.timeoutMs === undefined ? null : requireInteger(at('timeoutMs'), o.timeoutMs, 1);
+  const forceKillOnTimeout =
+    o.forceKillOnTimeout === undefined ? false : requireBoolean(at('forceKillOnTimeout'), o.forceKillOnTimeout);
+  const tags = o.tags === undefined ? [] : requireTags(at('tags'), o.tags);
+  const idempotencyKey =
+    o.idempotencyKey === undefined ? null : requireNonEmptyString(at('idempotencyKey'), o.idempotencyKey, 1024);
+  const retryDelay = o.retryDelay === undefined ? null : requireFiniteNumber(at('retryDelay'), o.retryDelay, 0);
+  const retryBackoff = o.retryBackoff === undefined ? null : requireBoolean(at('retryBackoff'), o.retryBackoff);
+  const retryDelayMax =
+    o.retryDelayMax === undefined ? null : requireFiniteNumber(at('retryDelayMax'), o.retryDelayMax, 0);
+  const deadLetterJobType =
+    o.deadLetterJobType === undefined ? null : requireNonEmptyString(at('deadLetterJobType'), o.deadLetterJobType);
+
+  let group: NewJob['group'] = null;
+  if (o.group !== undefined) {
+    if (!isPlainObject(o.group)) fail(at('group'), 'an object { id: string; tier?: string }', o.group);
+    group = {
+      id: requireNonEmptyString(at('group.id'), o.group.id),
+      tier: o.group.tier === undefined ? null : requireNonEmptyString(at('group.tier'), o.group.tier),
+    };
+  }
+
+  let dependsOnJobIds: number[] | null = null;
+  let dependsOnTags: string[] | null = null;
+  if (o.dependsOn !== undefined) {
+    if (!isPlainObject(o.dependsOn)) fail(at('dependsOn'), 'an object { jobIds?: number[]; tags?: string[] }', o.dependsOn);
+    const { jobIds, tags: depTags } = o.dependsOn;
+    if (jobIds !== undefined) {
+      if (!Array.isArray(jobIds)) fail(at('dependsOn.jobIds'), 'an array of job ids', jobIds);
+      const ids = new Set<number>();
+      jobIds.forEach((id, i) => {
+        const f = at(`dependsOn.jobIds[${i}]`);
+        if (typeof id !== 'number' || !Number.isSafeInteger(id) || id === 0) {
+          fail(f, batch ? 'a positive job id or a batchDepRef placeholder' : 'a positive job id', id);
+        }
+        if (id < 0) {
+          if (!batch) {
+            throw new DependencyError(
+              `\`${f}\` is ${id}: negative placeholders (batchDepRef) are only valid in addJobs, addJob takes positive job ids`,
+            );
+          }
+          const target = -id - 1;
+          if (target >= batch.size) {
+            throw new DependencyError(
+              `\`${f}\` is ${id}, a placeholder for batch index ${target}, but the batch has ${batch.size} jobs`,
+            );
+          }
+          if (target === batch.index) {
+            throw new DependencyError(`\`${f}\` is ${id}: a job cannot depend on itself`);
+          }
+        }
+        ids.add(id);
+      });
+      if (ids.size > 0) dependsOnJobIds = [...ids];
+    }
+    if (depTags !== undefined) {
+      const t = requireTags(at('dependsOn.tags'), depTags);
+      if (t.length > 0) dependsOnTags = t;
+    }
+  }
+
+  return {
+    jobType,
+    payload: o.payload,
+    maxAttempts,
+    priority,
+    runAt,
+    timeoutMs,
+    forceKillOnTimeout,
+    tags,
+    idempotencyKey,
+    retryDelay,
+    retryBackoff,
+    retryDelayMax,
+    deadLetterJobType,
+    group,
+    dependsOnJobIds,
+    dependsOnTags,
+  };
+}
+
+/** Rejects placeholder cycles inside one `addJobs` batch (a → b → a). */
+export function assertNoPlaceholderCycles(jobs: NewJob[]): void {
+  const state = new Uint8Array(jobs.length); // 0 new, 1 on the path, 2 done
+  const visit = (i: number, path: number[]): void => {
+    if (state[i] === 2) return;
+    if (state[i] === 1) {
+      const cycle = [...path.slice(path.indexOf(i)), i].map((n) => `jobs[${n}]`).join(' -> ');
+      throw new DependencyError(`Dependency cycle in addJobs: ${cycle}`);
+    }
+    state[i] = 1;
+    for (const id of jobs[i]!.dependsOnJobIds ?? []) if (id < 0) visit(-id - 1, [...path, i]);
+    state[i] = 2;
+  };
+  for (let i = 0; i < jobs.length; i++) visit(i, []);
+}
+
+const EDIT_FIELDS = [
+  'payload',
+  'maxAttempts',
+  'priority',
+  'runAt',
+  'timeoutMs',
+  'tags',
+  'retryDelay',
+  'retryBackoff',
+  'retryDelayMax',
+  'deadLetterJobType',
+] as const;
+
+/** Validates an edit (SPEC §2.6). Unknown keys such as `jobType` are rejected. */
+export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
+  if (!isPlainObject(updates)) fail('updates', 'an object of job fields', updates);
+  const u = updates as Record<string, unknown>;
+  for (const key of Object.keys(u)) {
+    if (key === 'jobType') {
+      throw new ValidationError('updates.jobType', 'Expected no `updates.jobType`: the type of a job cannot be changed');
+    }
+    if (!(EDIT_FIELDS as readonly string[]).includes(key)) {
+      fail(`updates.${key}`, `absent (editable fields: ${EDIT_FIELDS.join(', ')})`, u[key]);
+    }
+  }
+  const edit: JobEdit = {};
+  if (u.payload !== undefined) edit.payload = requireJson('updates.payload', u.payload);
+  optional(u.maxAttempts, (v) => (edit.maxAttempts = requireInteger('updates.maxAttempts', v, 1)));
+  optional(u.priority, (v) => (edit.priority = requireInteger('updates.priority', v, INT32_MIN, INT32_MAX)));
+  if ('runAt' in u && u.runAt !== undefined) edit.runAt = u.runAt === null ? now : requireDate('updates.runAt', u.runAt);
+  optional(u.timeoutMs, (v) => (edit.timeoutMs = requireInteger('updates.timeoutMs', v, 1)));
+  optional(u.tags, (v) => (edit.tags = requireTags('updates.tags', v)));
+  optional(u.retryDelay, (v) => (edit.retryDelay = v === null ? null : requireFiniteNumber('updates.retryDelay', v, 0)));
+  optional(u.retryBackoff, (v) => (edit.retryBackoff = v === null ? null : requireBoolean('updates.retryBackoff', v)));
+  optional(
+    u.retryDelayMax,
+    (v) => (edit.retryDelayMax = v === null ? null : requireFiniteNumber('updates.retryDelayMax', v, 0)),
+  );
+  optional(
+    u.deadLetterJobType,
+    (v) => (edit.deadLetterJobType = v === null ? null : requireNonEmptyString('updates.deadLetterJobType', v)),
+  );
+  return edit;
+}
+
+/** Validates a job filter (SPEC §2.7) and returns a copy with the tag mode defaulted. */
+export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | undefined {
+  if (filter === undefined || filter === null) return undefined;
+  if (!isPlainObject(filter)) fail(field, 'an object { jobType?, priority?, runAt?, tags? }', filter);
+  const known = ['jobType', 'priority', 'runAt', 'tags'];
+  for (const key of Object.keys(filter)) {
+    if (!known.includes(key)) fail(`${field}.${key}`, `absent (filter members: ${known.join(', ')})`, filter[key]);
+  }
+  const out: JobFilter = {};
+  if (filter.jobType !== undefined) out.jobType = requireNonEmptyString(`${field}.jobType`, filter.jobType);
+  if (filter.priority !== undefined) {
+    out.priority = requireInteger(`${field}.priority`, filter.priority, INT32_MIN, INT32_MAX);
+  }
+  if (filter.runAt !== undefined) {
+    const r = filter.runAt;
+    if (r instanceof Date) out.runAt = requireDate(`${field}.runAt`, r);
+    else {
+      if (!isPlainObject(r)) fail(`${field}.runAt`, 'a Date or { gt?, gte?, lt?, lte?, eq? } of Dates', r);
+      const ops = ['gt', 'gte', 'lt', 'lte', 'eq'];
+      const range: Record<string, Date> = {};
+      for (const [op, v] of Object.entries(r)) {
+        if (!ops.includes(op)) fail(`${field}.runAt.${op}`, `absent (range operators: ${ops.join(', ')})`, v);
+        if (v !== undefined) range[op] = requireDate(`${field}.runAt.${op}`, v);
+      }
+      out.runAt = range;
+    }
+  }
+  if (filter.tags !== undefined) {
+    const t = filter.tags;
+    if (!isPlainObject(t)) fail(`${field}.tags`, "an object { values: string[]; mode?: 'exact' | 'all' | 'any' | 'none' }", t);
+    out.tags = {
+      values: requireTags(`${field}.tags.values`, t.values),
+      mode: t.mode === undefined ? 'all' : requireTagMode(`${field}.tags.mode`, t.mode),
+    };
+  }
+  return out;
+}

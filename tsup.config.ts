@@ -1,0 +1,16 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'dashboard/index': 'src/dashboard/index.ts',
+    'cli/index': 'src/cli/index.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  shims: true,
+  target: 'node20',
+  external: ['pg', 'ioredis'],
+});
