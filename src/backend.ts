@@ -180,8 +180,12 @@ export interface Backend {
   completeJobs(completions: CompleteInput[], now: Date): Promise<number[]>;
   /** Records a failure, fenced as above; null when the job was no longer ours. */
   failJob(input: FailInput): Promise<FailResult | null>;
-  /** Moves the deadline: refreshes `locked_at`, writes a `prolonged` event. Fenced. */
-  prolongJob(input: { jobId: number; workerId: string; timeoutMs: number; now: Date }): Promise<boolean>;
+  /**
+   * Moves the deadline: refreshes `locked_at`, writes a `prolonged` event with metadata
+   * `{ timeoutMs }`. Fenced. `timeoutMs` is the new deadline counted from `now`; null when the
+   * job has no deadline (`ctx.prolong()` on a job without timeoutMs: a heartbeat only).
+   */
+  prolongJob(input: { jobId: number; workerId: string; timeoutMs: number | null; now: Date }): Promise<boolean>;
   /** Stores progress (0..100 integer). Fenced. */
   setProgress(input: { jobId: number; workerId: string; progress: number; now: Date }): Promise<boolean>;
   /** Stores output (JSON). Fenced. */
