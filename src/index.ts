@@ -15,4 +15,13 @@ export {
   type QueueErrorCode,
 } from './errors.js';
 export type { QueueEventMap, QueueEventName, QueueEventListener } from './events.js';
+export type { Processor } from './processor.js';
+export type { JobHandler, JobHandlers, ProcessorOptions } from './processor-options.js';
+export type { JobContext, TimeoutCallback } from './handler-context.js';
+export type { Supervisor, SupervisorOptions, SupervisorRunResult } from './supervisor.js';
+export {
+  validateHandlerSerializable,
+  testHandlerSerialization,
+  type SerializationCheck,
+} from './forced-timeout/serializable.js';
 export * from './types.js';

@@ -9,6 +9,9 @@ import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
 import { ValidationError } from './errors.js';
 import { QueueEvents, type QueueEventListener, type QueueEventName } from './events.js';
+import { createProcessor, type Processor } from './processor.js';
+import type { JobHandlers, ProcessorOptions } from './processor-options.js';
+import { createSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
 import {
   assertNoPlaceholderCycles,
   normalizeEdit,
@@ -180,6 +183,18 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     const result = await this.backend.reclaimStuckJobs({ maxProcessingMs: maxProcessingTimeMinutes * 60_000, now: this.clock.now() });
     for (const { jobId } of result.cascaded) this.events.emit('job:cancelled', { jobId });
     return result.requeuedIds.length + result.failedIds.length;
+  }
+
+  // §4.6 Processing, §4.9 Supervisor
+
+  /** Creates a processor running `handlers` (one per job type). Throws ConfigError on invalid options. */
+  createProcessor(handlers: JobHandlers<P>, options?: ProcessorOptions): Processor {
+    return createProcessor({ backend: this.backend, clock: this.clock, events: this.events }, handlers, options);
+  }
+
+  /** Creates a maintenance supervisor. Throws ConfigError on invalid options. */
+  createSupervisor(options?: SupervisorOptions): Supervisor {
+    return createSupervisor({ backend: this.backend, clock: this.clock, events: this.events }, options);
   }
 
   // §4.10 Hooks

@@ -1,0 +1,99 @@
+/**
+ * Batches completions: handlers that end within a few milliseconds of each other are recorded
+ * with one `backend.completeJobs` call, so the store sees one statement (or script) per flush
+ * instead of one per job.
+ */
+import type { Backend, CompleteInput } from './backend.js';
+import { toError } from './events.js';
+import type { Clock } from './types.js';
+
+/** How long a completion waits for others to share its flush. */
+export const FLUSH_DELAY_MS = 5;
+/** Store errors: retry the flush with growing delays, then give the jobs up to reclaim. */
+const RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 4000, 8000, 15_000];
+
+interface Entry {
+  input: CompleteInput;
+  failures: number;
+  resolve: (recorded: boolean) => void;
+}
+
+export class CompletionBuffer {
+  private pending: Entry[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly backend: Backend,
+    private readonly clock: Clock,
+    private readonly report: (error: Error) => void,
+  ) {}
+
+  /** Resolves once written: true when recorded, false when the job was no longer this worker's. */
+  add(input: CompleteInput): Promise<boolean> {
+    return new Promise((resolve) => {
+      this.pending.push({ input, failures: 0, resolve });
+      this.schedule(FLUSH_DELAY_MS);
+    });
+  }
+
+  /** Writes everything buffered now (used by start() and drains). */
+  async flush(): Promise<void> {
+    while (this.flushing || this.pending.length > 0) {
+      if (this.flushing) {
+        await this.flushing;
+        continue;
+      }
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      const delay = this.retryDelay();
+      // After a store error, wait as the timer would have, rather than hammering the store.
+      if (delay > FLUSH_DELAY_MS) await new Promise((resolve) => setTimeout(resolve, delay));
+      if (!this.flushing && this.pending.length > 0) await this.write();
+    }
+  }
+
+  private schedule(delay: number): void {
+    if (this.timer || this.flushing) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.write();
+    }, delay);
+  }
+
+  private write(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = this.record(batch).finally(() => {
+      this.flushing = undefined;
+      if (this.pending.length > 0) this.schedule(this.retryDelay());
+    });
+    return this.flushing;
+  }
+
+  private async record(batch: Entry[]): Promise<void> {
+    if (batch.length === 0) return;
+    try {
+      const recorded = new Set(await this.backend.completeJobs(batch.map((e) => e.input), this.clock.now()));
+      for (const e of batch) e.resolve(recorded.has(e.input.jobId));
+    } catch (err) {
+      const ids = batch.map((e) => e.input.jobId).join(', ');
+      this.report(toError(err, `recording the completion of job(s) ${ids} failed`));
+      for (const e of batch) {
+        if (++e.failures > RETRY_DELAYS_MS.length) {
+          // The job stays processing; the supervisor's reclaim runs it again.
+          this.report(new Error(`gave up recording the completion of job ${e.input.jobId}; it will be reclaimed`));
+          e.resolve(false);
+        } else {
+          this.pending.push(e);
+        }
+      }
+    }
+  }
+
+  /** Immediate when nothing failed; otherwise by the most failed entry. */
+  private retryDelay(): number {
+    const failures = Math.max(0, ...this.pending.map((e) => e.failures));
+    return failures === 0 ? FLUSH_DELAY_MS : RETRY_DELAYS_MS[failures - 1]!;
+  }
+}

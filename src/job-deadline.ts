@@ -1,0 +1,79 @@
+/**
+ * The deadline of one in-process handler run (SPEC §4.6 timeout rules). Real time, not the
+ * queue's clock: a handler's running time is what a timeout limits.
+ */
+
+/** Runs when the deadline passes, before the abort; a returned number extends it by that many ms. */
+export type TimeoutCallback = () => number | void | undefined;
+
+/** setTimeout fires at once for delays above 2^31 - 1 ms; longer waits are chained. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export class JobDeadline {
+  private timer: NodeJS.Timeout | undefined;
+  private expiresAt: number | null = null;
+  private readonly callbacks: TimeoutCallback[] = [];
+  private settled = false;
+  private resolveExpired!: () => void;
+  /** Resolves once the deadline has passed for good (no callback extended it). */
+  readonly expired = new Promise<void>((resolve) => (this.resolveExpired = resolve));
+
+  constructor(
+    timeoutMs: number | null,
+    /** Called when an onTimeout callback extends the deadline, to record it like a prolong. */
+    private readonly onExtended: (ms: number) => void,
+    private readonly report: (error: Error) => void,
+  ) {
+    this.reset(timeoutMs);
+  }
+
+  /** Sets the deadline to `ms` from now; null removes it. */
+  reset(ms: number | null): void {
+    if (this.settled) return;
+    this.expiresAt = ms === null ? null : Date.now() + ms;
+    this.schedule();
+  }
+
+  onTimeout(callback: TimeoutCallback): void {
+    this.callbacks.push(callback);
+  }
+
+  /** The run ended: no timeout will fire. */
+  stop(): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    if (this.expiresAt === null) return;
+    const wait = Math.min(Math.max(0, this.expiresAt - Date.now()), MAX_TIMER_MS);
+    this.timer = setTimeout(() => this.fire(), wait);
+  }
+
+  private fire(): void {
+    if (this.settled || this.expiresAt === null) return;
+    if (Date.now() < this.expiresAt) return this.schedule();
+    let extension = 0;
+    for (const callback of this.callbacks) {
+      try {
+        const result = callback();
+        if (typeof result === 'number' && Number.isFinite(result) && result > 0) extension = Math.max(extension, result);
+      } catch (err) {
+        // A throwing callback counts as "no extension": the timeout proceeds.
+        this.report(err instanceof Error ? err : new Error(`an onTimeout callback threw: ${String(err)}`));
+      }
+    }
+    if (this.settled) return;
+    // A callback may itself have called ctx.prolong(): honour the deadline it set.
+    if (this.expiresAt === null) return;
+    if (extension === 0 && this.expiresAt > Date.now()) return this.schedule();
+    if (extension > 0) {
+      this.reset(extension);
+      this.onExtended(extension);
+      return;
+    }
+    this.settled = true;
+    this.resolveExpired();
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Runs one claimed job's handler and classifies the outcome (SPEC §4.6, §4.7). Writing the
+ * outcome to the store is the processor's part.
+ */
+import { JobTimeoutError, NoHandlerError } from './errors.js';
+import { toError } from './events.js';
+import { runInWorkerThread } from './forced-timeout/worker-runner.js';
+import { HandlerContext, type ContextDeps } from './handler-context.js';
+import { JobDeadline } from './job-deadline.js';
+import type { JobHandler } from './processor-options.js';
+import type { FailureReason, JobRecord } from './types.js';
+import { requireJson } from './validation.js';
+
+export type RunOutcome =
+  | { status: 'completed'; hasOutput: boolean; output?: unknown }
+  | { status: 'failed'; error: Error; reason: FailureReason };
+
+export async function runJob(job: JobRecord, handler: JobHandler | undefined, deps: ContextDeps): Promise<RunOutcome> {
+  if (!handler) {
+    return {
+      status: 'failed',
+      reason: 'no_handler',
+      error: new NoHandlerError(`No handler is registered for job type "${job.jobType}" (job ${job.id})`),
+    };
+  }
+  if (job.forceKillOnTimeout) return runForced(job, handler, deps);
+  return runInProcess(job, handler, deps);
+}
+
+async function runInProcess(job: JobRecord, handler: JobHandler, deps: ContextDeps): Promise<RunOutcome> {
+  const controller = new AbortController();
+  const deadline = new JobDeadline(job.timeoutMs, (ms) => ctx.recordProlong(ms), deps.report);
+  const ctx = new HandlerContext(deps, deadline);
+  const timedOut = deadline.expired.then(() => {
+    const error = new JobTimeoutError(`Job ${job.id} (${job.jobType}) timed out after ${job.timeoutMs} ms`);
+    controller.abort(error);
+    return { status: 'failed', reason: 'timeout', error } as const;
+  });
+  const finished = (async (): Promise<RunOutcome> => {
+    try {
+      const value = await handler(job.payload, controller.signal, ctx);
+      return completion(ctx, value, job, deps);
+    } catch (err) {
+      return { status: 'failed', reason: 'handler_error', error: toError(err) };
+    }
+  })();
+  try {
+    // A handler that ignores the abort keeps running, but the job fails at the deadline.
+    return await Promise.race([finished, timedOut]);
+  } finally {
+    deadline.stop();
+  }
+}
+
+async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps): Promise<RunOutcome> {
+  // prolong and onTimeout do nothing in this mode (SPEC §4.7 rule 3); progress and output are relayed.
+  const ctx = new HandlerContext(deps, null);
+  try {
+    const result = await runInWorkerThread({ job, handler, ctx, report: deps.report });
+    return completion(ctx, result, job, deps);
+  } catch (err) {
+    const error = toError(err);
+    return { status: 'failed', reason: error instanceof JobTimeoutError ? 'timeout' : 'handler_error', error };
+  }
+}
+
+/** The return value is the output unless ctx.setOutput was used (DETAILS "Handler context"). */
+function completion(ctx: HandlerContext, value: unknown, job: JobRecord, deps: ContextDeps): RunOutcome {
+  if (ctx.outputSet) return { status: 'completed', hasOutput: true, output: ctx.output };
+  if (value === undefined) return { status: 'completed', hasOutput: false };
+  try {
+    requireJson('output', value);
+  } catch (err) {
+    // The work is done: completing without the output beats re-running side effects.
+    deps.report(toError(err, `the return value of job ${job.id} (${job.jobType}) was not stored`));
+    return { status: 'completed', hasOutput: false };
+  }
+  return { status: 'completed', hasOutput: true, output: value };
+}

@@ -1,0 +1,149 @@
+/**
+ * Processor options (SPEC §2.10) and handler types, validated once when the processor is
+ * created so a bad option fails at `createProcessor`, not in the middle of a run.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { ConfigError, describeValue } from './errors.js';
+import type { JobContext } from './handler-context.js';
+import type { PayloadMap } from './types.js';
+
+/** Runs one job. The returned value is stored as the job's `output` unless `ctx.setOutput` was used. */
+export type JobHandler<P extends PayloadMap = PayloadMap, T extends keyof P = keyof P> = (
+  payload: P[T],
+  signal: AbortSignal,
+  ctx: JobContext,
+) => Promise<unknown> | unknown;
+
+/** One handler per job type. A claimed job whose type has none fails with reason `no_handler`. */
+export type JobHandlers<P extends PayloadMap = PayloadMap> = { [K in keyof P & string]?: JobHandler<P, K> };
+
+export interface ProcessorOptions {
+  /**
+   * Name written to `locked_by` of the jobs this processor claims.
+   * @default `${hostname}-${pid}-${random}`
+   */
+  workerId?: string;
+  /**
+   * Most jobs claimed in one round trip.
+   * @default 10
+   * @example { batchSize: 50 }
+   */
+  batchSize?: number;
+  /**
+   * Most handlers running at once in this processor.
+   * @default 10
+   * @example { concurrency: 2 }
+   */
+  concurrency?: number;
+  /**
+   * Most jobs of one `group.id` processing at once, across all processors and processes.
+   * Jobs without a group are not limited. @default unlimited
+   * @example { groupConcurrency: 1 }
+   */
+  groupConcurrency?: number;
+  /**
+   * Milliseconds between polls when no work is found (a new job wakes the processor sooner).
+   * @default 5000
+   */
+  pollInterval?: number;
+  /**
+   * Called with every internal error (store errors, listener errors). The queue's `error`
+   * event fires as well.
+   * @default none
+   */
+  onError?: (error: Error) => void;
+  /** Log processing activity to the console. @default false */
+  verbose?: boolean;
+  /**
+   * Only claim jobs of this type or these types.
+   * @default every type
+   * @example { jobType: ['email', 'sms'] }
+   */
+  jobType?: string | string[];
+}
+
+/** @internal */
+export interface ResolvedProcessorOptions {
+  workerId: string;
+  batchSize: number;
+  concurrency: number;
+  groupConcurrency: number | undefined;
+  pollInterval: number;
+  onError: ((error: Error) => void) | undefined;
+  verbose: boolean;
+  jobTypes: string[] | undefined;
+}
+
+const KNOWN = ['workerId', 'batchSize', 'concurrency', 'groupConcurrency', 'pollInterval', 'onError', 'verbose', 'jobType'];
+/** Claiming more than this in one round trip holds locks on jobs nobody runs yet. */
+const MAX_BATCH_SIZE = 10_000;
+
+function bad(field: string, rule: string, value: unknown): never {
+  throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
+}
+
+function positiveInteger(field: string, value: unknown, max = 2_147_483_647): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    bad(field, max === 2_147_483_647 ? 'a positive integer' : `an integer between 1 and ${max}`, value);
+  }
+  return value;
+}
+
+function nonEmptyString(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim().length === 0) bad(field, 'a non-empty string', value);
+  return value;
+}
+
+export function defaultWorkerId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Validates processor options and applies defaults; throws ConfigError naming the field. */
+export function resolveProcessorOptions(options: unknown): ResolvedProcessorOptions {
+  if (options === undefined) options = {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    bad('options', 'an object of processor options', options);
+  }
+  const o = options as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!KNOWN.includes(key) && o[key] !== undefined) bad(key, `absent (processor options: ${KNOWN.join(', ')})`, o[key]);
+  }
+  if (o.onError !== undefined && typeof o.onError !== 'function') bad('onError', 'a function', o.onError);
+  if (o.verbose !== undefined && typeof o.verbose !== 'boolean') bad('verbose', 'a boolean', o.verbose);
+  if (o.pollInterval !== undefined) {
+    if (typeof o.pollInterval !== 'number' || !Number.isFinite(o.pollInterval) || o.pollInterval <= 0) {
+      bad('pollInterval', 'a finite number of milliseconds > 0', o.pollInterval);
+    }
+  }
+  let jobTypes: string[] | undefined;
+  if (o.jobType !== undefined) {
+    if (Array.isArray(o.jobType)) {
+      if (o.jobType.length === 0) bad('jobType', 'a job type or a non-empty array of job types', o.jobType);
+      jobTypes = [...new Set(o.jobType.map((t, i) => nonEmptyString(`jobType[${i}]`, t)))];
+    } else {
+      jobTypes = [nonEmptyString('jobType', o.jobType)];
+    }
+  }
+  return {
+    workerId: o.workerId === undefined ? defaultWorkerId() : nonEmptyString('workerId', o.workerId),
+    batchSize: o.batchSize === undefined ? 10 : positiveInteger('batchSize', o.batchSize, MAX_BATCH_SIZE),
+    concurrency: o.concurrency === undefined ? 10 : positiveInteger('concurrency', o.concurrency),
+    groupConcurrency: o.groupConcurrency === undefined ? undefined : positiveInteger('groupConcurrency', o.groupConcurrency),
+    pollInterval: (o.pollInterval as number | undefined) ?? 5000,
+    onError: o.onError as ResolvedProcessorOptions['onError'],
+    verbose: (o.verbose as boolean | undefined) ?? false,
+    jobTypes,
+  };
+}
+
+/** Checks that `handlers` maps job types to functions. */
+export function requireHandlers(handlers: unknown): Record<string, JobHandler> {
+  if (typeof handlers !== 'object' || handlers === null || Array.isArray(handlers)) {
+    bad('handlers', 'an object mapping job types to handler functions', handlers);
+  }
+  for (const [jobType, handler] of Object.entries(handlers)) {
+    if (handler !== undefined && typeof handler !== 'function') bad(`handlers.${jobType}`, 'a function', handler);
+  }
+  return handlers as Record<string, JobHandler>;
+}

@@ -1,0 +1,274 @@
+/**
+ * The processor (SPEC §4.6, DETAILS "Group limits and concurrency"): claims due jobs, runs their
+ * handlers with a concurrency limit, and records each outcome. Shared by both backends; the
+ * backend only makes each step atomic.
+ */
+import type { Backend } from './backend.js';
+import { retryAt } from './backoff.js';
+import { CompletionBuffer } from './completion-buffer.js';
+import { toError, type QueueEvents } from './events.js';
+import { runJob, type RunOutcome } from './job-runner.js';
+import {
+  requireHandlers,
+  resolveProcessorOptions,
+  type JobHandler,
+  type ProcessorOptions,
+  type ResolvedProcessorOptions,
+} from './processor-options.js';
+import type { Clock, JobRecord } from './types.js';
+
+export interface Processor {
+  /** Claims one batch, runs it and resolves with the number of jobs processed (serverless use). */
+  start(): Promise<number>;
+  /** Processes until stopped: claims while there is work, otherwise waits for a wake-up or `pollInterval`. */
+  startInBackground(): void;
+  /** Stops claiming; running handlers are not awaited (their outcomes are still recorded). */
+  stop(): void;
+  /** Stops claiming and resolves when running handlers have ended and are recorded, or after `timeoutMs`. */
+  stopAndDrain(timeoutMs?: number): Promise<void>;
+  /** Whether the background loop is active. */
+  isRunning(): boolean;
+}
+
+/** @internal What a processor needs from its queue. */
+export interface ProcessorHost {
+  backend: Backend;
+  clock: Clock;
+  events: QueueEvents;
+  /**
+   * SPEC §4.4 rule 1: enqueue the due cron schedules before each claim. Wired by the queue
+   * once cron schedules exist; absent, nothing is enqueued.
+   */
+  enqueueDueCronJobs?: () => Promise<number>;
+}
+
+/** Waits after consecutive store errors in the loop, growing up to the last value. */
+const ERROR_BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
+/** Retries of a failure write before the job is left to reclaim. */
+const WRITE_RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 4000, 8000, 15_000];
+
+export function createProcessor(host: ProcessorHost, handlers: unknown, options?: ProcessorOptions): Processor {
+  return new JobProcessor(host, requireHandlers(handlers), resolveProcessorOptions(options));
+}
+
+class JobProcessor implements Processor {
+  private running = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  /** Every job run in progress, background or one-shot, until its outcome is recorded. */
+  private readonly active = new Set<Promise<void>>();
+  private readonly completions: CompletionBuffer;
+  private wakeRequested = false;
+  private wakeSleeper: (() => void) | undefined;
+  private unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
+
+  constructor(
+    private readonly host: ProcessorHost,
+    private readonly handlers: Record<string, JobHandler>,
+    private readonly options: ResolvedProcessorOptions,
+  ) {
+    this.completions = new CompletionBuffer(host.backend, host.clock, (e) => this.report(e));
+  }
+
+  async start(): Promise<number> {
+    let jobs: JobRecord[];
+    try {
+      jobs = await this.claim(this.options.batchSize);
+    } catch (err) {
+      const error = toError(err);
+      this.report(error);
+      throw error;
+    }
+    let next = 0;
+    const lane = async () => {
+      while (next < jobs.length) await this.track(jobs[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, jobs.length) }, lane));
+    await this.completions.flush();
+    return jobs.length;
+  }
+
+  startInBackground(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.host.backend.subscribeJobAvailable(() => this.wake()).catch((err: unknown) => {
+      this.report(toError(err, 'subscribing to job wake-ups failed; polling only'));
+      return undefined;
+    });
+    this.loopDone = this.loop();
+    this.log(`started in background (worker ${this.options.workerId})`);
+  }
+
+  stop(): void {
+    if (!this.running) return;
+    this.running = false;
+    this.wake();
+    void this.unsubscribe.then(async (unsubscribe) => {
+      try {
+        await unsubscribe?.();
+      } catch (err) {
+        this.report(toError(err, 'unsubscribing from job wake-ups failed'));
+      }
+    });
+    this.log('stopped');
+  }
+
+  async stopAndDrain(timeoutMs = 30_000): Promise<void> {
+    this.stop();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    const drained = (async () => {
+      await this.loopDone; // a claim in flight may still add jobs
+      while (this.active.size > 0) await Promise.all(this.active);
+      await this.completions.flush();
+    })();
+    try {
+      await Promise.race([drained, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  private async loop(): Promise<void> {
+    let errors = 0;
+    while (this.running) {
+      const free = this.options.concurrency - this.active.size;
+      if (free <= 0) {
+        await this.sleep(this.options.pollInterval); // a job ending wakes it
+        continue;
+      }
+      this.wakeRequested = false;
+      const wanted = Math.min(this.options.batchSize, free);
+      let jobs: JobRecord[];
+      try {
+        jobs = await this.claim(wanted);
+        errors = 0;
+      } catch (err) {
+        this.report(toError(err, 'claiming jobs failed'));
+        await this.sleep(ERROR_BACKOFF_MS[Math.min(errors++, ERROR_BACKOFF_MS.length - 1)]!, false);
+        continue;
+      }
+      // Claimed jobs run even if stop() came meanwhile: they are locked to this worker.
+      for (const job of jobs) void this.track(job);
+      if (jobs.length === wanted || this.wakeRequested) continue; // more work may be waiting
+      await this.sleep(this.options.pollInterval);
+    }
+  }
+
+  private async claim(batchSize: number): Promise<JobRecord[]> {
+    await this.host.enqueueDueCronJobs?.();
+    const { backend, clock, events } = this.host;
+    const jobs = await backend.claimJobs({
+      workerId: this.options.workerId,
+      batchSize,
+      jobTypes: this.options.jobTypes,
+      groupConcurrency: this.options.groupConcurrency,
+      now: clock.now(),
+    });
+    for (const job of jobs) events.emit('job:processing', { jobId: job.id, jobType: job.jobType });
+    if (jobs.length > 0) this.log(`claimed ${jobs.length} job(s): ${jobs.map((j) => j.id).join(', ')}`);
+    return jobs;
+  }
+
+  /** Runs a job and keeps it in `active` until its outcome is recorded. */
+  private track(job: JobRecord): Promise<void> {
+    const run = this.process(job)
+      .catch((err: unknown) => this.report(toError(err, `processing job ${job.id} failed`)))
+      .finally(() => {
+        this.active.delete(run);
+        // A freed slot is refilled at once; an ended job may also have released dependents.
+        this.wake();
+      });
+    this.active.add(run);
+    return run;
+  }
+
+  private async process(job: JobRecord): Promise<void> {
+    const { backend, clock, events } = this.host;
+    const outcome = await runJob(job, this.handlers[job.jobType], {
+      job,
+      workerId: this.options.workerId,
+      backend,
+      clock,
+      events,
+      report: (e) => this.report(e),
+    });
+    if (outcome.status === 'completed') {
+      const input = { jobId: job.id, workerId: this.options.workerId, ...(outcome.hasOutput ? { output: outcome.output } : {}) };
+      if (await this.completions.add(input)) {
+        events.emit('job:completed', { jobId: job.id, jobType: job.jobType });
+        this.log(`completed job ${job.id} (${job.jobType})`);
+      } else {
+        this.log(`completion of job ${job.id} discarded: the job is no longer locked by this worker`);
+      }
+    } else {
+      await this.recordFailure(job, outcome);
+    }
+  }
+
+  private async recordFailure(job: JobRecord, outcome: Extract<RunOutcome, { status: 'failed' }>): Promise<void> {
+    const { backend, clock, events } = this.host;
+    const now = clock.now();
+    const at = job.attempts < job.maxAttempts ? retryAt(job, job.attempts, now) : null;
+    const input = {
+      jobId: job.id,
+      workerId: this.options.workerId,
+      message: outcome.error.message,
+      reason: outcome.reason,
+      retryAt: at,
+      now,
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await backend.failJob(input);
+        if (!result) {
+          this.log(`failure of job ${job.id} discarded: the job is no longer locked by this worker`);
+          return;
+        }
+        events.emit('job:failed', { jobId: job.id, jobType: job.jobType, error: outcome.error, willRetry: at !== null });
+        for (const { jobId } of result.cascaded) events.emit('job:cancelled', { jobId });
+        this.log(`job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${outcome.error.message}`);
+        return;
+      } catch (err) {
+        this.report(toError(err, `recording the failure of job ${job.id} failed`));
+        const delay = WRITE_RETRY_DELAYS_MS[attempt];
+        if (delay === undefined) return; // the job stays processing; reclaim runs it again
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  /** Resolves after `ms`, or earlier on a wake-up or stop (unless `wakeable` is false). */
+  private sleep(ms: number, wakeable = true): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeSleeper = wakeable ? done : () => (this.running ? undefined : done());
+    }).finally(() => (this.wakeSleeper = undefined));
+  }
+
+  private wake(): void {
+    this.wakeRequested = true;
+    this.wakeSleeper?.();
+  }
+
+  /** Every error goes to onError and to the queue's `error` event; neither may throw out. */
+  private report(error: Error): void {
+    try {
+      this.options.onError?.(error);
+    } catch (err) {
+      console.error('[queuedev] processor onError threw:', err);
+    }
+    this.host.events.emit('error', error);
+  }
+
+  private log(message: string): void {
+    if (this.options.verbose) console.log(`[queuedev] processor ${this.options.workerId}: ${message}`);
+  }
+}

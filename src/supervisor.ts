@@ -1,0 +1,228 @@
+/**
+ * The maintenance supervisor (SPEC §4.9, §2.10): reclaims stuck jobs, removes old jobs and
+ * events, expires timed-out waitpoint tokens. Each task is one atomic backend operation, so
+ * several supervisors can run at once.
+ */
+import type { Backend } from './backend.js';
+import { ConfigError, describeValue } from './errors.js';
+import { toError, type QueueEvents } from './events.js';
+import type { Clock } from './types.js';
+
+export interface SupervisorOptions {
+  /** Milliseconds between runs of the background loop. @default 60000 */
+  intervalMs?: number;
+  /** Processing time after which a job counts as stuck (its own longer timeoutMs wins). @default 10 */
+  stuckJobsTimeoutMinutes?: number;
+  /** Retention of finished jobs in days; 0 disables the task. @default 30 */
+  cleanupJobsDaysToKeep?: number;
+  /** Retention of history events in days; 0 disables the task. @default 30 */
+  cleanupEventsDaysToKeep?: number;
+  /** Rows removed per statement or script. @default 1000 */
+  cleanupBatchSize?: number;
+  /** Run the reclaim task. @default true */
+  reclaimStuckJobs?: boolean;
+  /** Run the token expiry task. @default true */
+  expireTimedOutTokens?: boolean;
+  /**
+   * Called when a task fails; the queue's `error` event fires as well.
+   * @default writes the error to the console
+   */
+  onError?: (error: Error) => void;
+  /** Log each run. @default false */
+  verbose?: boolean;
+}
+
+/** What one supervisor run did. */
+export interface SupervisorRunResult {
+  reclaimedJobs: number;
+  cleanedUpJobs: number;
+  cleanedUpEvents: number;
+  expiredTokens: number;
+}
+
+export interface Supervisor {
+  /** Runs every enabled task once. */
+  start(): Promise<SupervisorRunResult>;
+  /** Runs the tasks now and then every `intervalMs`, until stopped. */
+  startInBackground(): void;
+  /** Stops the loop; a run in progress finishes on its own. */
+  stop(): void;
+  /** Stops the loop and resolves when the current run has ended, or after `timeoutMs`. */
+  stopAndDrain(timeoutMs?: number): Promise<void>;
+  /** Whether the background loop is active. */
+  isRunning(): boolean;
+}
+
+/** @internal What a supervisor needs from its queue. */
+export interface SupervisorHost {
+  backend: Backend;
+  clock: Clock;
+  events: QueueEvents;
+  /** Token expiry; wired by the queue once waitpoint tokens exist. Absent: nothing to expire. */
+  expireTimedOutTokens?: () => Promise<number>;
+}
+
+const DAY_MS = 86_400_000;
+
+interface ResolvedSupervisorOptions {
+  intervalMs: number;
+  stuckJobsTimeoutMinutes: number;
+  cleanupJobsDaysToKeep: number;
+  cleanupEventsDaysToKeep: number;
+  cleanupBatchSize: number;
+  reclaimStuckJobs: boolean;
+  expireTimedOutTokens: boolean;
+  onError: (error: Error) => void;
+  verbose: boolean;
+}
+
+const DEFAULTS = {
+  intervalMs: 60_000,
+  stuckJobsTimeoutMinutes: 10,
+  cleanupJobsDaysToKeep: 30,
+  cleanupEventsDaysToKeep: 30,
+  cleanupBatchSize: 1000,
+  reclaimStuckJobs: true,
+  expireTimedOutTokens: true,
+  verbose: false,
+};
+
+function bad(field: string, rule: string, value: unknown): never {
+  throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
+}
+
+/** Validates supervisor options and applies defaults; throws ConfigError naming the field. */
+export function resolveSupervisorOptions(options: unknown): ResolvedSupervisorOptions {
+  if (options === undefined) options = {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) bad('options', 'an object of supervisor options', options);
+  const o = options as Record<string, unknown>;
+  const known = [...Object.keys(DEFAULTS), 'onError'];
+  for (const key of Object.keys(o)) {
+    if (!known.includes(key) && o[key] !== undefined) bad(key, `absent (supervisor options: ${known.join(', ')})`, o[key]);
+  }
+  const number = (field: keyof typeof DEFAULTS, min: number, rule: string, integer = false): number => {
+    const v = o[field] ?? DEFAULTS[field];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) bad(field, rule, v);
+    return v;
+  };
+  const flag = (field: keyof typeof DEFAULTS): boolean => {
+    const v = o[field] ?? DEFAULTS[field];
+    if (typeof v !== 'boolean') bad(field, 'a boolean', v);
+    return v;
+  };
+  if (o.onError !== undefined && typeof o.onError !== 'function') bad('onError', 'a function', o.onError);
+  const intervalMs = number('intervalMs', 1, 'a finite number of milliseconds >= 1');
+  return {
+    intervalMs,
+    stuckJobsTimeoutMinutes: number('stuckJobsTimeoutMinutes', 0, 'a finite number of minutes >= 0'),
+    cleanupJobsDaysToKeep: number('cleanupJobsDaysToKeep', 0, 'a finite number of days >= 0 (0 disables)'),
+    cleanupEventsDaysToKeep: number('cleanupEventsDaysToKeep', 0, 'a finite number of days >= 0 (0 disables)'),
+    cleanupBatchSize: number('cleanupBatchSize', 1, 'a positive integer', true),
+    reclaimStuckJobs: flag('reclaimStuckJobs'),
+    expireTimedOutTokens: flag('expireTimedOutTokens'),
+    onError: (o.onError as ((error: Error) => void) | undefined) ?? ((error) => console.error('[queuedev] supervisor error:', error)),
+    verbose: flag('verbose'),
+  };
+}
+
+export function createSupervisor(host: SupervisorHost, options?: SupervisorOptions): Supervisor {
+  return new JobSupervisor(host, resolveSupervisorOptions(options));
+}
+
+class JobSupervisor implements Supervisor {
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly host: SupervisorHost,
+    private readonly options: ResolvedSupervisorOptions,
+  ) {}
+
+  start(): Promise<SupervisorRunResult> {
+    const run = this.runTasks();
+    this.current = run;
+    return run;
+  }
+
+  startInBackground(): void {
+    if (this.running) return;
+    this.running = true;
+    const tick = async () => {
+      await this.start();
+      // The next run is timed from the end of this one, so runs never overlap.
+      if (this.running) this.timer = setTimeout(() => void tick(), this.options.intervalMs);
+    };
+    void tick();
+  }
+
+  stop(): void {
+    this.running = false;
+    clearTimeout(this.timer);
+  }
+
+  async stopAndDrain(timeoutMs = 30_000): Promise<void> {
+    this.stop();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    try {
+      await Promise.race([this.current.then(() => undefined), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Runs the enabled tasks; a failing task is reported and counts 0, the others still run. */
+  private async runTasks(): Promise<SupervisorRunResult> {
+    const o = this.options;
+    const result: SupervisorRunResult = { reclaimedJobs: 0, cleanedUpJobs: 0, cleanedUpEvents: 0, expiredTokens: 0 };
+    if (o.reclaimStuckJobs) result.reclaimedJobs = await this.task('reclaiming stuck jobs', () => this.reclaim());
+    if (o.cleanupJobsDaysToKeep > 0) {
+      result.cleanedUpJobs = await this.task('cleaning up old jobs', () =>
+        this.host.backend.cleanupOldJobs(this.retention(o.cleanupJobsDaysToKeep)),
+      );
+    }
+    if (o.cleanupEventsDaysToKeep > 0) {
+      result.cleanedUpEvents = await this.task('cleaning up old job events', () =>
+        this.host.backend.cleanupOldJobEvents(this.retention(o.cleanupEventsDaysToKeep)),
+      );
+    }
+    const expire = this.host.expireTimedOutTokens;
+    if (o.expireTimedOutTokens && expire) result.expiredTokens = await this.task('expiring timed-out tokens', expire);
+    if (o.verbose) console.log('[queuedev] supervisor run:', result);
+    return result;
+  }
+
+  private async reclaim(): Promise<number> {
+    const { backend, clock, events } = this.host;
+    const result = await backend.reclaimStuckJobs({
+      maxProcessingMs: this.options.stuckJobsTimeoutMinutes * 60_000,
+      now: clock.now(),
+    });
+    for (const { jobId } of result.cascaded) events.emit('job:cancelled', { jobId });
+    return result.requeuedIds.length + result.failedIds.length;
+  }
+
+  private retention(days: number) {
+    return { olderThan: new Date(this.host.clock.now().getTime() - days * DAY_MS), batchSize: this.options.cleanupBatchSize };
+  }
+
+  private async task(name: string, run: () => Promise<number>): Promise<number> {
+    try {
+      return await run();
+    } catch (err) {
+      const error = toError(err, `supervisor: ${name} failed`);
+      try {
+        this.options.onError(error);
+      } catch (e) {
+        console.error('[queuedev] supervisor onError threw:', e);
+      }
+      this.host.events.emit('error', error);
+      return 0;
+    }
+  }
+}
