@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { testHandlerSerialization, validateHandlerSerializable } from './serializable.js';
+
+const outerClient = { send: (x: unknown) => x };
+const outerConfig = { retries: 3 };
+
+function check(handler: unknown) {
+  return validateHandlerSerializable(handler, 'email');
+}
+
+describe('validateHandlerSerializable (SPEC §4.7)', () => {
+  it('accepts self-contained handlers', () => {
+    const handlers: unknown[] = [
+      // Built from text: the test runner rewrites `import()` in test files.
+      new Function(`return async (payload) => {
+        const { createHash } = await import('node:crypto');
+        return createHash('sha1').update(payload.to).digest('hex');
+      }`)(),
+      (payload: { to: string }) => {
+        const { createHash } = require('node:crypto') as typeof import('node:crypto');
+        return createHash('sha1').update(payload.to).digest('hex');
+      },
+      async function named(payload: number[], signal: AbortSignal) {
+        let total = 0;
+        for (const [i, value] of payload.entries()) {
+          if (signal.aborted) break;
+          total += value * i;
+        }
+        const { a, b: [c, d = 2], ...rest } = { a: 1, b: [3], e: 5 };
+        const label = `sum ${total} ${a + c + d} ${JSON.stringify(rest)}`;
+        return { label, ok: total > 0 ? true : false };
+      },
+      (payload: string) => {
+        const helper = (s: string) => s.toUpperCase();
+        function inner(x: string) {
+          return helper(x);
+        }
+        class Local {
+          value = 1;
+          get twice() {
+            return this.value * 2;
+          }
+          run() {
+            return this.value;
+          }
+        }
+        const obj = { key: payload, method() { return this.key; }, async other() { return 1; } };
+        try {
+          return [inner(payload), new Local().twice, obj.method(), /ab+c\/x/g.test(payload), typeof window];
+        } catch (err) {
+          return String(err);
+        }
+      },
+      (p: { n: number }) => p.n / 2 / 1,
+    ];
+    for (const h of handlers) expect(check(h), String(h)).toEqual({ isSerializable: true });
+  });
+
+  it('rejects captured outer variables, naming them', () => {
+    const result = check(async (payload: unknown) => {
+      await Promise.resolve(outerClient.send(payload));
+      return outerConfig.retries;
+    });
+    expect(result.isSerializable).toBe(false);
+    expect(result.error).toContain('"email"');
+    expect(result.error).toContain('`outerClient`');
+    expect(result.error).toContain('`outerConfig`');
+  });
+
+  it('finds captured variables inside template substitutions and ternaries', () => {
+    expect(check((p: number) => `${p} ${outerConfig.retries}`).error).toContain('`outerConfig`');
+    expect(check((p: boolean) => (p ? outerClient : null)).error).toContain('`outerClient`');
+  });
+
+  it('rejects `this`', () => {
+    const result = check(function (this: { x: number }) {
+      return this.x;
+    });
+    expect(result).toEqual({ isSerializable: false, error: expect.stringContaining('uses `this`') });
+  });
+
+  it('rejects bound functions, native functions, classes and method shorthand', () => {
+    expect(check(function f() {}.bind({})).error).toContain('bound function');
+    expect(check(Math.max).error).toContain('native code');
+    expect(check(class Handler {}).error).toContain('is a class');
+    const obj = {
+      handle(payload: unknown) {
+        return payload;
+      },
+    };
+    expect(check(obj.handle).error).toContain('method shorthand');
+    expect(check('not a function').error).toContain('expected a function, got string');
+  });
+
+  it('testHandlerSerialization compiles the handler in a real worker thread', async () => {
+    await expect(testHandlerSerialization(async (p: number) => p + 1, 'ok')).resolves.toEqual({ isSerializable: true });
+    const bad = await testHandlerSerialization(function (this: unknown) {
+      return this;
+    }, 'bad');
+    expect(bad.isSerializable).toBe(false);
+    expect(bad.error).toContain('uses `this`');
+  });
+});
