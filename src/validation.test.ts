@@ -1,0 +1,145 @@
+/**
+ * Unit tests of the pure validation module: defaults, normalization and the checks that run
+ * before anything reaches a backend. Behaviour through the queue is in test/conformance.
+ */
+import { describe, expect, it } from 'vitest';
+import { DependencyError, ValidationError } from './errors.js';
+import { assertNoPlaceholderCycles, normalizeEdit, normalizeFilter, normalizeJob, requireJson } from './validation.js';
+
+const NOW = new Date('2030-01-01T00:00:00.000Z');
+
+describe('normalizeJob', () => {
+  it('applies the defaults of SPEC §2.2', () => {
+    expect(normalizeJob('', { jobType: 'email', payload: { to: 'x' } }, NOW)).toEqual({
+      jobType: 'email',
+      payload: { to: 'x' },
+      maxAttempts: 3,
+      priority: 0,
+      runAt: NOW,
+      timeoutMs: null,
+      forceKillOnTimeout: false,
+      tags: [],
+      idempotencyKey: null,
+      retryDelay: null,
+      retryBackoff: null,
+      retryDelayMax: null,
+      deadLetterJobType: null,
+      group: null,
+      dependsOnJobIds: null,
+      dependsOnTags: null,
+    });
+  });
+
+  it('keeps given options, dedupes tags and dependency ids in order, defaults group tier to null', () => {
+    const runAt = new Date('2031-01-01T00:00:00.000Z');
+    const job = normalizeJob(
+      'jobs[0]',
+      {
+        jobType: 'a',
+        payload: [1],
+        runAt,
+        tags: ['x', 'y', 'x'],
+        group: { id: 'g' },
+        dependsOn: { jobIds: [5, -2, 5], tags: ['t', 't'] },
+      },
+      NOW,
+      { index: 0, size: 2 },
+    );
+    expect(job).toMatchObject({
+      runAt,
+      tags: ['x', 'y'],
+      group: { id: 'g', tier: null },
+      dependsOnJobIds: [5, -2],
+      dependsOnTags: ['t'],
+    });
+  });
+
+  it('prefixes error fields with the batch position', () => {
+    expect(() => normalizeJob('jobs[3]', { jobType: 'a', payload: {}, priority: 0.5 }, NOW)).toThrow(
+      expect.objectContaining({ field: 'jobs[3].priority' }),
+    );
+  });
+
+  it('accepts the int32 priority bounds and rejects one beyond', () => {
+    expect(normalizeJob('', { jobType: 'a', payload: {}, priority: 2_147_483_647 }, NOW).priority).toBe(2_147_483_647);
+    expect(normalizeJob('', { jobType: 'a', payload: {}, priority: -2_147_483_648 }, NOW).priority).toBe(-2_147_483_648);
+    expect(() => normalizeJob('', { jobType: 'a', payload: {}, priority: 2_147_483_648 }, NOW)).toThrow(ValidationError);
+  });
+
+  it('refuses placeholders outside addJobs, out of range, or naming the job itself', () => {
+    expect(() => normalizeJob('', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-1] } }, NOW)).toThrow(DependencyError);
+    expect(() =>
+      normalizeJob('jobs[0]', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-3] } }, NOW, { index: 0, size: 2 }),
+    ).toThrow(DependencyError);
+    expect(() =>
+      normalizeJob('jobs[1]', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-2] } }, NOW, { index: 1, size: 2 }),
+    ).toThrow(/itself/);
+  });
+});
+
+describe('assertNoPlaceholderCycles', () => {
+  const job = (deps: number[] | null) => ({ ...normalizeJob('', { jobType: 'a', payload: {} }, NOW), dependsOnJobIds: deps });
+
+  it('accepts chains, diamonds and positive ids', () => {
+    expect(() => assertNoPlaceholderCycles([job(null), job([-1]), job([-1]), job([-2, -3, 99])])).not.toThrow();
+  });
+
+  it('names the jobs of a cycle', () => {
+    expect(() => assertNoPlaceholderCycles([job([-3]), job([-1]), job([-2])])).toThrow(
+      new DependencyError('Dependency cycle in addJobs: jobs[0] -> jobs[2] -> jobs[1] -> jobs[0]'),
+    );
+  });
+});
+
+describe('requireJson', () => {
+  it('accepts JSON values and honours toJSON', () => {
+    const value = { a: [1, 'x', null, true], d: new Date(0), nested: { u: undefined } };
+    expect(requireJson('payload', value)).toBe(value);
+  });
+
+  it('checks the value a toJSON returns', () => {
+    expect(() => requireJson('payload', { x: { toJSON: () => Number.NaN } })).toThrow(
+      expect.objectContaining({ field: 'payload.x' }),
+    );
+  });
+
+  it('allows the same object twice when it is not its own ancestor', () => {
+    const shared = { k: 1 };
+    expect(() => requireJson('payload', { a: shared, b: [shared, shared] })).not.toThrow();
+  });
+
+  it.each([
+    ['a function member', { f: () => 1 }, 'payload.f'],
+    ['a symbol member', { s: Symbol('s') }, 'payload.s'],
+    ['a function in an array', [() => 1], 'payload[0]'],
+    ['a class instance', { d: new (class Point { x = 1 })() }, 'payload.d'],
+    ['a deep cycle', (() => { const a: Record<string, unknown> = {}; a.b = { c: [a] }; return a; })(), 'payload.b.c[0]'],
+  ])('rejects %s', (_label, value, field) => {
+    expect(() => requireJson('payload', value)).toThrow(expect.objectContaining({ field }));
+  });
+});
+
+describe('normalizeEdit', () => {
+  it('resolves runAt null to now and keeps explicit nulls of retry and dead-letter fields', () => {
+    expect(
+      normalizeEdit({ runAt: null, retryDelay: null, retryBackoff: null, retryDelayMax: null, deadLetterJobType: null }, NOW),
+    ).toEqual({ runAt: NOW, retryDelay: null, retryBackoff: null, retryDelayMax: null, deadLetterJobType: null });
+  });
+
+  it('drops undefined fields', () => {
+    expect(normalizeEdit({ priority: undefined, tags: undefined }, NOW)).toEqual({});
+  });
+});
+
+describe('normalizeFilter', () => {
+  it('defaults the tag mode to all and leaves absent members out', () => {
+    expect(normalizeFilter({ tags: { values: ['a', 'a', 'b'] } })).toEqual({ tags: { values: ['a', 'b'], mode: 'all' } });
+    expect(normalizeFilter(undefined)).toBeUndefined();
+    expect(normalizeFilter({})).toEqual({});
+  });
+
+  it('keeps only the given range operators', () => {
+    const d = new Date(0);
+    expect(normalizeFilter({ runAt: { gte: d, lt: undefined } })).toEqual({ runAt: { gte: d } });
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * Drives jobs into processing, completed or failed through the Backend interface, for
+ * conformance tests of operations that depend on those states (retry, cleanup, dependencies).
+ * The processor is not needed: claimJobs / completeJobs / failJob are the same calls it makes.
+ *
+ * The target job must be the only claimable job of its type, so give it a type of its own.
+ */
+import { expect } from 'vitest';
+import type { JobQueue } from '../../src/queue.js';
+import type { PayloadMap } from '../../src/types.js';
+
+const WORKER = 'conformance-worker';
+
+/** pending → processing. */
+export async function claimJob(queue: JobQueue<PayloadMap>, jobId: number): Promise<void> {
+  const job = await queue.getJob(jobId);
+  if (!job) throw new Error(`claimJob: job ${jobId} does not exist`);
+  const claimed = await queue.backend.claimJobs({
+    workerId: WORKER,
+    batchSize: 10,
+    jobTypes: [job.jobType],
+    now: queue.clock.now(),
+  });
+  // Anything else claimed would be left processing and skew the test that called us.
+  expect(claimed.map((j) => j.id), `claimJob(${jobId}) must claim exactly that job`).toEqual([jobId]);
+}
+
+/** pending → processing → completed. */
+export async function completeJob(queue: JobQueue<PayloadMap>, jobId: number, output?: unknown): Promise<void> {
+  await claimJob(queue, jobId);
+  const done = await queue.backend.completeJobs(
+    [output === undefined ? { jobId, workerId: WORKER } : { jobId, workerId: WORKER, output }],
+    queue.clock.now(),
+  );
+  expect(done).toEqual([jobId]);
+}
+
+/**
+ * pending → processing → failed. With `retryAt` null (default) the job ends failed with no
+ * retry left; with a date it is failed and waiting for its automatic retry.
+ */
+export async function failJob(
+  queue: JobQueue<PayloadMap>,
+  jobId: number,
+  options: { message?: string; retryAt?: Date | null } = {},
+): Promise<void> {
+  await claimJob(queue, jobId);
+  const result = await queue.backend.failJob({
+    jobId,
+    workerId: WORKER,
+    message: options.message ?? 'boom',
+    reason: 'handler_error',
+    retryAt: options.retryAt ?? null,
+    now: queue.clock.now(),
+  });
+  expect(result, `failJob(${jobId}) must record the failure`).not.toBeNull();
+}
+
+export const DAY_MS = 86_400_000;

@@ -1,0 +1,139 @@
+/**
+ * The public API surface of `queuedev` (src/index.ts): its runtime exports, and its types
+ * checked with `expectTypeOf` (compiled by `tsc --noEmit`; `@ts-expect-error` lines fail the
+ * type check when the error they expect disappears).
+ */
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import * as api from '../../src/index.js';
+import {
+  batchDepRef,
+  initJobQueue,
+  type EditJobOptions,
+  type JobEvent,
+  type JobFilter,
+  type JobQueue,
+  type JobQueueConfig,
+  type JobRecord,
+  type JobStatus,
+  type QueueEventMap,
+  type TagQueryMode,
+} from '../../src/index.js';
+
+type Payloads = {
+  email: { to: string; subject?: string };
+  sms: { phone: string };
+};
+
+describe('public exports', () => {
+  it('exports the queue, pool, clock and error values', () => {
+    expect(typeof api.initJobQueue).toBe('function');
+    expect(typeof api.batchDepRef).toBe('function');
+    expect(typeof api.createPool).toBe('function');
+    expect(typeof api.JobQueue).toBe('function');
+    expect(typeof api.ManualClock).toBe('function');
+    expect(typeof api.systemClock.now).toBe('function');
+    for (const ErrorClass of [
+      api.QueueError,
+      api.ConfigError,
+      api.ValidationError,
+      api.DependencyError,
+      api.UnsupportedOnBackendError,
+      api.NotFoundError,
+      api.HandlerSerializationError,
+      api.JobTimeoutError,
+      api.NoHandlerError,
+    ]) {
+      expect(ErrorClass.prototype).toBeInstanceOf(Error);
+    }
+    expect(new api.ConfigError('x')).toBeInstanceOf(api.QueueError);
+    expect(new api.ValidationError('f', 'x')).toMatchObject({ code: 'VALIDATION_FAILED', field: 'f', name: 'ValidationError' });
+    expect(new api.DependencyError('x').code).toBe('DEPENDENCY_INVALID');
+    expect(new api.UnsupportedOnBackendError('x').code).toBe('UNSUPPORTED_ON_BACKEND');
+  });
+
+  it('exports the status and tag mode lists', () => {
+    expect(api.JOB_STATUSES).toEqual(['pending', 'processing', 'completed', 'failed', 'cancelled', 'waiting']);
+    expect(api.TAG_QUERY_MODES).toEqual(['exact', 'all', 'any', 'none']);
+  });
+});
+
+describe('public types', () => {
+  it('initJobQueue<P> returns a queue typed by its payload map', () => {
+    expectTypeOf(initJobQueue<Payloads>).returns.toExtend<JobQueue<Payloads>>();
+    expectTypeOf(initJobQueue).parameter(0).toEqualTypeOf<JobQueueConfig>();
+  });
+
+  it('addJob checks the payload against the job type', () => {
+    // Never called: only the types matter here.
+    const typed = (q: JobQueue<Payloads>) => {
+      expectTypeOf(q.addJob({ jobType: 'email', payload: { to: 'a@example.com' } })).toEqualTypeOf<Promise<number>>();
+      void q.addJob({ jobType: 'sms', payload: { phone: '+100' }, priority: 1, tags: ['x'] });
+      // @ts-expect-error the email payload needs `to`
+      void q.addJob({ jobType: 'email', payload: { phone: '+100' } });
+      // @ts-expect-error `to` must be a string
+      void q.addJob({ jobType: 'email', payload: { to: 42 } });
+      // @ts-expect-error unknown job type
+      void q.addJob({ jobType: 'push', payload: {} });
+      // @ts-expect-error payload is required
+      void q.addJob({ jobType: 'email' });
+      // @ts-expect-error maxAttempts is a number
+      void q.addJob({ jobType: 'email', payload: { to: 'a' }, maxAttempts: '3' });
+      expectTypeOf(q.addJobs([{ jobType: 'email', payload: { to: 'a' } }])).toEqualTypeOf<Promise<number[]>>();
+      // @ts-expect-error unknown job type in a batch
+      void q.addJobs([{ jobType: 'push', payload: {} }]);
+    };
+    expectTypeOf(typed).toBeFunction();
+  });
+
+  it('records, events, filters and hooks have the documented shapes', () => {
+    const typed = (q: JobQueue<Payloads>) => {
+      expectTypeOf(q.getJob(1)).toEqualTypeOf<Promise<JobRecord<Payloads['email'] | Payloads['sms']> | null>>();
+      expectTypeOf(q.getJob<'sms'>(1)).toEqualTypeOf<Promise<JobRecord<{ phone: string }> | null>>();
+      expectTypeOf(q.getJobs).parameter(0).toEqualTypeOf<JobFilter | undefined>();
+      expectTypeOf(q.getJobsByStatus).parameter(0).toEqualTypeOf<JobStatus>();
+      expectTypeOf(q.getJobsByTags).parameter(1).toEqualTypeOf<TagQueryMode | undefined>();
+      expectTypeOf(q.getJobEvents(1)).toEqualTypeOf<Promise<JobEvent[]>>();
+      expectTypeOf(q.cancelAllUpcomingJobs()).toEqualTypeOf<Promise<number>>();
+      expectTypeOf(q.editAllPendingJobs(undefined, { priority: 1 })).toEqualTypeOf<Promise<number>>();
+      expectTypeOf(q.cleanupOldJobs(30)).toEqualTypeOf<Promise<number>>();
+      // @ts-expect-error jobType cannot be edited
+      void q.editJob(1, { jobType: 'sms' });
+      void q.editJob(1, { retryDelay: null, retryBackoff: null, retryDelayMax: null, deadLetterJobType: null, runAt: null });
+
+      q.on('job:failed', (e) => {
+        expectTypeOf(e).toEqualTypeOf<QueueEventMap['job:failed']>();
+        expectTypeOf(e.willRetry).toEqualTypeOf<boolean>();
+        expectTypeOf(e.error).toEqualTypeOf<Error>();
+      });
+      q.on('job:added', (e) => expectTypeOf(e).toEqualTypeOf<{ jobId: number; jobType: string }>());
+      q.on('error', (e) => expectTypeOf(e).toEqualTypeOf<Error>());
+      // @ts-expect-error unknown event name
+      q.on('job:exploded', () => undefined);
+      // @ts-expect-error the job:cancelled payload has no jobType
+      q.on('job:cancelled', (e) => e.jobType);
+    };
+    expectTypeOf(typed).toBeFunction();
+
+    expectTypeOf<JobRecord['updated_at']>().toEqualTypeOf<Date>();
+    expectTypeOf<JobRecord['updatedAt']>().toEqualTypeOf<Date>();
+    expectTypeOf<JobRecord['locked_at']>().toEqualTypeOf<Date | null>();
+    expectTypeOf<JobRecord['locked_by']>().toEqualTypeOf<string | null>();
+    expectTypeOf<JobRecord['status']>().toEqualTypeOf<'pending' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'waiting'>();
+    expectTypeOf<JobRecord['failureReason']>().toEqualTypeOf<'timeout' | 'handler_error' | 'no_handler' | null>();
+    expectTypeOf<TagQueryMode>().toEqualTypeOf<'exact' | 'all' | 'any' | 'none'>();
+    expectTypeOf<EditJobOptions>().not.toHaveProperty('jobType');
+    expectTypeOf(batchDepRef).returns.toEqualTypeOf<number>();
+  });
+
+  it('the configuration union is discriminated by backend', () => {
+    expectTypeOf<{ databaseConfig: { connectionString: string } }>().toExtend<JobQueueConfig>();
+    expectTypeOf<{ backend: 'redis'; redisConfig: { url: string } }>().toExtend<JobQueueConfig>();
+    const typed = () => {
+      // @ts-expect-error redisConfig belongs to the redis backend
+      initJobQueue({ backend: 'postgres', redisConfig: { url: 'redis://x' } });
+      // @ts-expect-error unknown backend
+      initJobQueue({ backend: 'mongo', databaseConfig: {} });
+    };
+    expectTypeOf(typed).toBeFunction();
+  });
+});
