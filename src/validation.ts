@@ -126,7 +126,9 @@ export function requireJson(field: string, value: unknown): unknown {
       if (!isPlainObject(v)) fail(path, 'JSON-storable (plain objects only, not class instances such as Map)', v);
       for (const [key, item] of Object.entries(v)) {
         if (key.includes('\u0000')) fail(path, 'JSON-storable (keys cannot contain NUL characters)', key);
-        if (item !== undefined && typeof item !== 'function' && typeof item !== 'symbol') walk(`${path}.${key}`, item);
+        // Undefined members are dropped as JSON.stringify would; a function or symbol member
+        // would vanish silently too, which hides a caller's mistake, so it is refused.
+        if (item !== undefined) walk(`${path}.${key}`, item);
       }
     }
     ancestors.pop();
