@@ -1,0 +1,62 @@
+/** Helpers shared by the processing conformance files (processor, retries, timeouts, ...). */
+import { afterEach, expect } from 'vitest';
+import { initJobQueue, type JobQueue } from '../../src/queue.js';
+import type { Processor } from '../../src/processor.js';
+import type { Supervisor } from '../../src/supervisor.js';
+import type { Clock, PayloadMap } from '../../src/types.js';
+import { PG_URL, REDIS_URL, type BackendContext } from '../helpers/backends.js';
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export interface Deferred<T = void> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+}
+
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Polls `check` until it returns a truthy value; fails the test after `timeoutMs`. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/**
+ * Registers processors and supervisors for shutdown after each test, and fails a test that
+ * left one running: a leaked loop would process the next test's jobs.
+ */
+export function trackRunners(): <T extends Processor | Supervisor>(runner: T) => T {
+  let runners: (Processor | Supervisor)[] = [];
+  afterEach(async () => {
+    const leaked = runners.filter((r) => r.isRunning()).length;
+    await Promise.all(runners.map((r) => r.stopAndDrain(5000)));
+    runners = [];
+    expect(leaked, 'processors or supervisors left running by the test').toBe(0);
+  });
+  return (runner) => {
+    runners.push(runner);
+    return runner;
+  };
+}
+
+/**
+ * A queue on the current test's store that owns its connection (closing it really closes it),
+ * for tests that break or cut connections. The caller closes it.
+ */
+export function ownedQueue(ctx: BackendContext, options: { clock?: Clock; applicationName?: string } = {}): JobQueue<PayloadMap> {
+  if (ctx.backend === 'postgres') {
+    const url = new URL(PG_URL);
+    if (options.applicationName) url.searchParams.set('application_name', options.applicationName);
+    return initJobQueue({ databaseConfig: { connectionString: url.toString() }, schema: ctx.schema, clock: options.clock });
+  }
+  return initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: ctx.keyPrefix }, clock: options.clock });
+}
