@@ -73,6 +73,8 @@ CREATE INDEX job_queue_finished_idx ON job_queue (updated_at)
 -- Dependents of a job (cascade cancel, prerequisite checks) and tag barriers.
 CREATE INDEX job_queue_depends_on_job_ids_idx ON job_queue USING GIN (depends_on_job_ids)
   WHERE depends_on_job_ids IS NOT NULL;
+CREATE INDEX job_queue_depends_on_tags_idx ON job_queue USING GIN (depends_on_tags)
+  WHERE depends_on_tags IS NOT NULL;
 -- Group limits: processing jobs per group.
 CREATE INDEX job_queue_group_processing_idx ON job_queue (group_id)
   WHERE status = 'processing' AND group_id IS NOT NULL;

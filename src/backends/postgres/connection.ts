@@ -1,0 +1,55 @@
+/**
+ * The small connection interface the PostgreSQL backend is built on. A `pg.Pool` sits behind it
+ * today; an embedded PostgreSQL can implement the same two methods later without touching the
+ * queries.
+ */
+import type { Pool, PoolClient } from 'pg';
+import type { Queryable } from '../../types.js';
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number | null;
+}
+
+export interface Connection {
+  /** Runs one statement on any free connection. */
+  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+  /**
+   * Runs `fn` inside BEGIN/COMMIT on ONE connection held for the whole transaction (ROLLBACK
+   * when `fn` throws). `fn` must use only the `tx` it is given: checking out a second pool
+   * connection while holding one can deadlock a small pool.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+}
+
+/** A Connection over a pg.Pool (the library's own pool or the caller's). */
+export function poolConnection(pool: Pool): Connection {
+  return {
+    query: async <R>(text: string, values?: unknown[]) => {
+      const result = await pool.query(text, values);
+      return { rows: result.rows as R[], rowCount: result.rowCount };
+    },
+    transaction: async <T>(fn: (tx: Queryable) => Promise<T>) => {
+      const client: PoolClient = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        try {
+          const result = await fn(client);
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          try {
+            await client.query('ROLLBACK');
+          } catch (rollbackError) {
+            // The connection is in an unknown state: destroy it instead of returning it to the pool.
+            broken = rollbackError as Error;
+          }
+          throw err;
+        }
+      } finally {
+        client.release(broken);
+      }
+    },
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * Adding and reading jobs (SPEC §4.1, §4.2).
+ */
+import type { JobQuery } from '../../../backend.js';
+import type { JobFilter } from '../../../types.js';
+import { jobColumns } from '../rows.js';
+import type { SchemaNames } from './names.js';
+
+/**
+ * Adds a batch of jobs in ONE statement, whatever its size: the jobs travel as one JSON array
+ * ($1), so there is no bind-parameter limit. $2 now, $3 the NOTIFY channel.
+ *
+ * - Ids are drawn from the sequence before the insert, in input order, so `batchDepRef`
+ *   placeholders (-(index + 1)) are replaced by real ids in the same statement.
+ * - Idempotency: a key held by a visible job resolves to that job; repeated keys in the batch
+ *   resolve to their first use; a key taken by a concurrent insert is skipped by ON CONFLICT DO
+ *   NOTHING and reported as `lost`, for the caller to read the winner's id afterwards.
+ * - Prerequisites (positive ids) are locked FOR SHARE, so a prerequisite cannot be cancelled or
+ *   fail for good between this check and the commit (its cascade would miss the new job). An
+ *   unknown prerequisite, or one that already ended cancelled or failed for good, is reported
+ *   in `bad` and nothing is inserted.
+ *
+ * Returns one row per input position: `i`, `id`, and `outcome` 'inserted' | 'existing' | 'lost'.
+ */
+export function addJobsSql(t: SchemaNames): string {
+  return `
+WITH input AS MATERIALIZED (
+  SELECT x.*
+  FROM jsonb_to_recordset($1::jsonb) AS x(
+    i integer, job_type text, payload jsonb, max_attempts integer, priority integer,
+    run_at timestamptz, timeout_ms integer, force_kill_on_timeout boolean, tags text[],
+    idempotency_key text, retry_delay double precision, retry_backoff boolean,
+    retry_delay_max double precision, dead_letter_job_type text, group_id text, group_tier text,
+    depends_on_job_ids bigint[], depends_on_tags text[])
+),
+existing AS MATERIALIZED (
+  SELECT j.id, j.idempotency_key FROM ${t.jobs} j
+  WHERE j.idempotency_key IN (SELECT idempotency_key FROM input WHERE idempotency_key IS NOT NULL)
+),
+first_use AS MATERIALIZED (
+  SELECT idempotency_key, min(i) AS i FROM input WHERE idempotency_key IS NOT NULL GROUP BY idempotency_key
+),
+fresh AS MATERIALIZED (
+  -- The jobs to insert, with ids drawn in input order.
+  SELECT s.i, nextval('${t.jobIdSeq}'::regclass) AS id
+  FROM (
+    SELECT x.i FROM input x
+    LEFT JOIN existing e ON e.idempotency_key = x.idempotency_key
+    LEFT JOIN first_use k ON k.idempotency_key = x.idempotency_key
+    WHERE e.id IS NULL AND (k.i IS NULL OR k.i = x.i)
+    ORDER BY x.i
+  ) s
+),
+resolved AS MATERIALIZED (
+  SELECT x.i, COALESCE(e.id, f.id) AS id, e.id IS NULL AS fresh,
+    (e.id IS NULL AND k.i IS NOT NULL AND k.i <> x.i) AS repeat
+  FROM input x
+  LEFT JOIN existing e ON e.idempotency_key = x.idempotency_key
+  LEFT JOIN first_use k ON k.idempotency_key = x.idempotency_key
+  LEFT JOIN fresh f ON f.i = COALESCE(k.i, x.i)
+),
+deps AS MATERIALIZED (
+  -- checked: the prerequisite must already exist (every positive id, and a placeholder whose
+  -- job resolved to an existing job by its idempotency key).
+  SELECT x.i, d.ord, CASE WHEN d.dep < 0 THEN r.id ELSE d.dep END AS dep_id,
+    (d.dep > 0 OR NOT r.fresh) AS checked
+  FROM input x
+  JOIN fresh f ON f.i = x.i
+  CROSS JOIN LATERAL unnest(x.depends_on_job_ids) WITH ORDINALITY AS d(dep, ord)
+  LEFT JOIN resolved r ON d.dep < 0 AND r.i = -d.dep - 1
+),
+dep_arrays AS (
+  SELECT i, array_agg(dep_id ORDER BY ord) AS ids FROM deps GROUP BY i
+),
+prerequisites AS MATERIALIZED (
+  SELECT j.id, j.status, j.next_attempt_at FROM ${t.jobs} j
+  WHERE j.id IN (SELECT dep_id FROM deps WHERE checked)
+  FOR SHARE
+),
+bad AS MATERIALIZED (
+  SELECT d.dep_id AS id, p.status
+  FROM (SELECT DISTINCT dep_id FROM deps WHERE checked) d
+  LEFT JOIN prerequisites p ON p.id = d.dep_id
+  WHERE p.id IS NULL OR p.status = 'cancelled' OR (p.status = 'failed' AND p.next_attempt_at IS NULL)
+),
+inserted AS (
+  INSERT INTO ${t.jobs} (
+    id, job_type, payload, status, max_attempts, priority, run_at, timeout_ms,
+    force_kill_on_timeout, tags, idempotency_key, retry_delay, retry_backoff, retry_delay_max,
+    dead_letter_job_type, group_id, group_tier, depends_on_job_ids, depends_on_tags,
+    created_at, updated_at)
+  SELECT f.id, x.job_type, COALESCE(x.payload, 'null'::jsonb), 'pending', x.max_attempts, x.priority,
+    x.run_at, x.timeout_ms, x.force_kill_on_timeout, COALESCE(x.tags, '{}'), x.idempotency_key,
+    x.retry_delay, x.retry_backoff, x.retry_delay_max, x.dead_letter_job_type, x.group_id,
+    x.group_tier, da.ids, x.depends_on_tags, $2, $2
+  FROM fresh f
+  JOIN input x ON x.i = f.i
+  LEFT JOIN dep_arrays da ON da.i = f.i
+  WHERE NOT EXISTS (SELECT 1 FROM bad)
+  ORDER BY f.id
+  ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+  RETURNING id, job_type, tags, idempotency_key
+),
+added_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'added', $2,
+    jsonb_build_object('jobType', job_type, 'tags', to_jsonb(tags), 'idempotencyKey', idempotency_key)
+  FROM inserted
+  ORDER BY id
+),
+notified AS (
+  SELECT pg_notify($3, '') FROM (SELECT 1 FROM inserted LIMIT 1) s
+)
+SELECT r.i, r.id,
+  CASE
+    WHEN ins.id IS NULL AND f.id IS NOT NULL THEN 'lost'
+    WHEN ins.id IS NOT NULL AND NOT r.repeat THEN 'inserted'
+    ELSE 'existing'
+  END AS outcome,
+  (SELECT count(*) FROM notified) AS notified,
+  (SELECT json_agg(json_build_object('id', b.id, 'status', b.status) ORDER BY b.id) FROM bad b) AS bad
+FROM resolved r
+LEFT JOIN fresh f ON f.id = r.id
+LEFT JOIN inserted ins ON ins.id = r.id
+ORDER BY r.i`;
+}
+
+/** Ids held by idempotency keys: $1 keys. Used after a concurrent insert won a key. */
+export function idsByKeysSql(t: SchemaNames): string {
+  return `SELECT id, idempotency_key FROM ${t.jobs} WHERE idempotency_key = ANY($1::text[])`;
+}
+
+/**
+ * Points prerequisites of just-inserted jobs ($1 ids) from ids that lost an idempotency race
+ * ($2) to the ids that won it ($3). Rare: a concurrent insert took a key that another job of the
+ * same batch referenced with batchDepRef.
+ */
+export function repointDependenciesSql(t: SchemaNames): string {
+  return `
+UPDATE ${t.jobs} j SET depends_on_job_ids = ARRAY(
+  SELECT COALESCE(m.winner, u.dep)
+  FROM unnest(j.depends_on_job_ids) WITH ORDINALITY AS u(dep, ord)
+  LEFT JOIN unnest($2::bigint[], $3::bigint[]) AS m(loser, winner) ON m.loser = u.dep
+  ORDER BY u.ord)
+WHERE j.id = ANY($1::bigint[]) AND j.depends_on_job_ids && $2::bigint[]`;
+}
+
+export function getJobSql(t: SchemaNames): string {
+  return `SELECT ${jobColumns('j')} FROM ${t.jobs} j WHERE j.id = $1`;
+}
+
+/** Appends the WHERE conditions of a job filter (SPEC §2.7), ANDed, to `where`. */
+export function filterConditions(filter: JobFilter | undefined, values: unknown[], alias = 'j'): string[] {
+  const where: string[] = [];
+  if (!filter) return where;
+  const param = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  if (filter.jobType !== undefined) where.push(`${alias}.job_type = ${param(filter.jobType)}`);
+  if (filter.priority !== undefined) where.push(`${alias}.priority = ${param(filter.priority)}`);
+  if (filter.runAt !== undefined) {
+    if (filter.runAt instanceof Date) {
+      where.push(`${alias}.run_at = ${param(filter.runAt)}::timestamptz`);
+    } else {
+      const ops = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '=' } as const;
+      for (const [op, sqlOp] of Object.entries(ops)) {
+        const value = filter.runAt[op as keyof typeof ops];
+        if (value !== undefined) where.push(`${alias}.run_at ${sqlOp} ${param(value)}::timestamptz`);
+      }
+    }
+  }
+  if (filter.tags !== undefined) {
+    const tags = `${param(filter.tags.values)}::text[]`;
+    switch (filter.tags.mode ?? 'all') {
+      case 'all':
+        where.push(`${alias}.tags @> ${tags}`);
+        break;
+      case 'any':
+        where.push(`${alias}.tags && ${tags}`);
+        break;
+      case 'none':
+        where.push(`NOT (${alias}.tags && ${tags})`);
+        break;
+      case 'exact':
+        // Same set: tags are stored without duplicates, so mutual containment is equality.
+        where.push(`(${alias}.tags @> ${tags} AND ${alias}.tags <@ ${tags})`);
+        break;
+    }
+  }
+  return where;
+}
+
+/** A list query (SPEC §4.2): filters ANDed, newest first, optional limit/offset. */
+export function listJobsSql(t: SchemaNames, query: JobQuery): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const where = filterConditions(query.filter, values);
+  if (query.status !== undefined) {
+    values.push(query.status);
+    where.push(`j.status = $${values.length}`);
+  }
+  let text = `SELECT ${jobColumns('j')} FROM ${t.jobs} j`;
+  if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`;
+  text += ' ORDER BY j.id DESC';
+  if (query.limit !== undefined) {
+    values.push(query.limit);
+    text += ` LIMIT $${values.length}`;
+  }
+  if (query.offset !== undefined) {
+    values.push(query.offset);
+    text += ` OFFSET $${values.length}`;
+  }
+  return { text, values };
+}

@@ -1,0 +1,209 @@
+/**
+ * Managing jobs (SPEC §4.3): retry, cancel, edit, cleanup, reclaim. Each is one statement.
+ */
+import type { JobEdit, JobSelector } from '../../../backend.js';
+import { cascadeCtes, deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
+import { filterConditions } from './jobs.js';
+import type { SchemaNames } from './names.js';
+
+/**
+ * failed or cancelled → pending, due now at the latest, with a fresh attempt budget.
+ * $1 id, $2 now, $3 channel. Returns the id when the status allowed it.
+ */
+export function retryJobSql(t: SchemaNames): string {
+  return `
+WITH retried AS (
+  UPDATE ${t.jobs} j
+  SET status = 'pending', attempts = 0, next_attempt_at = NULL, last_retried_at = $2, updated_at = $2,
+      run_at = LEAST(j.run_at, $2), locked_at = NULL, locked_by = NULL, pending_reason = NULL,
+      wait_until = NULL, wait_token_id = NULL
+  WHERE j.id = $1 AND j.status IN ('failed', 'cancelled')
+  RETURNING j.id
+),
+retried_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'retried', $2, NULL FROM retried
+),
+notified AS (
+  SELECT pg_notify($3, '') FROM retried
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried`;
+}
+
+/** The WHERE condition selecting the pending jobs an operation touches (SPEC §4.3). */
+function selectorCondition(selector: JobSelector, values: unknown[], statuses: string): string {
+  if ('jobId' in selector) {
+    values.push(selector.jobId);
+    return `j.id = $${values.length} AND j.status IN (${statuses})`;
+  }
+  return [`j.status = 'pending'`, ...filterConditions(selector.filter, values)].join(' AND ');
+}
+
+/**
+ * Cancels the selected jobs (one job: pending or waiting; a filter: pending jobs) and,
+ * transitively, their dependents. Rows: kind 'requested' | 'cascaded', id, cascade_from.
+ */
+export function cancelJobsSql(t: SchemaNames, selector: JobSelector, now: Date): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const condition = selectorCondition(selector, values, `'pending', 'waiting'`);
+  values.push(now);
+  const n = `$${values.length}::timestamptz`;
+  const text = `
+WITH RECURSIVE requested AS (
+  UPDATE ${t.jobs} j
+  SET status = 'cancelled', last_cancelled_at = ${n}, updated_at = ${n}
+  WHERE ${condition}
+  RETURNING j.id, j.tags
+),
+requested_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'cancelled', ${n}, NULL FROM requested ORDER BY id
+),
+${cascadeCtes(t, 'requested', n)}
+SELECT 'requested' AS kind, id, NULL::bigint AS cascade_from FROM requested
+UNION ALL
+SELECT 'cascaded', id, cascade_from FROM cascaded`;
+  return { text, values };
+}
+
+const EDIT_COLUMNS: Record<keyof JobEdit, { column: string; cast: string }> = {
+  payload: { column: 'payload', cast: 'jsonb' },
+  maxAttempts: { column: 'max_attempts', cast: 'integer' },
+  priority: { column: 'priority', cast: 'integer' },
+  runAt: { column: 'run_at', cast: 'timestamptz' },
+  timeoutMs: { column: 'timeout_ms', cast: 'integer' },
+  tags: { column: 'tags', cast: 'text[]' },
+  retryDelay: { column: 'retry_delay', cast: 'double precision' },
+  retryBackoff: { column: 'retry_backoff', cast: 'boolean' },
+  retryDelayMax: { column: 'retry_delay_max', cast: 'double precision' },
+  deadLetterJobType: { column: 'dead_letter_job_type', cast: 'text' },
+};
+
+/**
+ * Edits the selected pending jobs: only the fields present in `edit` change. Each edited job
+ * gets an `edited` event whose metadata is the updated fields (dates as ISO strings). Wakes
+ * processors when `runAt` changed, since a job may have become due. Rows: id.
+ */
+export function editJobsSql(
+  t: SchemaNames,
+  selector: JobSelector,
+  edit: JobEdit,
+  now: Date,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const condition = selectorCondition(selector, values, `'pending'`);
+  const sets: string[] = [];
+  for (const key of Object.keys(edit) as (keyof JobEdit)[]) {
+    const value = edit[key];
+    if (value === undefined) continue;
+    const { column, cast } = EDIT_COLUMNS[key];
+    values.push(key === 'payload' ? JSON.stringify(value) : value);
+    sets.push(`${column} = $${values.length}::${cast}`);
+  }
+  values.push(now);
+  const n = `$${values.length}::timestamptz`;
+  values.push(JSON.stringify(edit));
+  const metadata = `$${values.length}::jsonb`;
+  values.push(t.channel);
+  const channel = `$${values.length}::text`;
+  const text = `
+WITH edited AS (
+  UPDATE ${t.jobs} j SET ${[...sets, `updated_at = ${n}`].join(', ')}
+  WHERE ${condition}
+  RETURNING j.id
+),
+edited_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'edited', ${n}, ${metadata} FROM edited ORDER BY id
+),
+notified AS (
+  SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM edited LIMIT 1) s WHERE ${edit.runAt !== undefined}
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM edited ORDER BY id`;
+  return { text, values };
+}
+
+/**
+ * Removes up to $2 finished jobs (completed, cancelled, failed with no retry left) last updated
+ * before $1, with their events. Returns how many jobs.
+ */
+export function cleanupJobsSql(t: SchemaNames): string {
+  return `
+WITH doomed AS (
+  SELECT j.id FROM ${t.jobs} j
+  WHERE j.status IN ('completed', 'cancelled', 'failed')
+    AND (j.status <> 'failed' OR j.next_attempt_at IS NULL)
+    AND j.updated_at < $1
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+),
+gone_events AS (
+  DELETE FROM ${t.events} e USING doomed d WHERE e.job_id = d.id
+),
+gone AS (
+  DELETE FROM ${t.jobs} j USING doomed d WHERE j.id = d.id RETURNING 1
+)
+SELECT count(*)::int AS n FROM gone`;
+}
+
+/**
+ * Reclaims jobs processing for longer than $2 ms (or their own longer timeout_ms) at $1:
+ * attempts left → pending; none left → failed with reason 'timeout', routed to their dead-letter
+ * type, dependents cancelled. Every reclaimed job gets a `failed` event.
+ * $3 now as ISO text, $4 channel.
+ * Rows: kind 'requeued' | 'failed' | 'dead_letter' | 'cascaded', id, cascade_from.
+ */
+export function reclaimSql(t: SchemaNames): string {
+  const message = `'Reclaimed: still processing after ' || s.limit_ms || ' ms, the worker is presumed lost'`;
+  return `
+WITH RECURSIVE stuck AS MATERIALIZED (
+  SELECT j.id, j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type,
+    j.attempts < j.max_attempts AS will_retry,
+    round(GREATEST($2::double precision, COALESCE(j.timeout_ms, 0)))::bigint AS limit_ms
+  FROM ${t.jobs} j
+  WHERE j.status = 'processing'
+    -- The first bound alone lets job_queue_locked_at_idx serve the scan.
+    AND j.locked_at < $1::timestamptz - $2::double precision * interval '1 millisecond'
+    AND j.locked_at < $1::timestamptz - GREATEST($2::double precision, COALESCE(j.timeout_ms, 0)) * interval '1 millisecond'
+  ORDER BY j.id
+  FOR UPDATE SKIP LOCKED
+),
+requeued AS (
+  UPDATE ${t.jobs} j SET status = 'pending', locked_at = NULL, locked_by = NULL, updated_at = $1
+  FROM stuck s
+  WHERE j.id = s.id AND s.will_retry
+  RETURNING j.id
+),
+dl AS MATERIALIZED (
+  SELECT s.id AS src_id, nextval('${t.jobIdSeq}'::regclass) AS id, s.dead_letter_job_type AS job_type,
+    ${deadLetterEnvelope('s', message, `'timeout'`, '$3::text')} AS payload
+  FROM (SELECT * FROM stuck WHERE NOT will_retry AND dead_letter_job_type IS NOT NULL ORDER BY id) s
+),
+failed AS (
+  UPDATE ${t.jobs} j
+  SET status = 'failed', failure_reason = 'timeout', next_attempt_at = NULL, last_failed_at = $1, updated_at = $1,
+      error_history = j.error_history || jsonb_build_array(jsonb_build_object('message', ${message}, 'timestamp', $3::text)),
+      dead_letter_job_id = COALESCE(dl.id, j.dead_letter_job_id),
+      dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $1 END
+  FROM stuck s LEFT JOIN dl ON dl.src_id = s.id
+  WHERE j.id = s.id AND NOT s.will_retry
+  RETURNING j.id, j.tags
+),
+failed_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT s.id, 'failed', $1, jsonb_build_object('message', ${message}, 'failureReason', 'timeout',
+    'willRetry', s.will_retry, 'deadLetterJobId', dl.id)
+  FROM stuck s LEFT JOIN dl ON dl.src_id = s.id
+  ORDER BY s.id
+),
+${deadLetterInsertCtes(t, 'dl', '$1::timestamptz')},
+${cascadeCtes(t, 'failed', '$1::timestamptz')},
+notified AS (
+  SELECT pg_notify($4, '') FROM (SELECT 1 FROM requeued UNION ALL SELECT 1 FROM dead_letters LIMIT 1) s
+)
+SELECT 'requeued' AS kind, id, NULL::bigint AS cascade_from FROM requeued
+UNION ALL SELECT 'failed', id, NULL FROM failed
+UNION ALL SELECT 'dead_letter', id, NULL FROM dead_letters
+UNION ALL SELECT 'cascaded', id, cascade_from FROM cascaded
+UNION ALL SELECT 'notified', count(*), NULL FROM notified`;
+}

@@ -1,0 +1,37 @@
+/**
+ * Schema-qualified names of the queue's tables. The schema was validated as an identifier when
+ * the queue was configured; quoteIdent refuses anything else, so no SQL is ever built from
+ * unvalidated input.
+ */
+import { createHash } from 'node:crypto';
+import { quoteIdent } from '../../../config.js';
+
+export interface SchemaNames {
+  /** `"schema".job_queue` */
+  jobs: string;
+  /** `"schema".job_events` */
+  events: string;
+  /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
+  jobIdSeq: string;
+  /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
+  channel: string;
+}
+
+const NAMEDATALEN = 63;
+
+export function schemaNames(schema: string): SchemaNames {
+  const s = quoteIdent(schema);
+  return {
+    jobs: `${s}.job_queue`,
+    events: `${s}.job_events`,
+    jobIdSeq: `${s}.job_queue_id_seq`,
+    channel: notifyChannel(schema),
+  };
+}
+
+/** One channel per schema, so queues on different schemas never wake each other. */
+export function notifyChannel(schema: string): string {
+  const plain = `queuedev_${schema}`;
+  if (plain.length <= NAMEDATALEN) return plain;
+  return `queuedev_${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`;
+}
