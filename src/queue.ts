@@ -93,7 +93,9 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     const jobs = list.map((o, index) => normalizeJob(`jobs[${index}]`, o as JobOptions, now, { index, size: list.length }));
     assertNoPlaceholderCycles(jobs);
     const { ids, insertedIds } = await this.backend.addJobs({ jobs, now, db: addOptions?.db });
-    const typeById = new Map(ids.map((id, i) => [id, jobs[i]!.jobType]));
+    // The first job carrying an id is the one inserted; later duplicates of its key map to it.
+    const typeById = new Map<number, string>();
+    ids.forEach((id, i) => typeById.has(id) || typeById.set(id, jobs[i]!.jobType));
     this.emitAdded(insertedIds, insertedIds.map((id) => typeById.get(id)!));
     this.log(`added ${insertedIds.length} of ${jobs.length} jobs`);
     return ids;
@@ -101,31 +103,31 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   // §4.2 Retrieving jobs
 
-  getJob<T extends keyof P & string = keyof P & string>(id: number): Promise<JobRecord<P[T]> | null> {
+  async getJob<T extends keyof P & string = keyof P & string>(id: number): Promise<JobRecord<P[T]> | null> {
     requireJobId('id', id);
     return this.backend.getJob(id) as Promise<JobRecord<P[T]> | null>;
   }
 
   /** Jobs matching `filter`, newest first; all jobs when no filter is given. */
-  getJobs(filter?: JobFilter, limit?: number, offset?: number): Promise<JobRecord[]> {
+  async getJobs(filter?: JobFilter, limit?: number, offset?: number): Promise<JobRecord[]> {
     return this.backend.getJobs({ filter: normalizeFilter(filter), ...requirePage(limit, offset) });
   }
 
-  getJobsByStatus(status: JobStatus, limit?: number, offset?: number): Promise<JobRecord[]> {
+  async getJobsByStatus(status: JobStatus, limit?: number, offset?: number): Promise<JobRecord[]> {
     return this.backend.getJobs({ status: requireStatus('status', status), ...requirePage(limit, offset) });
   }
 
-  getAllJobs(limit?: number, offset?: number): Promise<JobRecord[]> {
+  async getAllJobs(limit?: number, offset?: number): Promise<JobRecord[]> {
     return this.backend.getJobs({ ...requirePage(limit, offset) });
   }
 
-  getJobsByTags(tags: string[], mode: TagQueryMode = 'all', limit?: number, offset?: number): Promise<JobRecord[]> {
+  async getJobsByTags(tags: string[], mode: TagQueryMode = 'all', limit?: number, offset?: number): Promise<JobRecord[]> {
     const filter: JobFilter = { tags: { values: requireTags('tags', tags), mode: requireTagMode('mode', mode) } };
     return this.backend.getJobs({ filter, ...requirePage(limit, offset) });
   }
 
   /** The job's event history, oldest first. */
-  getJobEvents(jobId: number): Promise<JobEvent[]> {
+  async getJobEvents(jobId: number): Promise<JobEvent[]> {
     requireJobId('jobId', jobId);
     return this.backend.getJobEvents(jobId);
   }
@@ -158,17 +160,17 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   }
 
   /** Edits every pending job matching `filter`; returns how many were edited. */
-  editAllPendingJobs(filter: JobFilter | undefined, updates: EditJobOptions<P[keyof P]>): Promise<number> {
+  async editAllPendingJobs(filter: JobFilter | undefined, updates: EditJobOptions<P[keyof P]>): Promise<number> {
     return this.edit({ filter: normalizeFilter(filter) }, updates);
   }
 
   /** Removes finished jobs (and their events) last updated more than `daysToKeep` days ago. */
-  cleanupOldJobs(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
+  async cleanupOldJobs(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
     return this.backend.cleanupOldJobs(this.retention(daysToKeep, batchSize));
   }
 
   /** Removes events created more than `daysToKeep` days ago. */
-  cleanupOldJobEvents(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
+  async cleanupOldJobEvents(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
     return this.backend.cleanupOldJobEvents(this.retention(daysToKeep, batchSize));
   }
 
