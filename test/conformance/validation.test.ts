@@ -120,6 +120,26 @@ forEachBackend('validation of queries (§7)', (ctx) => {
     expect(await ctx.queue.getAllJobs()).toEqual([before]);
   });
 
+  it('reports bad input by rejecting the returned promise, never by throwing synchronously', async () => {
+    const calls: [string, () => Promise<unknown>][] = [
+      ['getJob', () => ctx.queue.getJob(0)],
+      ['getJobs', () => ctx.queue.getJobs({ priority: 0.5 })],
+      ['getJobsByStatus', () => ctx.queue.getJobsByStatus('done' as JobStatus)],
+      ['getAllJobs', () => ctx.queue.getAllJobs(-1)],
+      ['getJobsByTags', () => ctx.queue.getJobsByTags([''])],
+      ['getJobEvents', () => ctx.queue.getJobEvents(-1)],
+      ['editAllPendingJobs', () => ctx.queue.editAllPendingJobs({ jobType: '' }, { priority: 1 })],
+      ['cleanupOldJobs', () => ctx.queue.cleanupOldJobs(-1)],
+      ['cleanupOldJobEvents', () => ctx.queue.cleanupOldJobEvents(-1)],
+      ['addJob', () => ctx.queue.addJob({ jobType: '', payload: {} })],
+    ];
+    for (const [name, call] of calls) {
+      let promise: Promise<unknown> | undefined;
+      expect(() => (promise = call()), name).not.toThrow();
+      await expect(promise, name).rejects.toBeInstanceOf(ValidationError);
+    }
+  });
+
   it('rejects an unknown status in getJobsByStatus', async () => {
     await expectFailure(ctx.queue.getJobsByStatus('done' as JobStatus), ValidationError, {
       field: 'status',
