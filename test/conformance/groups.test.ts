@@ -1,0 +1,74 @@
+/**
+ * Group limits (SPEC §2.10 groupConcurrency, DETAILS "Group limits and concurrency"): the count
+ * of processing jobs of a group never exceeds the limit, across processors; jobs without a
+ * group are not limited; invalid limits are configuration errors.
+ */
+import { expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { forEachBackend } from '../helpers/backends.js';
+import { sleep, trackRunners, waitFor } from './processing-support.js';
+
+forEachBackend('group limits (§2.10)', (ctx) => {
+  const track = trackRunners();
+
+  /** A handler that records, per group, the most handlers running at once. */
+  function concurrencyProbe() {
+    const running = new Map<string, number>();
+    const max = new Map<string, number>();
+    let done = 0;
+    const handler = async (payload: { group: string }) => {
+      const n = (running.get(payload.group) ?? 0) + 1;
+      running.set(payload.group, n);
+      max.set(payload.group, Math.max(max.get(payload.group) ?? 0, n));
+      await sleep(30);
+      running.set(payload.group, running.get(payload.group)! - 1);
+      done++;
+    };
+    return { handler, max, done: () => done };
+  }
+
+  function jobsFor(group: string | null, count: number) {
+    return Array.from({ length: count }, () => ({
+      jobType: 'work',
+      payload: { group: group ?? 'none' },
+      ...(group ? { group: { id: group } } : {}),
+    }));
+  }
+
+  it('start() claims no more of a group than groupConcurrency', async () => {
+    await ctx.queue.addJobs([...jobsFor('g1', 5), ...jobsFor(null, 2)]);
+    const processor = ctx.queue.createProcessor({ work: async () => {} }, { groupConcurrency: 2, batchSize: 20 });
+    expect(await processor.start()).toBe(4); // 2 of g1, both ungrouped
+    expect(await processor.start()).toBe(2);
+    expect(await processor.start()).toBe(1);
+  });
+
+  it('holds the limit across two processors running at the same time; ungrouped jobs are not limited', async () => {
+    await ctx.queue.addJobs([...jobsFor('g1', 8), ...jobsFor('g2', 8), ...jobsFor(null, 8)]);
+    const probe = concurrencyProbe();
+    const other = ctx.makeQueue();
+    const options = { groupConcurrency: 2, concurrency: 8, pollInterval: 20 };
+    const p1 = track(ctx.queue.createProcessor({ work: probe.handler }, options));
+    const p2 = track(other.createProcessor({ work: probe.handler }, options));
+    p1.startInBackground();
+    p2.startInBackground();
+    await waitFor(() => probe.done() === 24, 15_000, 'all 24 jobs');
+    await Promise.all([p1.stopAndDrain(), p2.stopAndDrain()]);
+    expect(probe.max.get('g1')).toBe(2);
+    expect(probe.max.get('g2')).toBe(2);
+    expect(probe.max.get('none')).toBeGreaterThan(2);
+  });
+
+  it('limits only jobs that have a group.id', async () => {
+    await ctx.queue.addJobs(jobsFor(null, 6));
+    const processor = ctx.queue.createProcessor({ work: async () => {} }, { groupConcurrency: 1, batchSize: 10 });
+    expect(await processor.start()).toBe(6);
+  });
+
+  it('rejects a groupConcurrency that is not a positive integer', () => {
+    for (const value of [0, -1, 1.5, Number.NaN, '2', null]) {
+      expect(() => ctx.queue.createProcessor({}, { groupConcurrency: value as number }), String(value)).toThrow(ConfigError);
+      expect(() => ctx.queue.createProcessor({}, { groupConcurrency: value as number })).toThrow(/`groupConcurrency`.*positive integer/);
+    }
+  });
+});
