@@ -1,8 +1,55 @@
+/**
+ * The Redis backend: every operation of the Backend interface on one Redis (or one Redis
+ * Cluster slot: all keys share the `{q}` hash tag, see keys.ts). Each change is one Lua script
+ * (lua/*.lua, built into lua.generated.ts by scripts/build-lua.ts).
+ */
 import type { Backend } from '../../backend.js';
 import type { ResolvedRedisConfig } from '../../config.js';
+import { UnsupportedOnBackendError } from '../../errors.js';
+import { openConnection } from './connection.js';
+import type { BackendContext } from './context.js';
+import { addJobs, getJob, getJobEvents, getJobs } from './jobs.js';
+import { redisKeys } from './keys.js';
+import { cancelJobs, cleanupOldJobEvents, cleanupOldJobs, editJobs, reclaimStuckJobs, retryJob } from './manage.js';
+import { createScriptRunner } from './scripts.js';
 
-/** Creates the Redis backend. (Being implemented.) */
+/** Creates the Redis backend. */
 export function createRedisBackend(config: ResolvedRedisConfig): Backend {
-  void config;
-  throw new Error('not implemented yet');
+  const { client, owned } = openConnection(config);
+  const ctx: BackendContext = { client, keys: redisKeys(config.keyPrefix), run: createScriptRunner(client, config.keyPrefix) };
+  const notYet = (name: string) => () => Promise.reject(new Error(`${name} is not implemented on the redis backend yet`));
+
+  return {
+    addJobs: (input) => addJobs(ctx, input),
+    getJob: (id) => getJob(ctx, id),
+    getJobs: (query) => getJobs(ctx, query),
+    getJobEvents: (jobId) => getJobEvents(ctx, jobId),
+    retryJob: (jobId, now) => retryJob(ctx, jobId, now),
+    cancelJobs: (selector, now) => cancelJobs(ctx, selector, now),
+    editJobs: (selector, edit, now) => editJobs(ctx, selector, edit, now),
+    cleanupOldJobs: (input) => cleanupOldJobs(ctx, input),
+    cleanupOldJobEvents: (input) => cleanupOldJobEvents(ctx, input),
+    reclaimStuckJobs: (input) => reclaimStuckJobs(ctx, input),
+
+    claimJobs: notYet('claimJobs'),
+    completeJobs: notYet('completeJobs'),
+    failJob: notYet('failJob'),
+    prolongJob: notYet('prolongJob'),
+    setProgress: notYet('setProgress'),
+    setOutput: notYet('setOutput'),
+    subscribeJobAvailable: notYet('subscribeJobAvailable'),
+
+    getPool() {
+      throw new UnsupportedOnBackendError('getPool() returns the PostgreSQL pool, so it is only available on the postgres backend; this queue uses redis (use getRedisClient())');
+    },
+    getRedisClient: () => client,
+
+    async close() {
+      if (!owned || client.status === 'end') return;
+      // QUIT's reply comes before the socket closes; wait for the end so that close() means closed.
+      const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+      await client.quit();
+      await ended;
+    },
+  };
 }

@@ -1,0 +1,108 @@
+/**
+ * Every Redis key of a queue. All keys start with the prefix and share the hash tag `{q}`,
+ * so every script's keys live in one Redis Cluster slot. Scripts receive every key they touch
+ * through KEYS (never built inside Lua), which is why per-job data lives in hashes keyed by
+ * job id rather than in one key per job.
+ *
+ * Ids inside sorted-set members are zero-padded to 15 digits (`pad`), so lexicographic order
+ * equals numeric order.
+ *
+ * | key            | type | contents |
+ * |----------------|------|----------|
+ * | id             | str  | last job id (INCR) |
+ * | jobs           | hash | id -> job metadata JSON (StoredJob, without payload/output/stepData) |
+ * | payloads       | hash | id -> payload JSON text, stored verbatim (never decoded in Lua) |
+ * | outputs        | hash | id -> output JSON text, verbatim |
+ * | steps          | hash | id -> step data JSON text (durable `ctx.run` results) |
+ * | idem           | hash | idempotency key -> id |
+ * | all            | zset | member id, score id: every job (listing, newest first) |
+ * | status:<s>     | zset | member id, score id: jobs in status <s>, one key per status |
+ * | types          | zset | score 0, member `<jobType>\0<pad id>`: lookup by type |
+ * | tags           | zset | score 0, member `<tag>\0<pad id>`: lookup by tag |
+ * | ready          | zset | member pad id, score -priority: claimable now, best first |
+ * | scheduled      | zset | member pad id, score ready time (ms): pending with a future runAt, failed awaiting retry, timed waits |
+ * | processing     | zset | member pad id, score locked_at (ms): reclaim scans it |
+ * | finished       | zset | member pad id, score updatedAt (ms): completed, cancelled, failed without retry; cleanup scans it |
+ * | deps           | zset | score 0, member `<pad prerequisite id>\0<pad dependent id>`: dependents of a job |
+ * | tag-deps       | zset | score 0, member `<tag>\0<pad id>` for each tag of a job's dependsOn.tags: finds the jobs a tag-barrier job holds back (cascade cancel) |
+ * | groups         | hash | group id -> number of processing jobs of the group |
+ * | event:id       | str  | last event id |
+ * | events         | hash | event id -> event JSON `{ id, jobId, eventType, createdAt, metadata }` |
+ * | job-events     | zset | score 0, member `<pad job id>\0<pad event id>`: events of a job |
+ * | event-times    | zset | member event id, score createdAt (ms): event cleanup |
+ * | wake           | list | wake-up signal for idle processors (BLPOP) |
+ */
+import type { JobStatus } from '../../types.js';
+import { JOB_STATUSES } from '../../types.js';
+
+export const ID_WIDTH = 15;
+
+/** Zero-pads an id for sorted-set members. */
+export function pad(id: number): string {
+  return String(id).padStart(ID_WIDTH, '0');
+}
+
+export function redisKeys(prefix: string) {
+  const k = (name: string) => `${prefix}{q}:${name}`;
+  const status = Object.fromEntries(JOB_STATUSES.map((s) => [s, k(`status:${s}`)])) as Record<JobStatus, string>;
+  return {
+    id: k('id'),
+    jobs: k('jobs'),
+    payloads: k('payloads'),
+    outputs: k('outputs'),
+    steps: k('steps'),
+    idem: k('idem'),
+    all: k('all'),
+    status,
+    types: k('types'),
+    tags: k('tags'),
+    ready: k('ready'),
+    scheduled: k('scheduled'),
+    processing: k('processing'),
+    finished: k('finished'),
+    deps: k('deps'),
+    tagDeps: k('tag-deps'),
+    groups: k('groups'),
+    eventId: k('event:id'),
+    events: k('events'),
+    jobEvents: k('job-events'),
+    eventTimes: k('event-times'),
+    wake: k('wake'),
+  };
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;
+
+/**
+ * Every key by the name Lua script headers use for it (the part after `{q}:`). Scripts
+ * declare the keys they touch by these names; the runner resolves them with `keyName`.
+ */
+export const KEY_NAMES: readonly string[] = [
+  'id',
+  'jobs',
+  'payloads',
+  'outputs',
+  'steps',
+  'idem',
+  'all',
+  ...JOB_STATUSES.map((s) => `status:${s}`),
+  'types',
+  'tags',
+  'ready',
+  'scheduled',
+  'processing',
+  'finished',
+  'deps',
+  'tag-deps',
+  'groups',
+  'event:id',
+  'events',
+  'job-events',
+  'event-times',
+  'wake',
+];
+
+/** The full key for a name of KEY_NAMES. */
+export function keyName(prefix: string, name: string): string {
+  return `${prefix}{q}:${name}`;
+}

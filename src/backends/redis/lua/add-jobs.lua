@@ -1,0 +1,110 @@
+--[[
+  Adds a batch of jobs atomically (SPEC §4.1): idempotency keys, batchDepRef placeholders,
+  dependency checks, every index, `added` events and the wake-up signal. Everything is
+  validated before the first write, so a rejected batch writes nothing.
+  KEYS[1] id, KEYS[2] jobs, KEYS[3] payloads, KEYS[4] idem, KEYS[5] all,
+  KEYS[6] status:pending, KEYS[7] status:processing, KEYS[8] status:completed,
+  KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting,
+  KEYS[12] types, KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready,
+  KEYS[17] scheduled, KEYS[18] processing, KEYS[19] finished, KEYS[20] groups,
+  KEYS[21] event:id, KEYS[22] events, KEYS[23] job-events, KEYS[24] event-times, KEYS[25] wake
+  ARGV[1] now (ms); ARGV[2] the batch, a JSON array of { job, payload, added }: job is the
+  stored metadata without id (dependsOnJobIds may hold placeholders -(index + 1)), payload
+  the payload's JSON text, added the `added` event's metadata JSON text.
+  Returns { 'ok', ids, insertedIds } (ids in input order; a taken or repeated idempotency key
+  gives the existing id), or { 'unknown', ids } when dependsOn.jobIds names jobs that do not
+  exist, or { 'ended', ids } when it names jobs already cancelled or failed for good.
+]]
+--- @include "util"
+--- @include "job"
+--- @include "events"
+--- @include "wake"
+--- @include "state"
+--- @include "insert"
+
+local now = tonumber(ARGV[1])
+local batch = cjson.decode(ARGV[2])
+
+-- 1. Idempotency: a key already stored resolves to its job; a key repeated in the batch
+--    resolves to its first occurrence.
+local existing, firstOf, byKey = {}, {}, {}
+for i, entry in ipairs(batch) do
+  local key = entry.job.idempotencyKey
+  if not isnull(key) then
+    local stored = redis.call('HGET', K['idem'], key)
+    if stored then
+      existing[i] = tonumber(stored)
+    elseif byKey[key] then
+      firstOf[i] = byKey[key]
+    else
+      byKey[key] = i
+    end
+  end
+end
+
+-- The batch index a placeholder finally names (following repeated keys to the first).
+local function target(index)
+  return firstOf[index] or index
+end
+
+-- 2. Dependencies: every existing job named (directly, or by a placeholder whose key was
+--    taken) must exist and must not have ended cancelled or failed with no retry left.
+local unknown, ended, checked = {}, {}, {}
+local function checkExisting(id)
+  if checked[id] then return end
+  checked[id] = true
+  local job = loadJob(id)
+  if not job then
+    unknown[#unknown + 1] = id
+  elseif job.status == 'cancelled' or (job.status == 'failed' and isnull(job.nextAttemptAt)) then
+    ended[#ended + 1] = id
+  end
+end
+for _, entry in ipairs(batch) do
+  for _, dep in ipairs(list(entry.job.dependsOnJobIds)) do
+    if dep > 0 then
+      checkExisting(dep)
+    elseif existing[target(-dep)] then
+      checkExisting(existing[target(-dep)])
+    end
+  end
+end
+if #unknown > 0 then return { 'unknown', unknown } end
+if #ended > 0 then return { 'ended', ended } end
+
+-- 3. Ids, in input order, for the jobs really inserted.
+local ids, insertedIds = {}, {}
+for i = 1, #batch do
+  if existing[i] then
+    ids[i] = existing[i]
+  elseif not firstOf[i] then
+    ids[i] = newId()
+    insertedIds[#insertedIds + 1] = ids[i]
+  end
+end
+for i = 1, #batch do
+  if firstOf[i] then ids[i] = ids[firstOf[i]] end
+end
+
+-- 4. Write: placeholders become real ids (deduplicated; a job never waits on itself, which
+--    only a placeholder to a repeat of its own idempotency key could produce).
+for i, entry in ipairs(batch) do
+  if not existing[i] and not firstOf[i] then
+    local job = entry.job
+    job.id = ids[i]
+    if not isnull(job.dependsOnJobIds) then
+      local resolved, seen = {}, {}
+      for _, dep in ipairs(job.dependsOnJobIds) do
+        local id = dep > 0 and dep or ids[-dep]
+        if id ~= job.id and not seen[id] then
+          seen[id] = true
+          resolved[#resolved + 1] = id
+        end
+      end
+      job.dependsOnJobIds = #resolved > 0 and resolved or NULL
+    end
+    insertJob(job, entry.payload, now, entry.added)
+  end
+end
+if #insertedIds > 0 then signalWake() end
+return { 'ok', ids, insertedIds }

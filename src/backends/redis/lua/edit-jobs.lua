@@ -1,0 +1,56 @@
+--[[
+  Edits pending jobs (SPEC §2.6, §4.3): one job, or every pending job matching a filter. Only
+  the supplied fields change; a new runAt or priority moves the job between ready and
+  scheduled; new tags update the tag index. Writes an `edited` event per job, and signals a
+  wake-up when runAt changed (a job may have become due).
+  KEYS[1] jobs, KEYS[2] payloads, KEYS[3] status:pending, KEYS[4] status:processing,
+  KEYS[5] status:completed, KEYS[6] status:failed, KEYS[7] status:cancelled,
+  KEYS[8] status:waiting, KEYS[9] ready, KEYS[10] scheduled, KEYS[11] processing,
+  KEYS[12] finished, KEYS[13] groups, KEYS[14] event:id, KEYS[15] events, KEYS[16] job-events,
+  KEYS[17] event-times, KEYS[18] wake, KEYS[19] all, KEYS[20] types, KEYS[21] tags
+  ARGV[1] now (ms); ARGV[2] job id, or '' to select by filter; ARGV[3] filter query JSON;
+  ARGV[4] the changed metadata fields as JSON (stored names and forms, no payload);
+  ARGV[5] the new payload's JSON text, or '' to keep it; ARGV[6] the `edited` event's
+  metadata JSON text (the updated fields, with the payload spliced in by the caller).
+  Returns the ids edited.
+]]
+--- @include "util"
+--- @include "job"
+--- @include "events"
+--- @include "wake"
+--- @include "state"
+--- @include "filter"
+
+local now = tonumber(ARGV[1])
+local changes = cjson.decode(ARGV[4])
+local payload = ARGV[5]
+local metadata = ARGV[6]
+
+local ids
+if ARGV[2] ~= '' then
+  ids = { tonumber(ARGV[2]) }
+else
+  local query = cjson.decode(ARGV[3])
+  query.status = 'pending'
+  ids = selectIds(query, nil, 0)
+end
+
+local edited = {}
+for _, id in ipairs(ids) do
+  local job = loadJob(id)
+  if job and job.status == 'pending' then
+    local pid = pad(id)
+    if changes.tags then
+      for _, tag in ipairs(list(job.tags)) do redis.call('ZREM', K['tags'], tag .. '\0' .. pid) end
+      for _, tag in ipairs(list(changes.tags)) do redis.call('ZADD', K['tags'], 0, tag .. '\0' .. pid) end
+    end
+    for field, value in pairs(changes) do job[field] = value end
+    job.updatedAt = now
+    store(job, now)
+    if payload ~= '' then redis.call('HSET', K['payloads'], int(id), payload) end
+    addEvent(id, 'edited', now, metadata)
+    edited[#edited + 1] = id
+  end
+end
+if #edited > 0 and changes.runAt then signalWake() end
+return edited

@@ -1,0 +1,61 @@
+-- Status changes and index placement. Every script that changes a job's status calls
+-- transition() and then store(), so the status sets, the ready/scheduled/processing/finished
+-- sets and the group counters always agree with the metadata.
+local PLACEMENTS = { 'ready', 'scheduled', 'processing', 'finished' }
+
+-- When a claimable job becomes due: pending at runAt, a failed job at its retry time, a
+-- waiting job at its wake-up time. nil when the job cannot be claimed.
+local function dueAt(job)
+  local s = job.status
+  if s == 'pending' then return job.runAt end
+  if s == 'failed' and not isnull(job.nextAttemptAt) then return job.nextAttemptAt end
+  if s == 'waiting' and not isnull(job.waitUntil) then return job.waitUntil end
+  return nil
+end
+
+local function isFinished(job)
+  return job.status == 'completed' or job.status == 'cancelled'
+    or (job.status == 'failed' and isnull(job.nextAttemptAt))
+end
+
+-- Moves the job to `status`: status sets and the per-group processing counter.
+local function transition(job, status, now)
+  local old = job.status
+  if old ~= status then
+    local id = int(job.id)
+    redis.call('ZREM', K['status:' .. old], id)
+    redis.call('ZADD', K['status:' .. status], job.id, id)
+    local group = job.groupId
+    if not isnull(group) then
+      if old == 'processing' then
+        if redis.call('HINCRBY', K['groups'], group, -1) <= 0 then redis.call('HDEL', K['groups'], group) end
+      elseif status == 'processing' then
+        redis.call('HINCRBY', K['groups'], group, 1)
+      end
+    end
+  end
+  job.status = status
+  job.updatedAt = now
+end
+
+-- Puts the job in exactly one of ready/scheduled/processing/finished (or none: a waiting job
+-- without a wake-up time) and saves its metadata. Returns the saved JSON text.
+local function store(job, now)
+  local m = pad(job.id)
+  for _, name in ipairs(PLACEMENTS) do redis.call('ZREM', K[name], m) end
+  local s = job.status
+  local due = dueAt(job)
+  if s == 'processing' then
+    redis.call('ZADD', K['processing'], job.lockedAt, m)
+  elseif isFinished(job) then
+    redis.call('ZADD', K['finished'], job.updatedAt, m)
+  elseif due ~= nil then
+    if due <= now then
+      -- Score -priority: ZRANGE order is priority desc, then (equal scores) id asc.
+      redis.call('ZADD', K['ready'], -job.priority, m)
+    else
+      redis.call('ZADD', K['scheduled'], due, m)
+    end
+  end
+  return saveJob(job)
+end

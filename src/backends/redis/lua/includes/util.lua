@@ -1,0 +1,33 @@
+-- Shared helpers that touch no key: null checks, number formatting, sorted-set members.
+local NULL = cjson.null
+local ID_WIDTH = 15
+
+local function isnull(v)
+  return v == nil or v == NULL
+end
+
+-- Integer text without exponent (tostring would switch to 1e+15 notation).
+local function int(n)
+  return string.format('%d', n)
+end
+
+-- Zero-padded id for sorted-set members, so lexicographic order is numeric order.
+local function pad(id)
+  return string.format('%015d', id)
+end
+
+-- The id at the end of a `<prefix>\0<pad id>` member.
+local function idFromMember(m)
+  return tonumber(string.sub(m, -ID_WIDTH))
+end
+
+-- A JSON array decoded by cjson, or an empty table for null/absent.
+local function list(v)
+  if type(v) == 'table' then return v end
+  return {}
+end
+
+local function json(s)
+  if isnull(s) then return 'null' end
+  return cjson.encode(s)
+end

@@ -1,0 +1,54 @@
+--[[
+  Reclaims processing jobs whose lock is older than the threshold, or than their own longer
+  timeoutMs (SPEC §3): with attempts left back to pending, else failed with reason `timeout`,
+  an errorHistory entry, dead-letter routing and the dependency cascade. Each gets a `failed`
+  event { message, failureReason: 'timeout', willRetry, deadLetterJobId }.
+  KEYS[1] id, KEYS[2] jobs, KEYS[3] payloads, KEYS[4] idem, KEYS[5] all,
+  KEYS[6] status:pending, KEYS[7] status:processing, KEYS[8] status:completed,
+  KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting, KEYS[12] types,
+  KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready, KEYS[17] scheduled,
+  KEYS[18] processing, KEYS[19] finished, KEYS[20] groups, KEYS[21] event:id, KEYS[22] events,
+  KEYS[23] job-events, KEYS[24] event-times, KEYS[25] wake
+  ARGV[1] now (ms); ARGV[2] threshold (ms); ARGV[3] now as an ISO-8601 string.
+  Returns { requeuedIds, failedIds, deadLetterJobIds, cascaded } (cascaded: { jobId, cascadeFrom }).
+]]
+--- @include "util"
+--- @include "job"
+--- @include "events"
+--- @include "wake"
+--- @include "state"
+--- @include "fail"
+
+local now = tonumber(ARGV[1])
+local threshold = tonumber(ARGV[2])
+local nowIso = ARGV[3]
+local requeued, failed, deadLetters, cascaded = {}, {}, {}, {}
+
+-- Locked before now - threshold (lock times are whole ms, hence ceil): candidates; the job's
+-- own timeoutMs may lengthen its limit.
+local members = redis.call('ZRANGEBYSCORE', K['processing'], '-inf', '(' .. int(math.ceil(now - threshold)))
+for _, m in ipairs(members) do
+  local job = loadJob(idFromMember(m))
+  if job and job.status == 'processing' then
+    local limit = threshold
+    if not isnull(job.timeoutMs) and job.timeoutMs > limit then limit = job.timeoutMs end
+    if job.lockedAt < now - limit then
+      local message = 'Reclaimed: still processing after ' .. int(math.floor(limit + 0.5)) .. ' ms, the worker is presumed lost'
+      if job.attempts < job.maxAttempts then
+        transition(job, 'pending', now)
+        job.lockedAt = NULL
+        job.lockedBy = NULL
+        store(job, now)
+        addEvent(job.id, 'failed', now, '{"message":' .. json(message)
+          .. ',"failureReason":"timeout","willRetry":true,"deadLetterJobId":null}')
+        requeued[#requeued + 1] = job.id
+      else
+        local dl = failProcessingJob(job, message, 'timeout', nil, now, nowIso, cascaded)
+        failed[#failed + 1] = job.id
+        if dl then deadLetters[#deadLetters + 1] = dl end
+      end
+    end
+  end
+end
+if #requeued > 0 or #deadLetters > 0 then signalWake() end
+return { requeued, failed, deadLetters, cascaded }

@@ -1,0 +1,87 @@
+/**
+ * Managing jobs (SPEC §4.3) on Redis: retry, cancel, edit, cleanup and reclaim, each one Lua
+ * script (cleanup: one script per batch).
+ */
+import type { CancelResult, CleanupInput, JobEdit, JobSelector, ReclaimInput, ReclaimResult } from '../../backend.js';
+import type { BackendContext } from './context.js';
+import { toLuaQuery } from './query.js';
+import { floatText, type StoredJob } from './record.js';
+
+type Cascaded = [number, number][];
+
+function cascadedPairs(pairs: Cascaded): { jobId: number; cascadeFrom: number }[] {
+  return pairs.map(([jobId, cascadeFrom]) => ({ jobId, cascadeFrom }));
+}
+
+/** ARGV of a selector: the job id, or '' and the filter query (pending jobs only). */
+function selectorArgs(selector: JobSelector): [string | number, string] {
+  if ('jobId' in selector) return [selector.jobId, ''];
+  return ['', JSON.stringify(toLuaQuery(selector.filter))];
+}
+
+export async function retryJob(ctx: BackendContext, jobId: number, now: Date): Promise<boolean> {
+  return (await ctx.run<number>('retryJob', [jobId, now.getTime()])) === 1;
+}
+
+export async function cancelJobs(ctx: BackendContext, selector: JobSelector, now: Date): Promise<CancelResult> {
+  const [cancelledIds, cascaded] = await ctx.run<[number[], Cascaded]>('cancelJobs', [now.getTime(), ...selectorArgs(selector)]);
+  return { cancelledIds, cascaded: cascadedPairs(cascaded) };
+}
+
+export async function editJobs(ctx: BackendContext, selector: JobSelector, edit: JobEdit, now: Date): Promise<number[]> {
+  // The metadata fields in their stored form; the payload travels apart, verbatim.
+  const changes: Partial<StoredJob> = {};
+  if (edit.maxAttempts !== undefined) changes.maxAttempts = edit.maxAttempts;
+  if (edit.priority !== undefined) changes.priority = edit.priority;
+  if (edit.runAt !== undefined) changes.runAt = edit.runAt.getTime();
+  if (edit.timeoutMs !== undefined) changes.timeoutMs = edit.timeoutMs;
+  if (edit.tags !== undefined) changes.tags = edit.tags;
+  if (edit.retryDelay !== undefined) changes.retryDelay = floatText(edit.retryDelay);
+  if (edit.retryBackoff !== undefined) changes.retryBackoff = edit.retryBackoff;
+  if (edit.retryDelayMax !== undefined) changes.retryDelayMax = floatText(edit.retryDelayMax);
+  if (edit.deadLetterJobType !== undefined) changes.deadLetterJobType = edit.deadLetterJobType;
+  const payload = 'payload' in edit && edit.payload !== undefined ? JSON.stringify(edit.payload) : '';
+  // The `edited` event: the updated fields with their public names, dates as ISO strings.
+  const metadata = JSON.stringify(edit);
+  return ctx.run<number[]>('editJobs', [
+    now.getTime(),
+    ...selectorArgs(selector),
+    JSON.stringify(changes),
+    payload,
+    metadata,
+  ]);
+}
+
+/** Runs a cleanup script batch after batch until a batch comes back short. */
+async function inBatches(run: () => Promise<{ removed: number; scanned: number }>, batchSize: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { removed, scanned } = await run();
+    total += removed;
+    if (scanned < batchSize) return total;
+  }
+}
+
+export function cleanupOldJobs(ctx: BackendContext, input: CleanupInput): Promise<number> {
+  const args = [input.olderThan.getTime(), input.batchSize];
+  return inBatches(async () => {
+    const [removed, scanned] = await ctx.run<[number, number]>('cleanupJobs', args);
+    return { removed, scanned };
+  }, input.batchSize);
+}
+
+export function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInput): Promise<number> {
+  const args = [input.olderThan.getTime(), input.batchSize];
+  return inBatches(async () => {
+    const removed = await ctx.run<number>('cleanupEvents', args);
+    return { removed, scanned: removed };
+  }, input.batchSize);
+}
+
+export async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promise<ReclaimResult> {
+  const [requeuedIds, failedIds, deadLetterJobIds, cascaded] = await ctx.run<[number[], number[], number[], Cascaded]>(
+    'reclaimStuck',
+    [input.now.getTime(), input.maxProcessingMs, input.now.toISOString()],
+  );
+  return { requeuedIds, failedIds, deadLetterJobIds, cascaded: cascadedPairs(cascaded) };
+}

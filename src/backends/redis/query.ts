@@ -1,0 +1,33 @@
+/**
+ * Job filters (SPEC §2.7) in the form the Lua scripts read (includes/filter.lua): dates as
+ * epoch milliseconds, an exact runAt as `{ eq }`.
+ */
+import type { JobFilter, JobStatus, TagQueryMode } from '../../types.js';
+
+export interface LuaQuery {
+  status?: JobStatus;
+  jobType?: string;
+  priority?: number;
+  runAt?: { eq?: number; gt?: number; gte?: number; lt?: number; lte?: number };
+  tags?: { values: string[]; mode: TagQueryMode };
+}
+
+export function toLuaQuery(filter: JobFilter | undefined, status?: JobStatus): LuaQuery {
+  const q: LuaQuery = {};
+  if (status !== undefined) q.status = status;
+  if (!filter) return q;
+  if (filter.jobType !== undefined) q.jobType = filter.jobType;
+  if (filter.priority !== undefined) q.priority = filter.priority;
+  if (filter.runAt instanceof Date) {
+    q.runAt = { eq: filter.runAt.getTime() };
+  } else if (filter.runAt) {
+    const range: NonNullable<LuaQuery['runAt']> = {};
+    for (const op of ['eq', 'gt', 'gte', 'lt', 'lte'] as const) {
+      const d = filter.runAt[op];
+      if (d !== undefined) range[op] = d.getTime();
+    }
+    q.runAt = range;
+  }
+  if (filter.tags) q.tags = { values: filter.tags.values, mode: filter.tags.mode ?? 'all' };
+  return q;
+}

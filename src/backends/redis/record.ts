@@ -1,0 +1,196 @@
+/**
+ * The job metadata stored in the `jobs` hash, and its mapping to the public JobRecord.
+ *
+ * Lua scripts decode and re-encode this JSON with cjson, which
+ * - writes an empty array as `{}` (read back here as []),
+ * - writes numbers with 14 significant digits: exact for ids, counters, int32 fields and
+ *   millisecond times up to the year 5138, but not for arbitrary floats. The two float fields
+ *   (retryDelay, retryDelayMax) are therefore stored as decimal strings.
+ * Fields may be absent (a dead-letter job created in Lua lists only what it sets): absent
+ * reads as null, or the field's default.
+ * Payload, output and step data are not here: they live verbatim in their own hashes.
+ */
+import type { NewJob } from '../../backend.js';
+import type { ErrorHistoryEntry, FailureReason, JobEvent, JobEventType, JobRecord, JobStatus } from '../../types.js';
+
+/** Times are epoch milliseconds. */
+export interface StoredJob {
+  id: number;
+  jobType: string;
+  status: JobStatus;
+  createdAt: number;
+  updatedAt: number;
+  lockedAt?: number | null;
+  lockedBy?: string | null;
+  attempts: number;
+  maxAttempts: number;
+  nextAttemptAt?: number | null;
+  priority: number;
+  runAt: number;
+  pendingReason?: string | null;
+  errorHistory?: ErrorHistoryEntry[] | Record<string, never>;
+  timeoutMs?: number | null;
+  forceKillOnTimeout?: boolean;
+  failureReason?: FailureReason | null;
+  completedAt?: number | null;
+  startedAt?: number | null;
+  lastRetriedAt?: number | null;
+  lastFailedAt?: number | null;
+  lastCancelledAt?: number | null;
+  tags?: string[] | Record<string, never>;
+  idempotencyKey?: string | null;
+  progress?: number | null;
+  /** Decimal text of the number (see above). */
+  retryDelay?: string | null;
+  retryBackoff?: boolean | null;
+  /** Decimal text of the number (see above). */
+  retryDelayMax?: string | null;
+  deadLetterJobType?: string | null;
+  deadLetteredAt?: number | null;
+  deadLetterJobId?: number | null;
+  groupId?: string | null;
+  groupTier?: string | null;
+  dependsOnJobIds?: number[] | null;
+  dependsOnTags?: string[] | null;
+  waitUntil?: number | null;
+  waitTokenId?: string | null;
+}
+
+/** A float stored as text, or null. */
+export function floatText(value: number | null): string | null {
+  return value === null ? null : String(value);
+}
+
+/** The stored metadata of a new job, without id (add-jobs.lua allocates it). */
+export function toStoredJob(job: NewJob, now: Date): Omit<StoredJob, 'id'> {
+  const t = now.getTime();
+  return {
+    jobType: job.jobType,
+    status: 'pending',
+    createdAt: t,
+    updatedAt: t,
+    lockedAt: null,
+    lockedBy: null,
+    attempts: 0,
+    maxAttempts: job.maxAttempts,
+    nextAttemptAt: null,
+    priority: job.priority,
+    runAt: job.runAt.getTime(),
+    pendingReason: null,
+    errorHistory: [],
+    timeoutMs: job.timeoutMs,
+    forceKillOnTimeout: job.forceKillOnTimeout,
+    failureReason: null,
+    completedAt: null,
+    startedAt: null,
+    lastRetriedAt: null,
+    lastFailedAt: null,
+    lastCancelledAt: null,
+    tags: job.tags,
+    idempotencyKey: job.idempotencyKey,
+    progress: null,
+    retryDelay: floatText(job.retryDelay),
+    retryBackoff: job.retryBackoff,
+    retryDelayMax: floatText(job.retryDelayMax),
+    deadLetterJobType: job.deadLetterJobType,
+    deadLetteredAt: null,
+    deadLetterJobId: null,
+    groupId: job.group?.id ?? null,
+    groupTier: job.group?.tier ?? null,
+    dependsOnJobIds: job.dependsOnJobIds,
+    dependsOnTags: job.dependsOnTags,
+    waitUntil: null,
+    waitTokenId: null,
+  };
+}
+
+function date(ms: number | null | undefined): Date | null {
+  return ms === null || ms === undefined ? null : new Date(ms);
+}
+
+function array<T>(value: T[] | Record<string, never> | null | undefined): T[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** A nullable array: absent, null or cjson's `{}` for an empty one read as null. */
+function nullableArray<T>(value: T[] | Record<string, never> | null | undefined): T[] | null {
+  return Array.isArray(value) && value.length > 0 ? value : null;
+}
+
+function float(text: string | number | null | undefined): number | null {
+  return text === null || text === undefined ? null : Number(text);
+}
+
+function json(text: string | null | undefined): unknown {
+  return text === null || text === undefined ? null : JSON.parse(text);
+}
+
+/** Maps stored metadata and the verbatim payload/output/step-data texts to a JobRecord. */
+export function toJobRecord(
+  metaText: string,
+  payloadText: string | null | undefined,
+  outputText: string | null | undefined,
+  stepsText: string | null | undefined,
+): JobRecord {
+  const s = JSON.parse(metaText) as StoredJob;
+  const updatedAt = new Date(s.updatedAt);
+  const lockedAt = date(s.lockedAt);
+  const lockedBy = s.lockedBy ?? null;
+  return {
+    id: s.id,
+    jobType: s.jobType,
+    payload: json(payloadText),
+    status: s.status,
+    createdAt: new Date(s.createdAt),
+    updated_at: updatedAt,
+    updatedAt,
+    locked_at: lockedAt,
+    lockedAt,
+    locked_by: lockedBy,
+    lockedBy,
+    attempts: s.attempts,
+    maxAttempts: s.maxAttempts,
+    nextAttemptAt: date(s.nextAttemptAt),
+    priority: s.priority,
+    runAt: new Date(s.runAt),
+    pendingReason: s.pendingReason ?? null,
+    errorHistory: array(s.errorHistory),
+    timeoutMs: s.timeoutMs ?? null,
+    forceKillOnTimeout: s.forceKillOnTimeout ?? false,
+    failureReason: s.failureReason ?? null,
+    completedAt: date(s.completedAt),
+    startedAt: date(s.startedAt),
+    lastRetriedAt: date(s.lastRetriedAt),
+    lastFailedAt: date(s.lastFailedAt),
+    lastCancelledAt: date(s.lastCancelledAt),
+    tags: array(s.tags),
+    idempotencyKey: s.idempotencyKey ?? null,
+    progress: s.progress ?? null,
+    output: json(outputText),
+    retryDelay: float(s.retryDelay),
+    retryBackoff: s.retryBackoff ?? null,
+    retryDelayMax: float(s.retryDelayMax),
+    deadLetterJobType: s.deadLetterJobType ?? null,
+    deadLetteredAt: date(s.deadLetteredAt),
+    deadLetterJobId: s.deadLetterJobId ?? null,
+    group: s.groupId ? { id: s.groupId, ...(s.groupTier ? { tier: s.groupTier } : {}) } : null,
+    dependsOnJobIds: nullableArray(s.dependsOnJobIds),
+    dependsOnTags: nullableArray(s.dependsOnTags),
+    waitUntil: date(s.waitUntil),
+    waitTokenId: s.waitTokenId ?? null,
+    stepData: json(stepsText) as Record<string, unknown> | null,
+  };
+}
+
+interface StoredEvent {
+  id: number;
+  jobId: number;
+  eventType: JobEventType;
+  createdAt: number;
+  metadata: unknown;
+}
+
+export function toJobEvent(text: string): JobEvent {
+  const e = JSON.parse(text) as StoredEvent;
+  return { id: e.id, jobId: e.jobId, eventType: e.eventType, createdAt: new Date(e.createdAt), metadata: e.metadata ?? null };
+}
