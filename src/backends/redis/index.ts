@@ -11,13 +11,15 @@ import type { BackendContext } from './context.js';
 import { addJobs, getJob, getJobEvents, getJobs } from './jobs.js';
 import { redisKeys } from './keys.js';
 import { cancelJobs, cleanupOldJobEvents, cleanupOldJobs, editJobs, reclaimStuckJobs, retryJob } from './manage.js';
+import { claimJobs, completeJobs, failJob, prolongJob, setOutput, setProgress } from './processing.js';
 import { createScriptRunner } from './scripts.js';
+import { createSubscriptions } from './subscribe.js';
 
 /** Creates the Redis backend. */
 export function createRedisBackend(config: ResolvedRedisConfig): Backend {
   const { client, owned } = openConnection(config);
   const ctx: BackendContext = { client, keys: redisKeys(config.keyPrefix), run: createScriptRunner(client, config.keyPrefix) };
-  const notYet = (name: string) => () => Promise.reject(new Error(`${name} is not implemented on the redis backend yet`));
+  const subscriptions = createSubscriptions(client, ctx.keys.wake);
 
   return {
     addJobs: (input) => addJobs(ctx, input),
@@ -31,13 +33,13 @@ export function createRedisBackend(config: ResolvedRedisConfig): Backend {
     cleanupOldJobEvents: (input) => cleanupOldJobEvents(ctx, input),
     reclaimStuckJobs: (input) => reclaimStuckJobs(ctx, input),
 
-    claimJobs: notYet('claimJobs'),
-    completeJobs: notYet('completeJobs'),
-    failJob: notYet('failJob'),
-    prolongJob: notYet('prolongJob'),
-    setProgress: notYet('setProgress'),
-    setOutput: notYet('setOutput'),
-    subscribeJobAvailable: notYet('subscribeJobAvailable'),
+    claimJobs: (input) => claimJobs(ctx, input),
+    completeJobs: (completions, now) => completeJobs(ctx, completions, now),
+    failJob: (input) => failJob(ctx, input),
+    prolongJob: (input) => prolongJob(ctx, input),
+    setProgress: (input) => setProgress(ctx, input),
+    setOutput: (input) => setOutput(ctx, input),
+    subscribeJobAvailable: (listener) => subscriptions.subscribe(listener),
 
     getPool() {
       throw new UnsupportedOnBackendError('getPool() returns the PostgreSQL pool, so it is only available on the postgres backend; this queue uses redis (use getRedisClient())');
@@ -45,6 +47,8 @@ export function createRedisBackend(config: ResolvedRedisConfig): Backend {
     getRedisClient: () => client,
 
     async close() {
+      // Subscriptions use connections of their own, created here: closed whoever owns `client`.
+      await subscriptions.closeAll();
       if (!owned || client.status === 'end') return;
       // QUIT's reply comes before the socket closes; wait for the end so that close() means closed.
       const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));

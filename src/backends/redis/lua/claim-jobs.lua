@@ -1,0 +1,150 @@
+--[[
+  Claims up to a batch of eligible jobs for a worker (SPEC §3, §4.6, §4.8; DETAILS "Group
+  limits"). First moves due entries of `scheduled` to `ready` (at most PROMOTE_LIMIT per call),
+  then walks `ready` best first (priority desc, then id asc) and takes a job when:
+  its type is wanted; it is really due (pending at runAt, failed at nextAttemptAt, waiting at
+  waitUntil); every dependsOn.jobIds job is completed (a cleaned-up one counts as completed);
+  no OTHER pending/processing/waiting job carries all its dependsOn.tags; and its group has a
+  free slot under groupConcurrency (the `groups` counter: exact across processes, since the
+  script runs atomically).
+  Bound: the walk examines at most SCAN_LIMIT entries of `ready` per call, so a claim stays
+  cheap however many jobs wait behind unmet dependencies, full groups or other job types; a
+  job beyond that window is reached once the ones ahead of it leave `ready`.
+  Claimed jobs become processing with lockedAt/lockedBy, startedAt kept from the first pickup,
+  attempts + 1 (not for a waiting job resuming), and a `processing` event.
+  KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] status:pending,
+  KEYS[6] status:processing, KEYS[7] status:completed, KEYS[8] status:failed,
+  KEYS[9] status:cancelled, KEYS[10] status:waiting, KEYS[11] tags, KEYS[12] ready,
+  KEYS[13] scheduled, KEYS[14] processing, KEYS[15] finished, KEYS[16] groups,
+  KEYS[17] event:id, KEYS[18] events, KEYS[19] job-events, KEYS[20] event-times
+  ARGV[1] now (ms); ARGV[2] worker id; ARGV[3] batch size; ARGV[4] JSON array of job types,
+  or '' for any; ARGV[5] groupConcurrency, or '' for unlimited.
+  Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil },
+  in claim order.
+]]
+--- @include "util"
+--- @include "job"
+--- @include "events"
+--- @include "state"
+
+local PROMOTE_LIMIT = 1000
+local SCAN_LIMIT = 1000
+
+local now = tonumber(ARGV[1])
+local worker = ARGV[2]
+local batchSize = tonumber(ARGV[3])
+local wanted = nil
+if ARGV[4] ~= '' then
+  wanted = {}
+  for _, t in ipairs(cjson.decode(ARGV[4])) do wanted[t] = true end
+end
+local groupLimit = ARGV[5] ~= '' and tonumber(ARGV[5]) or nil
+
+-- 1. Due scheduled entries become ready.
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', K['scheduled'], '-inf', now, 'LIMIT', 0, PROMOTE_LIMIT)) do
+  redis.call('ZREM', K['scheduled'], m)
+  local job = loadJob(idFromMember(m))
+  if job then redis.call('ZADD', K['ready'], -job.priority, m) end
+end
+
+-- 2. Eligibility.
+local function prerequisitesMet(job)
+  for _, dep in ipairs(list(job.dependsOnJobIds)) do
+    local sid = int(dep)
+    if not redis.call('ZSCORE', K['status:completed'], sid) and redis.call('HEXISTS', K['jobs'], sid) == 1 then
+      return false
+    end
+  end
+  return true
+end
+
+local ACTIVE = { 'status:pending', 'status:processing', 'status:waiting' }
+local holdersMemo = {}
+
+-- Up to two active (pending/processing/waiting) jobs carrying every tag of `needed`: enough
+-- to tell whether one other than the asking job exists. Scans the rarest needed tag. Claims
+-- in this script keep jobs active, so the answer holds for the whole call.
+local function activeHolders(needed)
+  local memoKey = table.concat(needed, '\0')
+  if holdersMemo[memoKey] then return holdersMemo[memoKey] end
+  local rarest, fewest = nil, nil
+  for _, t in ipairs(needed) do
+    local n = redis.call('ZLEXCOUNT', K['tags'], '[' .. t .. '\0', '(' .. t .. '\1')
+    if fewest == nil or n < fewest then rarest, fewest = t, n end
+  end
+  local holders = {}
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', K['tags'], '[' .. rarest .. '\0', '(' .. rarest .. '\1')) do
+    local id = idFromMember(m)
+    local sid = int(id)
+    local active = false
+    for _, key in ipairs(ACTIVE) do
+      if redis.call('ZSCORE', K[key], sid) then active = true break end
+    end
+    if active then
+      local other = loadJob(id)
+      local have = {}
+      for _, t in ipairs(list(other and other.tags)) do have[t] = true end
+      local all = other ~= nil
+      for _, t in ipairs(needed) do
+        if not have[t] then all = false break end
+      end
+      if all then
+        holders[#holders + 1] = id
+        if #holders == 2 then break end
+      end
+    end
+  end
+  holdersMemo[memoKey] = holders
+  return holders
+end
+
+-- True when a job other than `job` holds its tag barrier (dependsOn.tags).
+local function barrierHolds(job)
+  local needed = list(job.dependsOnTags)
+  if #needed == 0 then return false end
+  for _, id in ipairs(activeHolders(needed)) do
+    if id ~= job.id then return true end
+  end
+  return false
+end
+
+local function groupHasRoom(job)
+  if not groupLimit or isnull(job.groupId) then return true end
+  return (tonumber(redis.call('HGET', K['groups'], job.groupId)) or 0) < groupLimit
+end
+
+-- 3. Walk `ready`, best first.
+local claimed = {}
+for _, m in ipairs(redis.call('ZRANGE', K['ready'], 0, SCAN_LIMIT - 1)) do
+  if #claimed >= batchSize then break end
+  local job = loadJob(idFromMember(m))
+  local due = job and dueAt(job)
+  if due == nil then
+    -- Not claimable any more (gone, or no longer due by status): drop the stale entry.
+    redis.call('ZREM', K['ready'], m)
+  elseif due > now then
+    -- Promoted under a later clock than this caller's: back to scheduled.
+    redis.call('ZREM', K['ready'], m)
+    redis.call('ZADD', K['scheduled'], due, m)
+  elseif (not wanted or wanted[job.jobType]) and groupHasRoom(job) and prerequisitesMet(job)
+    and not barrierHolds(job) then
+    local resuming = job.status == 'waiting'
+    transition(job, 'processing', now)
+    if not resuming then job.attempts = job.attempts + 1 end
+    job.lockedAt = now
+    job.lockedBy = worker
+    if isnull(job.startedAt) then job.startedAt = now end
+    job.nextAttemptAt = NULL
+    job.pendingReason = NULL
+    local meta = store(job, now)
+    addEvent(job.id, 'processing', now, nil)
+    local sid = int(job.id)
+    claimed[#claimed + 1] = {
+      meta,
+      redis.call('HGET', K['payloads'], sid),
+      redis.call('HGET', K['outputs'], sid),
+      redis.call('HGET', K['steps'], sid),
+    }
+  end
+end
+return claimed

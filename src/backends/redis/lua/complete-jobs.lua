@@ -1,0 +1,65 @@
+--[[
+  Records completions, fenced: only jobs still processing and locked by the given worker
+  (SPEC §3; DETAILS "Fencing"). Sets completedAt, stores the output when given, clears step
+  data, frees the group slot, writes `completed` events, and signals a wake-up when a pending
+  job depends on a completed one (by id or tag barrier).
+  KEYS[1] jobs, KEYS[2] outputs, KEYS[3] steps, KEYS[4] status:pending,
+  KEYS[5] status:processing, KEYS[6] status:completed, KEYS[7] status:failed,
+  KEYS[8] status:cancelled, KEYS[9] status:waiting, KEYS[10] ready, KEYS[11] scheduled,
+  KEYS[12] processing, KEYS[13] finished, KEYS[14] groups, KEYS[15] event:id, KEYS[16] events,
+  KEYS[17] job-events, KEYS[18] event-times, KEYS[19] wake, KEYS[20] deps, KEYS[21] tag-deps
+  ARGV[1] now (ms); ARGV[2] JSON array of { id, workerId, output? } where output is the
+  output's JSON text (absent: keep what setOutput stored).
+  Returns the ids recorded.
+]]
+--- @include "util"
+--- @include "job"
+--- @include "events"
+--- @include "wake"
+--- @include "state"
+
+local now = tonumber(ARGV[1])
+local recorded = {}
+local unblocks = false
+
+-- True when a pending job waits on `job`: listed it in dependsOn.jobIds, or has a tag barrier
+-- its tags cover.
+local function holdsBackPending(job)
+  local p = pad(job.id)
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', K['deps'], '[' .. p .. '\0', '(' .. p .. '\1')) do
+    if redis.call('ZSCORE', K['status:pending'], int(idFromMember(m))) then return true end
+  end
+  local have = {}
+  for _, t in ipairs(list(job.tags)) do have[t] = true end
+  for _, t in ipairs(list(job.tags)) do
+    for _, m in ipairs(redis.call('ZRANGEBYLEX', K['tag-deps'], '[' .. t .. '\0', '(' .. t .. '\1')) do
+      local id = idFromMember(m)
+      if redis.call('ZSCORE', K['status:pending'], int(id)) then
+        local other = loadJob(id)
+        local all = true
+        for _, needed in ipairs(list(other.dependsOnTags)) do
+          if not have[needed] then all = false break end
+        end
+        if all then return true end
+      end
+    end
+  end
+  return false
+end
+
+for _, c in ipairs(cjson.decode(ARGV[2])) do
+  local job = loadJob(c.id)
+  if job and job.status == 'processing' and job.lockedBy == c.workerId then
+    local sid = int(job.id)
+    transition(job, 'completed', now)
+    job.completedAt = now
+    store(job, now)
+    if c.output then redis.call('HSET', K['outputs'], sid, c.output) end
+    redis.call('HDEL', K['steps'], sid)
+    addEvent(job.id, 'completed', now, nil)
+    recorded[#recorded + 1] = job.id
+    if not unblocks and holdsBackPending(job) then unblocks = true end
+  end
+end
+if unblocks then signalWake() end
+return recorded

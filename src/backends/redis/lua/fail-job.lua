@@ -1,0 +1,35 @@
+--[[
+  Records a failed attempt, fenced: only while the job is processing and locked by the given
+  worker (SPEC §3, §4.5; DETAILS "Retries, failures, reclaim"). Appends { message, timestamp }
+  to errorHistory and sets failureReason and lastFailedAt. With a retry time the job waits in
+  `scheduled` (status failed, nextAttemptAt set); without one it ends failed, is routed to its
+  dead-letter type (SPEC §2.5 envelope around the verbatim payload) and its dependents are
+  cancelled. Writes `failed` { message, failureReason, willRetry, deadLetterJobId }.
+  KEYS[1] id, KEYS[2] jobs, KEYS[3] payloads, KEYS[4] idem, KEYS[5] all,
+  KEYS[6] status:pending, KEYS[7] status:processing, KEYS[8] status:completed,
+  KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting, KEYS[12] types,
+  KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready, KEYS[17] scheduled,
+  KEYS[18] processing, KEYS[19] finished, KEYS[20] groups, KEYS[21] event:id, KEYS[22] events,
+  KEYS[23] job-events, KEYS[24] event-times, KEYS[25] wake
+  ARGV[1] job id; ARGV[2] worker id; ARGV[3] message; ARGV[4] failure reason;
+  ARGV[5] retry time (ms), or '' when no retry follows; ARGV[6] now (ms);
+  ARGV[7] now as an ISO-8601 string.
+  Returns 0 when the job was no longer this worker's, else { deadLetterJobId or 0, cascaded }
+  (cascaded: array of { jobId, cascadeFrom }).
+]]
+--- @include "util"
+--- @include "job"
+--- @include "events"
+--- @include "wake"
+--- @include "state"
+--- @include "fail"
+
+local job = loadJob(tonumber(ARGV[1]))
+if not job or job.status ~= 'processing' or job.lockedBy ~= ARGV[2] then return 0 end
+local retryAt = ARGV[5] ~= '' and tonumber(ARGV[5]) or nil
+local now = tonumber(ARGV[6])
+local cascaded = {}
+local deadLetterId = failProcessingJob(job, ARGV[3], ARGV[4], retryAt, now, ARGV[7], cascaded)
+-- A freed group slot or a new dead-letter job may let another processor run something now.
+if deadLetterId or not isnull(job.groupId) then signalWake() end
+return { deadLetterId or 0, cascaded }

@@ -1,0 +1,71 @@
+/**
+ * Processing (SPEC §4.6) on Redis: claim, complete, fail, prolong, progress and output. Every
+ * write after the claim is fenced inside its script: it applies only while the job is still
+ * processing and locked by the same worker.
+ */
+import type { ClaimInput, CompleteInput, FailInput, FailResult } from '../../backend.js';
+import type { JobRecord } from '../../types.js';
+import type { BackendContext } from './context.js';
+import { toJobRecord } from './record.js';
+
+export async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<JobRecord[]> {
+  if (input.batchSize <= 0) return [];
+  const rows = await ctx.run<[string, string | null, string | null, string | null][]>('claimJobs', [
+    input.now.getTime(),
+    input.workerId,
+    input.batchSize,
+    input.jobTypes && input.jobTypes.length > 0 ? JSON.stringify(input.jobTypes) : '',
+    input.groupConcurrency ?? '',
+  ]);
+  return rows.map(([meta, payload, output, steps]) => toJobRecord(meta, payload, output, steps));
+}
+
+export async function completeJobs(ctx: BackendContext, completions: CompleteInput[], now: Date): Promise<number[]> {
+  if (completions.length === 0) return [];
+  // Outputs travel as JSON text and are stored verbatim.
+  const batch = completions.map((c) => ({
+    id: c.jobId,
+    workerId: c.workerId,
+    ...('output' in c && c.output !== undefined ? { output: JSON.stringify(c.output) } : {}),
+  }));
+  return ctx.run<number[]>('completeJobs', [now.getTime(), JSON.stringify(batch)]);
+}
+
+export async function failJob(ctx: BackendContext, input: FailInput): Promise<FailResult | null> {
+  const reply = await ctx.run<0 | [number, [number, number][]]>('failJob', [
+    input.jobId,
+    input.workerId,
+    input.message,
+    input.reason,
+    input.retryAt === null ? '' : input.retryAt.getTime(),
+    input.now.getTime(),
+    input.now.toISOString(),
+  ]);
+  if (reply === 0) return null;
+  const [deadLetterJobId, cascaded] = reply;
+  return {
+    deadLetterJobId: deadLetterJobId === 0 ? null : deadLetterJobId,
+    cascaded: cascaded.map(([jobId, cascadeFrom]) => ({ jobId, cascadeFrom })),
+  };
+}
+
+interface Fenced {
+  jobId: number;
+  workerId: string;
+  now: Date;
+}
+
+export async function prolongJob(ctx: BackendContext, input: Fenced & { timeoutMs: number | null }): Promise<boolean> {
+  const args = [input.jobId, input.workerId, input.timeoutMs ?? '', input.now.getTime()];
+  return (await ctx.run<number>('prolongJob', args)) === 1;
+}
+
+export async function setProgress(ctx: BackendContext, input: Fenced & { progress: number }): Promise<boolean> {
+  const args = [input.jobId, input.workerId, input.progress, input.now.getTime()];
+  return (await ctx.run<number>('setProgress', args)) === 1;
+}
+
+export async function setOutput(ctx: BackendContext, input: Fenced & { output: unknown }): Promise<boolean> {
+  const args = [input.jobId, input.workerId, JSON.stringify(input.output ?? null), input.now.getTime()];
+  return (await ctx.run<number>('setOutput', args)) === 1;
+}

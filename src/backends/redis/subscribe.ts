@@ -1,0 +1,59 @@
+/**
+ * Wake-up notifications: scripts that make a job available push to the `wake` list (kept at
+ * one entry); each subscription blocks on it with BLPOP on a dedicated connection, because a
+ * blocking command would stall every other command sharing the connection.
+ */
+import type { Redis } from 'ioredis';
+
+/** Seconds a BLPOP waits before looping, so an unsubscribe or reconnect is noticed soon. */
+const BLOCK_SECONDS = 1;
+/** Pause after a failed BLPOP (e.g. while Redis restarts) before trying again. */
+const RETRY_DELAY_MS = 500;
+
+export interface Subscriptions {
+  subscribe(listener: () => void): Promise<() => Promise<void>>;
+  /** Ends every open subscription. */
+  closeAll(): Promise<void>;
+}
+
+export function createSubscriptions(client: Redis, wakeKey: string): Subscriptions {
+  const open = new Set<() => Promise<void>>();
+
+  async function subscribe(listener: () => void): Promise<() => Promise<void>> {
+    // Reconnects on its own (ioredis retry strategy); the loop just carries on afterwards.
+    const connection = client.duplicate();
+    let stopped = false;
+    const loop = (async () => {
+      while (!stopped) {
+        try {
+          const popped = await connection.blpop(wakeKey, BLOCK_SECONDS);
+          if (popped && !stopped) {
+            try {
+              listener();
+            } catch {
+              // A throwing listener must not end the subscription; polling still runs.
+            }
+          }
+        } catch {
+          if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+        }
+      }
+    })();
+    const unsubscribe = async () => {
+      if (stopped) return;
+      stopped = true;
+      open.delete(unsubscribe);
+      connection.disconnect();
+      await loop;
+    };
+    open.add(unsubscribe);
+    return unsubscribe;
+  }
+
+  return {
+    subscribe,
+    async closeAll() {
+      await Promise.all([...open].map((unsubscribe) => unsubscribe()));
+    },
+  };
+}
