@@ -4,6 +4,7 @@
  * "job:cancelled, job:retried fire only when the status really changed").
  */
 import { expect, it } from 'vitest';
+import { DependencyError } from '../../src/errors.js';
 import type { JobQueue } from '../../src/queue.js';
 import type { PayloadMap } from '../../src/types.js';
 import { forEachBackend } from '../helpers/backends.js';
@@ -104,6 +105,38 @@ forEachBackend('concurrent operations', (ctx) => {
     expect(retried).toEqual([id]);
     expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'pending' });
     expect((await ctx.queue.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added', 'cancelled', 'retried']);
+  });
+
+  it('editJob racing cancelJob either edits before the cancel or not at all', async () => {
+    const [editor, canceller] = [ctx.makeQueue(), ctx.makeQueue()];
+    for (let round = 0; round < 20; round++) {
+      const id = await ctx.queue.addJob({ jobType: 'race', payload: { round } });
+      await Promise.all([editor.editJob(id, { priority: 9 }), canceller.cancelJob(id)]);
+      const job = await ctx.queue.getJob(id);
+      const types = (await ctx.queue.getJobEvents(id)).map((e) => e.eventType);
+      expect(job?.status).toBe('cancelled');
+      if (job?.priority === 9) expect(types, `round ${round}`).toEqual(['added', 'edited', 'cancelled']);
+      else expect(types, `round ${round}`).toEqual(['added', 'cancelled']);
+    }
+  });
+
+  it('adding a dependent while its prerequisite is cancelled never leaves the dependent pending', async () => {
+    const [adder, canceller] = [ctx.makeQueue(), ctx.makeQueue()];
+    for (let round = 0; round < 20; round++) {
+      const prerequisite = await ctx.queue.addJob({ jobType: 'pre', payload: { round } });
+      const [added] = await Promise.allSettled([
+        adder.addJob({ jobType: 'dep', payload: { round }, dependsOn: { jobIds: [prerequisite] } }),
+        canceller.cancelJob(prerequisite),
+      ]);
+      if (added.status === 'fulfilled') {
+        // Inserted first: the cancel must have cascaded to it.
+        expect(await ctx.queue.getJob(added.value), `round ${round}`).toMatchObject({ status: 'cancelled' });
+      } else {
+        // Cancelled first: the insert is refused and writes nothing.
+        expect(added.reason, `round ${round}`).toBeInstanceOf(DependencyError);
+      }
+    }
+    expect(await ctx.queue.getJobsByStatus('pending')).toEqual([]);
   });
 
   it('cancelAllUpcomingJobs racing from several instances cancels each job once', async () => {
