@@ -8,9 +8,16 @@ import { ConfigError, describeValue } from './errors.js';
 import type { JobContext } from './handler-context.js';
 import type { PayloadMap } from './types.js';
 
+/**
+ * A handler's payload type: the type declared in the queue's payload map, or `any` when the
+ * queue is untyped (its map says `unknown`), so an annotated handler is accepted there.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type HandlerPayload<T> = unknown extends T ? any : T;
+
 /** Runs one job. The returned value is stored as the job's `output` unless `ctx.setOutput` was used. */
 export type JobHandler<P extends PayloadMap = PayloadMap, T extends keyof P = keyof P> = (
-  payload: P[T],
+  payload: HandlerPayload<P[T]>,
   signal: AbortSignal,
   ctx: JobContext,
 ) => Promise<unknown> | unknown;

@@ -44,9 +44,11 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
             return this.value;
           }
         }
+        // @ts-expect-error `window` is not declared in Node: a typeof check of an optional global
+        const isBrowser = typeof window !== 'undefined';
         const obj = { key: payload, method() { return this.key; }, async other() { return 1; } };
         try {
-          return [inner(payload), new Local().twice, obj.method(), /ab+c\/x/g.test(payload), typeof window];
+          return [inner(payload), new Local().twice, obj.method(), /ab+c\/x/g.test(payload), isBrowser];
         } catch (err) {
           return String(err);
         }
