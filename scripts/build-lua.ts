@@ -21,8 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { KEY_NAMES } from '../src/backends/redis/keys.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const luaDir = join(root, 'src/backends/redis/lua');
-const outFile = join(root, 'src/backends/redis/lua.generated.ts');
+export const LUA_DIR = join(root, 'src/backends/redis/lua');
+export const GENERATED_FILE = join(root, 'src/backends/redis/lua.generated.ts');
 const STATUS_KEYS = KEY_NAMES.filter((n) => n.startsWith('status:'));
 
 export interface BuiltScript {
@@ -31,7 +31,7 @@ export interface BuiltScript {
   source: string;
 }
 
-class LuaBuildError extends Error {}
+export class LuaBuildError extends Error {}
 
 function camelCase(file: string): string {
   return file.replace(/\.lua$/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -58,7 +58,7 @@ function parseHeader(file: string, text: string): { header: string; body: string
   return { header, body: text.slice(end + 2), keys };
 }
 
-function expandIncludes(file: string, body: string, seen: Set<string>): string {
+function expandIncludes(luaDir: string, file: string, body: string, seen: Set<string>): string {
   return body.replace(/^--- @include "([\w-]+)"[ \t]*$/gm, (_, name: string) => {
     if (seen.has(name)) return `-- (${name} already included)`;
     seen.add(name);
@@ -68,7 +68,7 @@ function expandIncludes(file: string, body: string, seen: Set<string>): string {
     } catch {
       throw new LuaBuildError(`${file}: included file includes/${name}.lua does not exist`);
     }
-    return expandIncludes(file, `-- begin include ${name}\n${text.trimEnd()}\n-- end include ${name}`, seen);
+    return expandIncludes(luaDir, file, `-- begin include ${name}\n${text.trimEnd()}\n-- end include ${name}`, seen);
   });
 }
 
@@ -82,12 +82,13 @@ function checkKeyUse(file: string, body: string, keys: string[]): void {
   }
 }
 
-export function buildScripts(): BuiltScript[] {
+/** Reads and checks every script of `luaDir`; throws LuaBuildError naming the file and the problem. */
+export function buildScripts(luaDir = LUA_DIR): BuiltScript[] {
   const files = readdirSync(luaDir).filter((f) => f.endsWith('.lua')).sort();
   return files.map((file) => {
     const text = readFileSync(join(luaDir, file), 'utf8');
     const { header, body, keys } = parseHeader(file, text);
-    const expanded = expandIncludes(file, body, new Set());
+    const expanded = expandIncludes(luaDir, file, body, new Set());
     checkKeyUse(file, expanded, keys);
     const table = keys.map((k, i) => `['${k}'] = KEYS[${i + 1}]`).join(', ');
     const source = `${header}\nlocal K = { ${table} }\n${expanded.replace(/^\n+/, '')}`;
@@ -120,33 +121,44 @@ export function renderModule(scripts: BuiltScript[]): string {
   return lines.join('\n');
 }
 
-function main(): void {
-  const check = process.argv.includes('--check');
+/**
+ * Regenerates `outFile` from `luaDir`, or with `check` only compares. `ok` is false when a
+ * script is invalid or (check) the module is stale; `message` says what to do.
+ */
+export function run(options: { check: boolean; luaDir?: string; outFile?: string }): { ok: boolean; message: string } {
+  const outFile = options.outFile ?? GENERATED_FILE;
+  const target = relative(process.cwd(), outFile) || outFile;
   let rendered: string;
   try {
-    rendered = renderModule(buildScripts());
+    rendered = renderModule(buildScripts(options.luaDir));
   } catch (err) {
-    if (!(err instanceof LuaBuildError)) throw err;
-    console.error(`build-lua: ${err.message}`);
-    process.exit(1);
+    if (err instanceof LuaBuildError) return { ok: false, message: `build-lua: ${err.message}` };
+    throw err;
   }
-  const target = relative(process.cwd(), outFile) || outFile;
-  if (check) {
-    let current = '';
-    try {
-      current = readFileSync(outFile, 'utf8');
-    } catch {
-      // A missing module is stale too.
-    }
-    if (current !== rendered) {
-      console.error(`build-lua: ${target} is stale: it does not match src/backends/redis/lua/*.lua. Run \`npm run build:lua\` and commit the result.`);
-      process.exit(1);
-    }
-    console.log(`build-lua: ${target} is up to date`);
-    return;
+  if (!options.check) {
+    writeFileSync(outFile, rendered);
+    return { ok: true, message: `build-lua: wrote ${target}` };
   }
-  writeFileSync(outFile, rendered);
-  console.log(`build-lua: wrote ${target}`);
+  let current = '';
+  try {
+    current = readFileSync(outFile, 'utf8');
+  } catch {
+    // A missing module is stale too.
+  }
+  if (current !== rendered) {
+    return {
+      ok: false,
+      message: `build-lua: ${target} is stale: it does not match the Lua sources. Run \`npm run build:lua\` and commit the result.`,
+    };
+  }
+  return { ok: true, message: `build-lua: ${target} is up to date` };
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { ok, message } = run({ check: process.argv.includes('--check') });
+  if (ok) console.log(message);
+  else {
+    console.error(message);
+    process.exit(1);
+  }
+}

@@ -19,7 +19,7 @@ import { createSubscriptions } from './subscribe.js';
 export function createRedisBackend(config: ResolvedRedisConfig): Backend {
   const { client, owned } = openConnection(config);
   const ctx: BackendContext = { client, keys: redisKeys(config.keyPrefix), run: createScriptRunner(client, config.keyPrefix) };
-  const subscriptions = createSubscriptions(client, ctx.keys.wake);
+  const subscriptions = createSubscriptions(client, ctx.keys.wake, `queuedev-wake:${config.keyPrefix}`);
 
   return {
     addJobs: (input) => addJobs(ctx, input),

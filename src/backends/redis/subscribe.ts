@@ -16,12 +16,16 @@ export interface Subscriptions {
   closeAll(): Promise<void>;
 }
 
-export function createSubscriptions(client: Redis, wakeKey: string): Subscriptions {
+/**
+ * `connectionName` names the dedicated connections (CLIENT SETNAME), so they can be told apart
+ * in CLIENT LIST.
+ */
+export function createSubscriptions(client: Redis, wakeKey: string, connectionName: string): Subscriptions {
   const open = new Set<() => Promise<void>>();
 
   async function subscribe(listener: () => void): Promise<() => Promise<void>> {
     // Reconnects on its own (ioredis retry strategy); the loop just carries on afterwards.
-    const connection = client.duplicate();
+    const connection = client.duplicate({ connectionName });
     let stopped = false;
     const loop = (async () => {
       while (!stopped) {
