@@ -1,0 +1,144 @@
+/**
+ * Lua scripts: atomicity of the add-jobs script, and the build of lua.generated.ts (up to date,
+ * every header stating its contract, every key declared).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GENERATED_FILE, LUA_DIR, LuaBuildError, buildScripts, run } from '../../scripts/build-lua.js';
+import { DependencyError } from '../../src/errors.js';
+import { scripts } from '../../src/backends/redis/lua.generated.js';
+import { KEY_NAMES } from '../../src/backends/redis/keys.js';
+import type { JobOptions } from '../../src/types.js';
+import { useRedis } from './support.js';
+
+describe('add-jobs script atomicity', () => {
+  const ctx = useRedis();
+
+  const batch = (badIndex: number, badId: number): JobOptions[] =>
+    Array.from({ length: 100 }, (_, i) => ({
+      jobType: 'bulk',
+      payload: { i },
+      tags: ['bulk'],
+      idempotencyKey: `key-${i}`,
+      ...(i > 0 ? { dependsOn: { jobIds: [i === badIndex ? badId : -i] } } : {}),
+    }));
+
+  it('writes nothing when one job of a batch of 100 depends on an unknown id', async () => {
+    const q = ctx.queue();
+    const error = await q.addJobs(batch(57, 424_242)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DependencyError);
+    expect((error as Error).message).toContain('424242');
+    expect(await ctx.keys()).toEqual([]);
+  });
+
+  it('writes nothing when a dependency already ended cancelled', async () => {
+    const q = ctx.queue();
+    const ended = await q.addJob({ jobType: 'first', payload: {} });
+    await q.cancelJob(ended);
+    const snapshot = await dump(ctx.keys, ctx.redis);
+    await expect(q.addJobs(batch(99, ended))).rejects.toThrow(DependencyError);
+    expect(await dump(ctx.keys, ctx.redis)).toEqual(snapshot);
+  });
+
+  it('inserts the whole batch when every dependency is valid', async () => {
+    const q = ctx.queue();
+    const ids = await q.addJobs(batch(-1, 0));
+    expect(ids).toHaveLength(100);
+    expect((await q.getJob(ids[99]!))?.dependsOnJobIds).toEqual([ids[98]]);
+    expect(await q.getJobsByTags(['bulk'])).toHaveLength(100);
+  });
+});
+
+/** Every key's type and contents, to compare a namespace before and after. */
+async function dump(keys: () => Promise<string[]>, redis: ReturnType<typeof useRedis>['redis']) {
+  const out: Record<string, unknown> = {};
+  for (const key of await keys()) {
+    const type = await redis.type(key);
+    if (type === 'string') out[key] = await redis.get(key);
+    else if (type === 'hash') out[key] = await redis.hgetall(key);
+    else if (type === 'zset') out[key] = await redis.zrange(key, 0, -1, 'WITHSCORES');
+    else if (type === 'list') out[key] = await redis.lrange(key, 0, -1);
+    else out[key] = type;
+  }
+  return out;
+}
+
+describe('lua.generated.ts', () => {
+  let temps: string[] = [];
+  afterEach(() => {
+    for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+    temps = [];
+  });
+
+  /** A Lua directory holding one script, with the real includes. */
+  function luaDirWith(source: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'queuedev-lua-'));
+    temps.push(dir);
+    mkdirSync(join(dir, 'includes'));
+    for (const f of readdirSync(join(LUA_DIR, 'includes'))) {
+      writeFileSync(join(dir, 'includes', f), readFileSync(join(LUA_DIR, 'includes', f)));
+    }
+    writeFileSync(join(dir, 'probe.lua'), source);
+    return dir;
+  }
+
+  it('is up to date with the Lua sources (build-lua --check passes)', () => {
+    expect(run({ check: true })).toEqual({ ok: true, message: expect.stringContaining('up to date') });
+  });
+
+  it('--check reports a stale module', () => {
+    const dir = luaDirWith('--[[ Probe. KEYS[1] jobs; ARGV[1] id. Returns 1. ]]\nreturn 1\n');
+    const out = join(dir, 'generated.ts');
+    writeFileSync(out, '// old\n');
+    const result = run({ check: true, luaDir: dir, outFile: out });
+    expect(result.ok).toBe(false);
+    expect(result.message).toMatch(/stale.*npm run build:lua/);
+  });
+
+  it('holds every script of lua/, each opening with a header declaring KEYS, ARGV and Returns', () => {
+    const files = readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua'));
+    expect(Object.keys(scripts).length).toBe(files.length);
+    for (const file of files) {
+      const text = readFileSync(join(LUA_DIR, file), 'utf8');
+      const header = text.slice(0, text.indexOf(']]') + 2);
+      expect(header.startsWith('--[['), file).toBe(true);
+      expect(header, file).toMatch(/KEYS\[1\] /);
+      expect(header, file).toMatch(/ARGV\[1\] /);
+      expect(header, file).toMatch(/Returns /);
+    }
+    for (const script of Object.values(scripts)) {
+      expect(script.keys.length, script.name).toBeGreaterThan(0);
+      for (const key of script.keys) expect(KEY_NAMES, script.name).toContain(key);
+      // Keys reach the script only through KEYS: no key name is built inside Lua.
+      expect(script.source, script.name).not.toMatch(/\{q\}/);
+    }
+  });
+
+  it('refuses a script that uses a key its header does not declare', () => {
+    const dir = luaDirWith(
+      "--[[ Probe. KEYS[1] jobs; ARGV[1] id. Returns 1. ]]\nredis.call('HDEL', K['payloads'], ARGV[1])\nreturn 1\n",
+    );
+    expect(() => buildScripts(dir)).toThrow(LuaBuildError);
+    expect(() => buildScripts(dir)).toThrow(/probe\.lua: uses keys its header does not declare: payloads/);
+  });
+
+  it('counts included helpers: a status change needs every status key', () => {
+    const dir = luaDirWith(
+      '--[[ Probe. KEYS[1] jobs; ARGV[1] id. Returns 1. ]]\n--- @include "util"\n--- @include "job"\n--- @include "state"\nreturn 1\n',
+    );
+    expect(() => buildScripts(dir)).toThrow(/status:pending/);
+  });
+
+  it('refuses a header without Returns, or with keys out of order', () => {
+    expect(() => buildScripts(luaDirWith('--[[ Probe. KEYS[1] jobs; ARGV[1] id. ]]\nreturn 1\n'))).toThrow(/Returns/);
+    expect(() =>
+      buildScripts(luaDirWith('--[[ Probe. KEYS[1] jobs, KEYS[3] payloads; ARGV[1] id. Returns 1. ]]\nreturn 1\n')),
+    ).toThrow(/KEYS\[3\] is out of order/);
+  });
+
+  it('starts with the generated-file notice', () => {
+    expect(readFileSync(GENERATED_FILE, 'utf8').split('\n')[0]).toBe('// Generated by scripts/build-lua.ts; do not edit');
+  });
+});

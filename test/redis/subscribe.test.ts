@@ -1,0 +1,57 @@
+/**
+ * Wake-up subscriptions (Backend.subscribeJobAvailable): a dedicated connection blocks on the
+ * `wake` list, which scripts that make a job available push to.
+ */
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../helpers/backends.js';
+import { useRedis, waitFor, wakeConnections } from './support.js';
+
+describe('subscribeJobAvailable on redis', () => {
+  const ctx = useRedis();
+
+  it('calls the listener when another queue instance adds a job, until unsubscribed', async () => {
+    const listening = ctx.queue();
+    const adding = ctx.queue();
+    let calls = 0;
+    const unsubscribe = await listening.backend.subscribeJobAvailable(() => calls++);
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, 'the wake-up connection');
+
+    await adding.addJob({ jobType: 'x', payload: {} });
+    await waitFor(async () => calls === 1, 'the first wake-up');
+
+    await unsubscribe();
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 0, 'the connection to close');
+    await adding.addJob({ jobType: 'x', payload: {} });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(calls).toBe(1);
+    // The signal stays for the next subscriber; it never piles up.
+    expect(await ctx.redis.llen(`${ctx.prefix}{q}:wake`)).toBe(1);
+  });
+
+  it('keeps listening after its connection is killed', async () => {
+    const q = ctx.queue();
+    let calls = 0;
+    await q.backend.subscribeJobAvailable(() => calls++);
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, 'the wake-up connection');
+
+    const admin = new Redis(REDIS_URL);
+    try {
+      const killed = await admin.client('KILL', 'SKIPME', 'yes', 'ID', await wakeConnectionId(admin, ctx.prefix));
+      expect(killed).toBe(1);
+    } finally {
+      await admin.quit();
+    }
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, 'the reconnection');
+    await q.addJob({ jobType: 'x', payload: {} });
+    await waitFor(async () => calls >= 1, 'a wake-up after the reconnection');
+  });
+});
+
+async function wakeConnectionId(client: Redis, prefix: string): Promise<string> {
+  const list = (await client.client('LIST')) as string;
+  const line = list.split('\n').find((l) => l.includes(` name=queuedev-wake:${prefix} `));
+  const id = line?.match(/^id=(\d+)/)?.[1];
+  if (!id) throw new Error('no wake-up connection found');
+  return id;
+}
