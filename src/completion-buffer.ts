@@ -9,6 +9,8 @@ import type { Clock } from './types.js';
 
 /** How long a completion waits for others to share its flush. */
 export const FLUSH_DELAY_MS = 5;
+/** Most completions per call: keeps one statement (or script) to a bounded size. */
+export const MAX_FLUSH_SIZE = 500;
 /** Store errors: retry the flush with growing delays, then give the jobs up to reclaim. */
 const RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 4000, 8000, 15_000];
 
@@ -62,8 +64,7 @@ export class CompletionBuffer {
   }
 
   private write(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
+    const batch = this.pending.splice(0, MAX_FLUSH_SIZE);
     this.flushing = this.record(batch).finally(() => {
       this.flushing = undefined;
       if (this.pending.length > 0) this.schedule(this.retryDelay());

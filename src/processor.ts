@@ -54,8 +54,10 @@ export function createProcessor(host: ProcessorHost, handlers: unknown, options?
 class JobProcessor implements Processor {
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
-  /** Every job run in progress, background or one-shot, until its outcome is recorded. */
+  /** Every job in progress, background or one-shot, until its outcome is recorded. */
   private readonly active = new Set<Promise<void>>();
+  /** Handlers running now: what `concurrency` limits. A slot frees when its handler ends. */
+  private handlersRunning = 0;
   private readonly completions: CompletionBuffer;
   private wakeRequested = false;
   private wakeSleeper: (() => void) | undefined;
@@ -135,7 +137,7 @@ class JobProcessor implements Processor {
   private async loop(): Promise<void> {
     let errors = 0;
     while (this.running) {
-      const free = this.options.concurrency - this.active.size;
+      const free = this.options.concurrency - this.handlersRunning;
       if (free <= 0) {
         await this.sleep(this.options.pollInterval); // a job ending wakes it
         continue;
@@ -179,7 +181,7 @@ class JobProcessor implements Processor {
       .catch((err: unknown) => this.report(toError(err, `processing job ${job.id} failed`)))
       .finally(() => {
         this.active.delete(run);
-        // A freed slot is refilled at once; an ended job may also have released dependents.
+        // A recorded outcome may have released dependents or a group slot: look for work.
         this.wake();
       });
     this.active.add(run);
@@ -188,14 +190,22 @@ class JobProcessor implements Processor {
 
   private async process(job: JobRecord): Promise<void> {
     const { backend, clock, events } = this.host;
-    const outcome = await runJob(job, this.handlers[job.jobType], {
-      job,
-      workerId: this.options.workerId,
-      backend,
-      clock,
-      events,
-      report: (e) => this.report(e),
-    });
+    this.handlersRunning++;
+    let outcome: RunOutcome;
+    try {
+      outcome = await runJob(job, this.handlers[job.jobType], {
+        job,
+        workerId: this.options.workerId,
+        backend,
+        clock,
+        events,
+        report: (e) => this.report(e),
+      });
+    } finally {
+      // The slot is refilled at once, while the outcome is still being written.
+      this.handlersRunning--;
+      this.wake();
+    }
     if (outcome.status === 'completed') {
       const input = { jobId: job.id, workerId: this.options.workerId, ...(outcome.hasOutput ? { output: outcome.output } : {}) };
       if (await this.completions.add(input)) {
