@@ -75,6 +75,11 @@ CREATE INDEX job_queue_depends_on_job_ids_idx ON job_queue USING GIN (depends_on
   WHERE depends_on_job_ids IS NOT NULL;
 CREATE INDEX job_queue_depends_on_tags_idx ON job_queue USING GIN (depends_on_tags)
   WHERE depends_on_tags IS NOT NULL;
+-- Tag barriers hold only while a job carrying the tags is active: index just the active jobs,
+-- so a barrier check never wades through finished jobs kept for their retention period. No
+-- fastupdate: claims read it, and a long pending list would be scanned on every check.
+CREATE INDEX job_queue_active_tags_idx ON job_queue USING GIN (tags) WITH (fastupdate = off)
+  WHERE status IN ('pending', 'processing', 'waiting');
 -- Group limits: processing jobs per group.
 CREATE INDEX job_queue_group_processing_idx ON job_queue (group_id)
   WHERE status = 'processing' AND group_id IS NOT NULL;
@@ -89,6 +94,22 @@ CREATE TABLE job_events (
 CREATE INDEX job_events_job_id_idx ON job_events (job_id, id);
 CREATE INDEX job_events_created_at_idx ON job_events (created_at);
 
+-- Tag barrier (dependsOn.tags): true when no OTHER pending, processing or waiting job carries
+-- every one of p_tags. A function, so the check always uses job_queue_active_tags_idx: written
+-- inline, the planner prefers a sequential scan in the hope of an early match, which reads the
+-- whole table whenever the barrier is clear. The search_path is pinned to this schema.
+CREATE FUNCTION job_queue_tag_barrier_clear(p_tags TEXT[], p_self BIGINT) RETURNS BOOLEAN
+LANGUAGE sql STABLE PARALLEL SAFE
+SET enable_seqscan = off
+SET jit = off
+SET search_path FROM CURRENT
+AS $$
+  SELECT NOT EXISTS (
+    SELECT 1 FROM job_queue o
+    WHERE o.tags @> p_tags AND o.id <> p_self AND o.status IN ('pending', 'processing', 'waiting'))
+$$;
+
 -- Down Migration
+DROP FUNCTION job_queue_tag_barrier_clear(TEXT[], BIGINT);
 DROP TABLE job_events;
 DROP TABLE job_queue;

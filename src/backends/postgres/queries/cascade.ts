@@ -1,44 +1,46 @@
 /**
- * SQL fragments shared by the operations that end jobs for good (cancel, final failure,
- * reclaim): cancelling dependents transitively and routing to a dead-letter job. Each is a list
- * of CTEs spliced into one `WITH RECURSIVE` statement, so the whole operation stays atomic.
+ * What the operations that end jobs for good (cancel, final failure, reclaim) share: cancelling
+ * dependents transitively, and routing to a dead-letter job (CTEs spliced into the statement
+ * that ends the job).
  */
 import type { SchemaNames } from './names.js';
 
 /**
- * Cancels, transitively, the pending or waiting jobs that can no longer run because a job of
- * `roots` (a CTE with columns `id`, `tags`) ended for good: jobs listing a root in
- * `depends_on_job_ids`, and jobs whose `depends_on_tags` a root carries (tag barrier).
- * Defines `cascaded(id, cascade_from)` and writes their `cancelled` events `{ cascadeFrom }`.
- * `now` is the SQL text of the time parameter (e.g. `$2::timestamptz`).
+ * One level of the cascade: cancels the pending or waiting jobs that can no longer run because
+ * a job of $1 (ids) ended for good: jobs listing it in `depends_on_job_ids`, and jobs whose
+ * `depends_on_tags` it carries (tag barrier). Writes their `cancelled` events `{ cascadeFrom }`.
+ * $2 now. Rows: id, cascade_from.
+ *
+ * The caller runs it in the transaction that ended the jobs, as a separate statement, level by
+ * level until no row comes back. A separate statement matters: its snapshot is taken after the
+ * ended jobs were locked, so it sees a dependent whose insert committed while we waited for that
+ * lock; an insert arriving later waits for our commit and is then refused (addJobsSql).
  */
-export function cascadeCtes(t: SchemaNames, roots: string, now: string): string {
-  // The statement's snapshot still shows the roots as active, so they are excluded by id.
-  const dependents = (parent: string) => `
-    JOIN ${t.jobs} d ON d.status IN ('pending', 'waiting') AND d.id <> ${parent}.id
-      AND (d.depends_on_job_ids @> ARRAY[${parent}.id]::bigint[]
-           OR (d.depends_on_tags IS NOT NULL AND d.depends_on_tags <@ ${parent}.tags))
-    WHERE d.id NOT IN (SELECT id FROM ${roots})`;
+export function cascadeLevelSql(t: SchemaNames): string {
   return `
-cascade_chain(id, tags, cascade_from) AS (
-  SELECT d.id, d.tags, r.id FROM ${roots} r ${dependents('r')}
-  UNION
-  SELECT d.id, d.tags, c.id FROM cascade_chain c ${dependents('c')}
+WITH parents AS (
+  SELECT id, tags FROM ${t.jobs} WHERE id = ANY($1::bigint[])
 ),
-cascade_picked AS (
-  SELECT DISTINCT ON (id) id, cascade_from FROM cascade_chain ORDER BY id, cascade_from
+picked AS (
+  SELECT DISTINCT ON (d.id) d.id, p.id AS cascade_from
+  FROM parents p
+  JOIN ${t.jobs} d ON d.status IN ('pending', 'waiting') AND d.id <> p.id
+    AND (d.depends_on_job_ids @> ARRAY[p.id]::bigint[]
+         OR (d.depends_on_tags IS NOT NULL AND d.depends_on_tags <@ p.tags))
+  ORDER BY d.id, p.id
 ),
 cascaded AS (
   UPDATE ${t.jobs} j
-  SET status = 'cancelled', last_cancelled_at = ${now}, updated_at = ${now}
-  FROM cascade_picked p
+  SET status = 'cancelled', last_cancelled_at = $2, updated_at = $2
+  FROM picked p
   WHERE j.id = p.id AND j.status IN ('pending', 'waiting')
   RETURNING j.id, p.cascade_from
 ),
 cascade_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'cancelled', ${now}, jsonb_build_object('cascadeFrom', cascade_from) FROM cascaded ORDER BY id
-)`;
+  SELECT id, 'cancelled', $2, jsonb_build_object('cascadeFrom', cascade_from) FROM cascaded ORDER BY id
+)
+SELECT id, cascade_from FROM cascaded ORDER BY id`;
 }
 
 /**

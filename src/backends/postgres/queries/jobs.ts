@@ -97,7 +97,9 @@ inserted AS (
   JOIN input x ON x.i = f.i
   LEFT JOIN dep_arrays da ON da.i = f.i
   WHERE NOT EXISTS (SELECT 1 FROM bad)
-  ORDER BY f.id
+  -- Keys in one global order: two batches sharing keys then wait for each other's key at
+  -- most one way round, never in a cycle (deadlock).
+  ORDER BY x.idempotency_key NULLS LAST, f.id
   ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING id, job_type, tags, idempotency_key
 ),

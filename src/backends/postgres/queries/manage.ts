@@ -2,7 +2,7 @@
  * Managing jobs (SPEC §4.3): retry, cancel, edit, cleanup, reclaim. Each is one statement.
  */
 import type { JobEdit, JobSelector } from '../../../backend.js';
-import { cascadeCtes, deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
+import { deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
 import { filterConditions } from './jobs.js';
 import type { SchemaNames } from './names.js';
 
@@ -40,8 +40,8 @@ function selectorCondition(selector: JobSelector, values: unknown[], statuses: s
 }
 
 /**
- * Cancels the selected jobs (one job: pending or waiting; a filter: pending jobs) and,
- * transitively, their dependents. Rows: kind 'requested' | 'cascaded', id, cascade_from.
+ * Cancels the selected jobs (one job: pending or waiting; a filter: pending jobs). Their
+ * dependents are cancelled afterwards, in the same transaction, by cascadeLevelSql. Rows: id.
  */
 export function cancelJobsSql(t: SchemaNames, selector: JobSelector, now: Date): { text: string; values: unknown[] } {
   const values: unknown[] = [];
@@ -49,20 +49,17 @@ export function cancelJobsSql(t: SchemaNames, selector: JobSelector, now: Date):
   values.push(now);
   const n = `$${values.length}::timestamptz`;
   const text = `
-WITH RECURSIVE requested AS (
+WITH requested AS (
   UPDATE ${t.jobs} j
   SET status = 'cancelled', last_cancelled_at = ${n}, updated_at = ${n}
   WHERE ${condition}
-  RETURNING j.id, j.tags
+  RETURNING j.id
 ),
 requested_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
   SELECT id, 'cancelled', ${n}, NULL FROM requested ORDER BY id
-),
-${cascadeCtes(t, 'requested', n)}
-SELECT 'requested' AS kind, id, NULL::bigint AS cascade_from FROM requested
-UNION ALL
-SELECT 'cascaded', id, cascade_from FROM cascaded`;
+)
+SELECT id FROM requested ORDER BY id`;
   return { text, values };
 }
 
@@ -149,14 +146,14 @@ SELECT count(*)::int AS n FROM gone`;
 /**
  * Reclaims jobs processing for longer than $2 ms (or their own longer timeout_ms) at $1:
  * attempts left → pending; none left → failed with reason 'timeout', routed to their dead-letter
- * type, dependents cancelled. Every reclaimed job gets a `failed` event.
- * $3 now as ISO text, $4 channel.
- * Rows: kind 'requeued' | 'failed' | 'dead_letter' | 'cascaded', id, cascade_from.
+ * type (their dependents are cancelled afterwards by cascadeLevelSql, in the same transaction).
+ * Every reclaimed job gets a `failed` event. $3 now as ISO text, $4 channel.
+ * Rows: kind 'requeued' | 'failed' | 'dead_letter' | 'notified', id.
  */
 export function reclaimSql(t: SchemaNames): string {
   const message = `'Reclaimed: still processing after ' || s.limit_ms || ' ms, the worker is presumed lost'`;
   return `
-WITH RECURSIVE stuck AS MATERIALIZED (
+WITH stuck AS MATERIALIZED (
   SELECT j.id, j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type,
     j.attempts < j.max_attempts AS will_retry,
     round(GREATEST($2::double precision, COALESCE(j.timeout_ms, 0)))::bigint AS limit_ms
@@ -187,7 +184,7 @@ failed AS (
       dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $1 END
   FROM stuck s LEFT JOIN dl ON dl.src_id = s.id
   WHERE j.id = s.id AND NOT s.will_retry
-  RETURNING j.id, j.tags
+  RETURNING j.id
 ),
 failed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
@@ -197,13 +194,11 @@ failed_events AS (
   ORDER BY s.id
 ),
 ${deadLetterInsertCtes(t, 'dl', '$1::timestamptz')},
-${cascadeCtes(t, 'failed', '$1::timestamptz')},
 notified AS (
   SELECT pg_notify($4, '') FROM (SELECT 1 FROM requeued UNION ALL SELECT 1 FROM dead_letters LIMIT 1) s
 )
-SELECT 'requeued' AS kind, id, NULL::bigint AS cascade_from FROM requeued
-UNION ALL SELECT 'failed', id, NULL FROM failed
-UNION ALL SELECT 'dead_letter', id, NULL FROM dead_letters
-UNION ALL SELECT 'cascaded', id, cascade_from FROM cascaded
-UNION ALL SELECT 'notified', count(*), NULL FROM notified`;
+SELECT 'requeued' AS kind, id FROM requeued
+UNION ALL SELECT 'failed', id FROM failed
+UNION ALL SELECT 'dead_letter', id FROM dead_letters
+UNION ALL SELECT 'notified', count(*) FROM notified`;
 }

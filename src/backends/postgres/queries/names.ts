@@ -11,6 +11,8 @@ export interface SchemaNames {
   jobs: string;
   /** `"schema".job_events` */
   events: string;
+  /** `"schema".job_queue_tag_barrier_clear`, the tag-barrier check of the migrations. */
+  tagBarrierClear: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
   /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
@@ -25,6 +27,7 @@ export function schemaNames(schema: string): SchemaNames {
     jobs: `${s}.job_queue`,
     events: `${s}.job_events`,
     jobIdSeq: `${s}.job_queue_id_seq`,
+    tagBarrierClear: `${s}.job_queue_tag_barrier_clear`,
     channel: notifyChannel(schema),
   };
 }

@@ -1,0 +1,211 @@
+/**
+ * Processing (SPEC §4.6, DETAILS "Retries, failures, reclaim"): claim, complete, fail, prolong,
+ * progress and output. Every write after the claim is fenced: it applies only while the job is
+ * still processing and locked by the same worker, so a stale worker's late result is dropped.
+ */
+import { JOB_COLUMNS, jobColumns } from '../rows.js';
+import { deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
+import type { SchemaNames } from './names.js';
+
+/** Key of the transaction-level advisory lock serializing group-limited claims of a schema. */
+export function groupClaimLockSql(lockKey: bigint): string {
+  // One lock per schema: the count of a group's processing jobs must be read after the previous
+  // group-limited claim committed, which a lock taken inside the claim statement (whose snapshot
+  // is already fixed) could not guarantee.
+  return `SELECT pg_advisory_xact_lock(${lockKey.toString()})`;
+}
+
+/**
+ * Claims up to $3 eligible jobs for worker $2 at $1, in ONE statement.
+ * $4 job types (text[] or NULL for any), $5 groupConcurrency (NULL for unlimited).
+ *
+ * - Eligible: ready_at <= now (pending at run_at, failed at its retry time, waiting at its
+ *   wake-up time), every depends_on_job_ids completed (a removed prerequisite counts as done:
+ *   only finished jobs are cleaned up), and no OTHER pending/processing/waiting job carrying all
+ *   depends_on_tags. The dependency checks run only for jobs that have dependencies.
+ * - Order: priority DESC, created_at, id, the order of job_queue_claim_idx.
+ * - FOR UPDATE SKIP LOCKED so concurrent claimers never take the same job nor wait on each other.
+ * - Group limit: a candidate is skipped when its group is full, and within the batch each group
+ *   gets at most its free slots. Exact across processes only under groupClaimLockSql.
+ * - A waiting job resuming does not consume an attempt.
+ */
+export function claimJobsSql(t: SchemaNames): string {
+  const groupLoad = (alias: string) =>
+    `(SELECT count(*) FROM ${t.jobs} g WHERE g.group_id = ${alias}.group_id AND g.status = 'processing')`;
+  return `
+WITH candidates AS MATERIALIZED (
+  SELECT j.id, j.group_id, j.priority, j.created_at
+  FROM ${t.jobs} j
+  WHERE j.ready_at IS NOT NULL AND j.ready_at <= $1::timestamptz
+    AND ($4::text[] IS NULL OR j.job_type = ANY($4::text[]))
+    AND (j.depends_on_job_ids IS NULL OR NOT EXISTS (
+      SELECT 1 FROM ${t.jobs} p WHERE p.id = ANY(j.depends_on_job_ids) AND p.status <> 'completed'))
+    AND (j.depends_on_tags IS NULL OR ${t.tagBarrierClear}(j.depends_on_tags, j.id))
+    AND ($5::integer IS NULL OR j.group_id IS NULL OR ${groupLoad('j')} < $5::integer)
+  ORDER BY j.priority DESC, j.created_at, j.id
+  LIMIT $3
+  FOR UPDATE SKIP LOCKED
+),
+admitted AS (
+  SELECT r.id FROM (
+    SELECT c.id, c.group_id,
+      row_number() OVER (PARTITION BY c.group_id ORDER BY c.priority DESC, c.created_at, c.id) AS n
+    FROM candidates c
+  ) r
+  WHERE $5::integer IS NULL OR r.group_id IS NULL OR r.n + ${groupLoad('r')} <= $5::integer
+),
+claimed AS (
+  UPDATE ${t.jobs} j
+  SET status = 'processing',
+      attempts = j.attempts + CASE WHEN j.status = 'waiting' THEN 0 ELSE 1 END,
+      locked_at = $1, locked_by = $2, started_at = COALESCE(j.started_at, $1),
+      next_attempt_at = NULL, pending_reason = NULL, updated_at = $1
+  FROM admitted a
+  WHERE j.id = a.id
+  RETURNING ${JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
+),
+claimed_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'processing', $1, NULL FROM claimed ORDER BY id
+)
+SELECT ${jobColumns('c')} FROM claimed c ORDER BY c.priority DESC, c.created_at, c.id`;
+}
+
+/**
+ * Records completions: $1 JSON array of { job_id, worker_id, has_output, output }, $2 now,
+ * $3 channel. Progress is kept, step data cleared. Wakes processors when a pending job depends on
+ * a completed one (by id or tag barrier). Rows: id.
+ */
+export function completeJobsSql(t: SchemaNames): string {
+  return `
+WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(job_id bigint, worker_id text, has_output boolean, output jsonb)
+),
+done AS (
+  UPDATE ${t.jobs} j
+  SET status = 'completed', completed_at = $2, updated_at = $2, step_data = NULL,
+      output = CASE WHEN x.has_output THEN COALESCE(x.output, 'null'::jsonb) ELSE j.output END
+  FROM input x
+  WHERE j.id = x.job_id AND j.status = 'processing' AND j.locked_by = x.worker_id
+  RETURNING j.id, j.tags
+),
+done_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'completed', $2, NULL FROM done ORDER BY id
+),
+unblocked AS (
+  -- A scalar subquery with LIMIT 1 rather than EXISTS: the planner keeps LIMIT here and costs
+  -- the check as the first match, which keeps the statement's cost estimate (and JIT) low.
+  SELECT 1 FROM done x
+  WHERE (SELECT true FROM ${t.jobs} d
+         WHERE d.status = 'pending'
+           AND (d.depends_on_job_ids @> ARRAY[x.id]::bigint[] OR d.depends_on_tags <@ x.tags)
+         LIMIT 1)
+  LIMIT 1
+),
+notified AS (
+  SELECT pg_notify($3, '') FROM unblocked
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM done ORDER BY id`;
+}
+
+/**
+ * Records a failure of job $1 by worker $2 that an automatic retry at $5 follows: message $3,
+ * reason $4, now $6, now as ISO text $7, channel $8. Rows: id; none when the job was no longer
+ * this worker's.
+ */
+export function failJobForRetrySql(t: SchemaNames): string {
+  return `
+WITH failed AS (
+  UPDATE ${t.jobs} j
+  SET status = 'failed', failure_reason = $4::text, next_attempt_at = $5::timestamptz,
+      last_failed_at = $6::timestamptz, updated_at = $6::timestamptz,
+      error_history = j.error_history || jsonb_build_array(jsonb_build_object('message', $3::text, 'timestamp', $7::text))
+  WHERE j.id = $1 AND j.status = 'processing' AND j.locked_by = $2
+  RETURNING j.id
+),
+failed_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'failed', $6::timestamptz, jsonb_build_object('message', $3::text, 'failureReason', $4::text,
+    'willRetry', true, 'deadLetterJobId', NULL)
+  FROM failed
+),
+notified AS (
+  SELECT pg_notify($8, '') FROM failed
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM failed`;
+}
+
+/**
+ * Records the final failure of job $1 by worker $2 (no retry follows): message $3, reason $4,
+ * now $5, now as ISO text $6, channel $7. Routes the job to its dead-letter type (its dependents
+ * are cancelled afterwards by cascadeLevelSql, in the same transaction).
+ * Rows: kind 'failed' | 'dead_letter' | 'notified', id; no 'failed' row when the job was no
+ * longer this worker's.
+ */
+export function failJobFinalSql(t: SchemaNames): string {
+  return `
+WITH src AS MATERIALIZED (
+  SELECT j.id, j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type
+  FROM ${t.jobs} j
+  WHERE j.id = $1 AND j.status = 'processing' AND j.locked_by = $2
+  FOR UPDATE
+),
+dl AS MATERIALIZED (
+  SELECT s.id AS src_id, nextval('${t.jobIdSeq}'::regclass) AS id, s.dead_letter_job_type AS job_type,
+    ${deadLetterEnvelope('s', '$3::text', '$4::text', '$6::text')} AS payload
+  FROM src s
+  WHERE s.dead_letter_job_type IS NOT NULL
+),
+failed AS (
+  UPDATE ${t.jobs} j
+  SET status = 'failed', failure_reason = $4::text, next_attempt_at = NULL,
+      last_failed_at = $5::timestamptz, updated_at = $5::timestamptz,
+      error_history = j.error_history || jsonb_build_array(jsonb_build_object('message', $3::text, 'timestamp', $6::text)),
+      dead_letter_job_id = COALESCE(dl.id, j.dead_letter_job_id),
+      dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $5::timestamptz END
+  FROM src s LEFT JOIN dl ON dl.src_id = s.id
+  WHERE j.id = s.id
+  RETURNING j.id, dl.id AS dl_id
+),
+failed_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'failed', $5::timestamptz, jsonb_build_object('message', $3::text, 'failureReason', $4::text,
+    'willRetry', false, 'deadLetterJobId', dl_id)
+  FROM failed
+),
+${deadLetterInsertCtes(t, 'dl', '$5::timestamptz')},
+notified AS (
+  SELECT pg_notify($7, '') FROM (SELECT 1 FROM dead_letters LIMIT 1) s
+)
+SELECT 'failed' AS kind, id FROM failed
+UNION ALL SELECT 'dead_letter', id FROM dead_letters
+UNION ALL SELECT 'notified', count(*) FROM notified`;
+}
+
+/** $1 id, $2 worker, $3 now, $4 timeoutMs (NULL: heartbeat only). Rows: id when still ours. */
+export function prolongJobSql(t: SchemaNames): string {
+  return `
+WITH prolonged AS (
+  UPDATE ${t.jobs} SET locked_at = $3, updated_at = $3
+  WHERE id = $1 AND status = 'processing' AND locked_by = $2
+  RETURNING id
+),
+prolonged_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'prolonged', $3, jsonb_build_object('timeoutMs', $4::integer) FROM prolonged
+)
+SELECT id FROM prolonged`;
+}
+
+/** $1 id, $2 worker, $3 progress, $4 now. */
+export function setProgressSql(t: SchemaNames): string {
+  return `UPDATE ${t.jobs} SET progress = $3, updated_at = $4
+WHERE id = $1 AND status = 'processing' AND locked_by = $2 RETURNING id`;
+}
+
+/** $1 id, $2 worker, $3 output (JSON text), $4 now. */
+export function setOutputSql(t: SchemaNames): string {
+  return `UPDATE ${t.jobs} SET output = $3::jsonb, updated_at = $4
+WHERE id = $1 AND status = 'processing' AND locked_by = $2 RETURNING id`;
+}
