@@ -54,10 +54,13 @@ export function createProcessor(host: ProcessorHost, handlers: unknown, options?
 class JobProcessor implements Processor {
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
+  private loopGeneration = 0;
   /** Every job in progress, background or one-shot, until its outcome is recorded. */
   private readonly active = new Set<Promise<void>>();
   /** Handlers running now: what `concurrency` limits. A slot frees when its handler ends. */
   private handlersRunning = 0;
+  /** When the background loop last enqueued due cron jobs (real time, ms). */
+  private lastCronCheck = Number.NEGATIVE_INFINITY;
   private readonly completions: CompletionBuffer;
   private wakeRequested = false;
   private wakeSleeper: (() => void) | undefined;
@@ -92,11 +95,13 @@ class JobProcessor implements Processor {
   startInBackground(): void {
     if (this.running) return;
     this.running = true;
+    const previousLoop = this.loopDone;
     this.unsubscribe = this.host.backend.subscribeJobAvailable(() => this.wake()).catch((err: unknown) => {
       this.report(toError(err, 'subscribing to job wake-ups failed; polling only'));
       return undefined;
     });
-    this.loopDone = this.loop();
+    const loop = this.loop();
+    this.loopDone = Promise.all([previousLoop, loop]).then(() => undefined);
     this.log(`started in background (worker ${this.options.workerId})`);
   }
 
@@ -135,8 +140,10 @@ class JobProcessor implements Processor {
   }
 
   private async loop(): Promise<void> {
+    // A stop() followed at once by startInBackground() must not leave two loops running.
+    const generation = ++this.loopGeneration;
     let errors = 0;
-    while (this.running) {
+    while (this.running && generation === this.loopGeneration) {
       const free = this.options.concurrency - this.handlersRunning;
       if (free <= 0) {
         await this.sleep(this.options.pollInterval); // a job ending wakes it
@@ -160,8 +167,26 @@ class JobProcessor implements Processor {
     }
   }
 
+  /**
+   * SPEC §4.4 rule 1: due cron schedules are enqueued before claiming. The background loop does
+   * it at most once per poll interval, not before every slot refill. A failure is reported and
+   * does not keep the processor from claiming.
+   */
+  private async enqueueDueCronJobs(): Promise<void> {
+    const enqueue = this.host.enqueueDueCronJobs;
+    if (!enqueue) return;
+    const now = Date.now();
+    if (this.running && now - this.lastCronCheck < this.options.pollInterval) return;
+    this.lastCronCheck = now;
+    try {
+      await enqueue();
+    } catch (err) {
+      this.report(toError(err, 'enqueueing due cron jobs failed'));
+    }
+  }
+
   private async claim(batchSize: number): Promise<JobRecord[]> {
-    await this.host.enqueueDueCronJobs?.();
+    await this.enqueueDueCronJobs();
     const { backend, clock, events } = this.host;
     const jobs = await backend.claimJobs({
       workerId: this.options.workerId,
@@ -254,13 +279,15 @@ class JobProcessor implements Processor {
   /** Resolves after `ms`, or earlier on a wake-up or stop (unless `wakeable` is false). */
   private sleep(ms: number, wakeable = true): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        if (this.wakeSleeper === sleeper) this.wakeSleeper = undefined;
         resolve();
-      }
-      this.wakeSleeper = wakeable ? done : () => (this.running ? undefined : done());
-    }).finally(() => (this.wakeSleeper = undefined));
+      };
+      const sleeper = wakeable ? done : () => (this.running ? undefined : done());
+      const timer = setTimeout(done, ms);
+      this.wakeSleeper = sleeper;
+    });
   }
 
   private wake(): void {

@@ -6,6 +6,7 @@
 import { expect, it } from 'vitest';
 import { ConfigError, NoHandlerError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
+import { createProcessor } from '../../src/processor.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { deferred, sleep, trackRunners, waitFor } from './processing-support.js';
 
@@ -297,6 +298,29 @@ forEachBackend('processor (§4.6)', (ctx) => {
       expect.stringContaining('listener bug'),
       expect.stringContaining('listener bug 2'),
     ]);
+  });
+
+  it('enqueues due cron jobs before claiming (hook point of SPEC §4.4 rule 1); a failure there does not stop the claim', async () => {
+    const { backend, clock, events } = ctx.queue;
+    const calls: string[] = [];
+    const processor = createProcessor(
+      {
+        backend,
+        clock,
+        events,
+        enqueueDueCronJobs: async () => {
+          calls.push('cron');
+          await ctx.queue.addJob({ jobType: 'tick', payload: {} });
+          if (calls.length > 1) throw new Error('cron store down');
+          return 1;
+        },
+      },
+      { tick: async () => void calls.push('tick') },
+      { onError: (e) => calls.push(e.message) },
+    );
+    expect(await processor.start()).toBe(1);
+    expect(await processor.start()).toBe(1);
+    expect(calls).toEqual(['cron', 'tick', 'cron', expect.stringContaining('cron store down'), 'tick']);
   });
 
   it('rejects invalid options and handlers with a ConfigError naming the field', () => {
