@@ -61,6 +61,16 @@ async function expectConsistent(redis: Redis, prefix: string): Promise<void> {
   }
   expect([...placed.keys()], 'placement entries without a job').toEqual([]);
 
+  // ready-by-type mirrors ready, with the type and current priority in the member.
+  const readyIds = new Set((await redis.zrange(k.ready, 0, -1)).map(Number));
+  const typed = (j: StoredJob) => `${j.jobType}\0${String(2147483647 - j.priority).padStart(10, '0')}\0${pad(j.id)}`;
+  expect(sorted(await redis.zrange(k.readyByType, 0, -1)), 'ready-by-type').toEqual(
+    sorted(jobs.filter((j) => readyIds.has(j.id)).map(typed)),
+  );
+  const hints: Record<string, string> = {};
+  for (const j of jobs) hints[String(j.id)] = `${j.jobType}\0${j.groupId ?? ''}`;
+  expect(await redis.hgetall(k.claimHints), 'claim-hints').toEqual(hints);
+
   const groups: Record<string, string> = {};
   for (const j of jobs) {
     if (j.status === 'processing' && j.groupId) groups[j.groupId] = String(Number(groups[j.groupId] ?? 0) + 1);

@@ -20,6 +20,8 @@
  * | types          | zset | score 0, member `<jobType>\0<pad id>`: lookup by type |
  * | tags           | zset | score 0, member `<tag>\0<pad id>`: lookup by tag |
  * | ready          | zset | member pad id, score -priority: claimable now, best first |
+ * | ready-by-type  | zset | score 0, member `<jobType>\0<2147483647 - priority, 10 digits>\0<pad id>`: the same jobs as `ready`, best first within each type (claims limited to some types read only their types) |
+ * | claim-hints    | hash | id -> `<jobType>\0<group id or empty>`: lets a claim skip jobs of full groups without decoding their metadata |
  * | scheduled      | zset | member pad id, score ready time (ms): pending with a future runAt, failed awaiting retry, timed waits |
  * | processing     | zset | member pad id, score locked_at (ms): reclaim scans it |
  * | finished       | zset | member pad id, score updatedAt (ms): completed, cancelled, failed without retry; cleanup scans it |
@@ -57,6 +59,8 @@ export function redisKeys(prefix: string) {
     types: k('types'),
     tags: k('tags'),
     ready: k('ready'),
+    readyByType: k('ready-by-type'),
+    claimHints: k('claim-hints'),
     scheduled: k('scheduled'),
     processing: k('processing'),
     finished: k('finished'),
@@ -89,6 +93,8 @@ export const KEY_NAMES: readonly string[] = [
   'types',
   'tags',
   'ready',
+  'ready-by-type',
+  'claim-hints',
   'scheduled',
   'processing',
   'finished',

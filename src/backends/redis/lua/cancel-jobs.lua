@@ -4,9 +4,10 @@
   metadata null for requested jobs, { cascadeFrom } for dependents.
   KEYS[1] jobs, KEYS[2] status:pending, KEYS[3] status:processing, KEYS[4] status:completed,
   KEYS[5] status:failed, KEYS[6] status:cancelled, KEYS[7] status:waiting, KEYS[8] ready,
-  KEYS[9] scheduled, KEYS[10] processing, KEYS[11] finished, KEYS[12] groups,
-  KEYS[13] event:id, KEYS[14] events, KEYS[15] job-events, KEYS[16] event-times,
-  KEYS[17] deps, KEYS[18] tag-deps, KEYS[19] all, KEYS[20] types, KEYS[21] tags
+  KEYS[9] ready-by-type, KEYS[10] scheduled, KEYS[11] processing, KEYS[12] finished,
+  KEYS[13] groups, KEYS[14] event:id, KEYS[15] events, KEYS[16] job-events,
+  KEYS[17] event-times, KEYS[18] deps, KEYS[19] tag-deps, KEYS[20] all, KEYS[21] types,
+  KEYS[22] tags
   ARGV[1] now (ms); ARGV[2] job id, or '' to select by filter; ARGV[3] filter query JSON
   (see includes/filter.lua), used when ARGV[2] is ''.
   Returns { cancelledIds, cascaded } where cascaded is an array of { jobId, cascadeFrom }.

@@ -1,22 +1,24 @@
 --[[
   Claims up to a batch of eligible jobs for a worker (SPEC §3, §4.6, §4.8; DETAILS "Group
   limits"). First moves due entries of `scheduled` to `ready` (at most PROMOTE_LIMIT per call),
-  then walks `ready` best first (priority desc, then id asc) and takes a job when:
-  its type is wanted; it is really due (pending at runAt, failed at nextAttemptAt, waiting at
-  waitUntil); every dependsOn.jobIds job is completed (a cleaned-up one counts as completed);
-  no OTHER pending/processing/waiting job carries all its dependsOn.tags; and its group has a
-  free slot under groupConcurrency (the `groups` counter: exact across processes, since the
-  script runs atomically).
-  Bound: the walk examines at most SCAN_LIMIT entries of `ready` per call, so a claim stays
-  cheap however many jobs wait behind unmet dependencies, full groups or other job types; a
-  job beyond that window is reached once the ones ahead of it leave `ready`.
+  then walks the ready jobs best first (priority desc, then id asc): `ready`, or with a type
+  filter `ready-by-type` for just those types, so jobs of other types cost nothing. It takes a
+  job when it is really due (pending at runAt, failed at nextAttemptAt, waiting at waitUntil);
+  every dependsOn.jobIds job is completed (a cleaned-up one counts as completed); no OTHER
+  pending/processing/waiting job carries all its dependsOn.tags; and its group has a free slot
+  under groupConcurrency (the `groups` counter: exact across processes, since the script runs
+  atomically). Jobs of a group found full are skipped from `claim-hints`, without decoding.
+  Bound: the walk examines at most SCAN_LIMIT ready jobs per call, so a claim stays cheap
+  however many jobs wait behind unmet dependencies or full groups; a job beyond that window is
+  reached once enough of the ones ahead of it leave `ready`.
   Claimed jobs become processing with lockedAt/lockedBy, startedAt kept from the first pickup,
   attempts + 1 (not for a waiting job resuming), and a `processing` event.
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] status:pending,
   KEYS[6] status:processing, KEYS[7] status:completed, KEYS[8] status:failed,
   KEYS[9] status:cancelled, KEYS[10] status:waiting, KEYS[11] tags, KEYS[12] ready,
-  KEYS[13] scheduled, KEYS[14] processing, KEYS[15] finished, KEYS[16] groups,
-  KEYS[17] event:id, KEYS[18] events, KEYS[19] job-events, KEYS[20] event-times
+  KEYS[13] ready-by-type, KEYS[14] claim-hints, KEYS[15] scheduled, KEYS[16] processing,
+  KEYS[17] finished, KEYS[18] groups, KEYS[19] event:id, KEYS[20] events, KEYS[21] job-events,
+  KEYS[22] event-times
   ARGV[1] now (ms); ARGV[2] worker id; ARGV[3] batch size; ARGV[4] JSON array of job types,
   or '' for any; ARGV[5] groupConcurrency, or '' for unlimited.
   Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil },
@@ -28,7 +30,7 @@
 --- @include "state"
 
 local PROMOTE_LIMIT = 1000
-local SCAN_LIMIT = 1000
+local SCAN_LIMIT = 5000
 
 local now = tonumber(ARGV[1])
 local worker = ARGV[2]
@@ -44,7 +46,7 @@ local groupLimit = ARGV[5] ~= '' and tonumber(ARGV[5]) or nil
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', K['scheduled'], '-inf', now, 'LIMIT', 0, PROMOTE_LIMIT)) do
   redis.call('ZREM', K['scheduled'], m)
   local job = loadJob(idFromMember(m))
-  if job then redis.call('ZADD', K['ready'], -job.priority, m) end
+  if job then markReady(job) end
 end
 
 -- 2. Eligibility.
@@ -113,38 +115,97 @@ local function groupHasRoom(job)
   return (tonumber(redis.call('HGET', K['groups'], job.groupId)) or 0) < groupLimit
 end
 
--- 3. Walk `ready`, best first.
+-- 3. The ready jobs to examine, best first: { id, typed member or nil }.
+local candidates = {}
+if wanted then
+  local entries = {}
+  for t in pairs(wanted) do
+    local at = #t + 2 -- where the inverted priority starts in `<type>\0<priority>\0<pad id>`
+    local members = redis.call('ZRANGEBYLEX', K['ready-by-type'], '[' .. t .. '\0', '(' .. t .. '\1', 'LIMIT', 0, SCAN_LIMIT)
+    for _, m in ipairs(members) do
+      entries[#entries + 1] = { tonumber(string.sub(m, at, at + 9)), idFromMember(m), m }
+    end
+  end
+  table.sort(entries, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    return a[2] < b[2]
+  end)
+  for i = 1, math.min(#entries, SCAN_LIMIT) do candidates[i] = { entries[i][2], entries[i][3] } end
+else
+  for i, m in ipairs(redis.call('ZRANGE', K['ready'], 0, SCAN_LIMIT - 1)) do candidates[i] = { tonumber(m), nil } end
+end
+
+-- 4. Walk them.
 local claimed = {}
-for _, m in ipairs(redis.call('ZRANGE', K['ready'], 0, SCAN_LIMIT - 1)) do
-  if #claimed >= batchSize then break end
-  local job = loadJob(idFromMember(m))
+local fullGroups = {}
+
+-- Group ids from claim hints, fetched a page at a time (one HMGET per page) and only when a
+-- group limit applies: false for a job without group (or without hint).
+local HINT_PAGE = 200
+local hintedGroups = {}
+local function hintedGroup(index)
+  if hintedGroups[index] == nil then
+    local ids = {}
+    local last = math.min(index + HINT_PAGE - 1, #candidates)
+    for i = index, last do ids[#ids + 1] = int(candidates[i][1]) end
+    local hints = redis.call('HMGET', K['claim-hints'], unpack(ids))
+    for i = index, last do
+      local hint = hints[i - index + 1]
+      local sep = hint and string.find(hint, '\0', 1, true)
+      local group = sep and string.sub(hint, sep + 1) or ''
+      hintedGroups[i] = group ~= '' and group or false
+    end
+  end
+  return hintedGroups[index]
+end
+
+local function claim(job)
+  local resuming = job.status == 'waiting'
+  transition(job, 'processing', now)
+  if not resuming then job.attempts = job.attempts + 1 end
+  job.lockedAt = now
+  job.lockedBy = worker
+  if isnull(job.startedAt) then job.startedAt = now end
+  job.nextAttemptAt = NULL
+  job.pendingReason = NULL
+  local meta = store(job, now)
+  addEvent(job.id, 'processing', now, nil)
+  local sid = int(job.id)
+  claimed[#claimed + 1] = {
+    meta,
+    redis.call('HGET', K['payloads'], sid),
+    redis.call('HGET', K['outputs'], sid),
+    redis.call('HGET', K['steps'], sid),
+  }
+end
+
+local function consider(index, id, typedMember)
+  if groupLimit then
+    local group = hintedGroup(index)
+    if group and fullGroups[group] then return end
+  end
+  local job = loadJob(id)
   local due = job and dueAt(job)
-  if due == nil then
-    -- Not claimable any more (gone, or no longer due by status): drop the stale entry.
-    redis.call('ZREM', K['ready'], m)
+  if not job then
+    -- A stale entry: drop it.
+    redis.call('ZREM', K['ready'], pad(id))
+    if typedMember then redis.call('ZREM', K['ready-by-type'], typedMember) end
+  elseif due == nil then
+    -- No longer claimable by status: drop the stale entry.
+    unplace(job)
   elseif due > now then
     -- Promoted under a later clock than this caller's: back to scheduled.
-    redis.call('ZREM', K['ready'], m)
-    redis.call('ZADD', K['scheduled'], due, m)
-  elseif (not wanted or wanted[job.jobType]) and groupHasRoom(job) and prerequisitesMet(job)
-    and not barrierHolds(job) then
-    local resuming = job.status == 'waiting'
-    transition(job, 'processing', now)
-    if not resuming then job.attempts = job.attempts + 1 end
-    job.lockedAt = now
-    job.lockedBy = worker
-    if isnull(job.startedAt) then job.startedAt = now end
-    job.nextAttemptAt = NULL
-    job.pendingReason = NULL
-    local meta = store(job, now)
-    addEvent(job.id, 'processing', now, nil)
-    local sid = int(job.id)
-    claimed[#claimed + 1] = {
-      meta,
-      redis.call('HGET', K['payloads'], sid),
-      redis.call('HGET', K['outputs'], sid),
-      redis.call('HGET', K['steps'], sid),
-    }
+    unplace(job)
+    redis.call('ZADD', K['scheduled'], due, pad(id))
+  elseif not groupHasRoom(job) then
+    fullGroups[job.groupId] = true
+  elseif (not wanted or wanted[job.jobType]) and prerequisitesMet(job) and not barrierHolds(job) then
+    claim(job)
   end
+end
+
+for i, c in ipairs(candidates) do
+  if #claimed >= batchSize then break end
+  consider(i, c[1], c[2])
 end
 return claimed

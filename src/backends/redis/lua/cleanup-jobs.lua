@@ -5,9 +5,9 @@
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] idem, KEYS[6] all,
   KEYS[7] status:pending, KEYS[8] status:processing, KEYS[9] status:completed,
   KEYS[10] status:failed, KEYS[11] status:cancelled, KEYS[12] status:waiting, KEYS[13] types,
-  KEYS[14] tags, KEYS[15] tag-deps, KEYS[16] deps, KEYS[17] ready, KEYS[18] scheduled,
-  KEYS[19] processing, KEYS[20] finished, KEYS[21] events, KEYS[22] job-events,
-  KEYS[23] event-times
+  KEYS[14] tags, KEYS[15] tag-deps, KEYS[16] deps, KEYS[17] ready, KEYS[18] ready-by-type,
+  KEYS[19] claim-hints, KEYS[20] scheduled, KEYS[21] processing, KEYS[22] finished,
+  KEYS[23] events, KEYS[24] job-events, KEYS[25] event-times
   ARGV[1] olderThan (ms, exclusive); ARGV[2] batch size.
   Returns { removed, scanned }: jobs removed, and finished entries examined (fewer than the
   batch size: nothing older is left).
@@ -38,6 +38,7 @@ for _, m in ipairs(members) do
     redis.call('HDEL', K['payloads'], sid)
     redis.call('HDEL', K['outputs'], sid)
     redis.call('HDEL', K['steps'], sid)
+    redis.call('HDEL', K['claim-hints'], sid)
     if not isnull(job.idempotencyKey) and redis.call('HGET', K['idem'], job.idempotencyKey) == sid then
       redis.call('HDEL', K['idem'], job.idempotencyKey)
     end
@@ -51,6 +52,7 @@ for _, m in ipairs(members) do
     -- had it been cancelled or failed, the dependents were cancelled with it).
     redis.call('ZREMRANGEBYLEX', K['deps'], '[' .. pid .. '\0', '(' .. pid .. '\1')
     redis.call('ZREM', K['ready'], pid)
+    redis.call('ZREM', K['ready-by-type'], typedReadyMember(job))
     redis.call('ZREM', K['scheduled'], pid)
     redis.call('ZREM', K['processing'], pid)
     removeEvents(pid)

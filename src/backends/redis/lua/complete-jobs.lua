@@ -5,9 +5,10 @@
   job depends on a completed one (by id or tag barrier).
   KEYS[1] jobs, KEYS[2] outputs, KEYS[3] steps, KEYS[4] status:pending,
   KEYS[5] status:processing, KEYS[6] status:completed, KEYS[7] status:failed,
-  KEYS[8] status:cancelled, KEYS[9] status:waiting, KEYS[10] ready, KEYS[11] scheduled,
-  KEYS[12] processing, KEYS[13] finished, KEYS[14] groups, KEYS[15] event:id, KEYS[16] events,
-  KEYS[17] job-events, KEYS[18] event-times, KEYS[19] wake, KEYS[20] deps, KEYS[21] tag-deps
+  KEYS[8] status:cancelled, KEYS[9] status:waiting, KEYS[10] ready, KEYS[11] ready-by-type,
+  KEYS[12] scheduled, KEYS[13] processing, KEYS[14] finished, KEYS[15] groups,
+  KEYS[16] event:id, KEYS[17] events, KEYS[18] job-events, KEYS[19] event-times, KEYS[20] wake,
+  KEYS[21] deps, KEYS[22] tag-deps
   ARGV[1] now (ms); ARGV[2] JSON array of { id, workerId, output? } where output is the
   output's JSON text (absent: keep what setOutput stored).
   Returns the ids recorded.

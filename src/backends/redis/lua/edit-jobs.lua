@@ -5,9 +5,10 @@
   wake-up when runAt changed (a job may have become due).
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] status:pending, KEYS[4] status:processing,
   KEYS[5] status:completed, KEYS[6] status:failed, KEYS[7] status:cancelled,
-  KEYS[8] status:waiting, KEYS[9] ready, KEYS[10] scheduled, KEYS[11] processing,
-  KEYS[12] finished, KEYS[13] groups, KEYS[14] event:id, KEYS[15] events, KEYS[16] job-events,
-  KEYS[17] event-times, KEYS[18] wake, KEYS[19] all, KEYS[20] types, KEYS[21] tags
+  KEYS[8] status:waiting, KEYS[9] ready, KEYS[10] ready-by-type, KEYS[11] scheduled,
+  KEYS[12] processing, KEYS[13] finished, KEYS[14] groups, KEYS[15] event:id, KEYS[16] events,
+  KEYS[17] job-events, KEYS[18] event-times, KEYS[19] wake, KEYS[20] all, KEYS[21] types,
+  KEYS[22] tags
   ARGV[1] now (ms); ARGV[2] job id, or '' to select by filter; ARGV[3] filter query JSON;
   ARGV[4] the changed metadata fields as JSON (stored names and forms, no payload);
   ARGV[5] the new payload's JSON text, or '' to keep it; ARGV[6] the `edited` event's
@@ -44,6 +45,7 @@ for _, id in ipairs(ids) do
       for _, tag in ipairs(list(job.tags)) do redis.call('ZREM', K['tags'], tag .. '\0' .. pid) end
       for _, tag in ipairs(list(changes.tags)) do redis.call('ZADD', K['tags'], 0, tag .. '\0' .. pid) end
     end
+    unplace(job) -- before the priority changes: the typed ready member holds it
     for field, value in pairs(changes) do job[field] = value end
     job.updatedAt = now
     store(job, now)

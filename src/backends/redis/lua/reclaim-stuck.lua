@@ -6,9 +6,10 @@
   KEYS[1] id, KEYS[2] jobs, KEYS[3] payloads, KEYS[4] idem, KEYS[5] all,
   KEYS[6] status:pending, KEYS[7] status:processing, KEYS[8] status:completed,
   KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting, KEYS[12] types,
-  KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready, KEYS[17] scheduled,
-  KEYS[18] processing, KEYS[19] finished, KEYS[20] groups, KEYS[21] event:id, KEYS[22] events,
-  KEYS[23] job-events, KEYS[24] event-times, KEYS[25] wake
+  KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready, KEYS[17] ready-by-type,
+  KEYS[18] claim-hints, KEYS[19] scheduled, KEYS[20] processing, KEYS[21] finished,
+  KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
+  KEYS[26] event-times, KEYS[27] wake
   ARGV[1] now (ms); ARGV[2] threshold (ms); ARGV[3] now as an ISO-8601 string.
   Returns { requeuedIds, failedIds, deadLetterJobIds, cascaded } (cascaded: { jobId, cascadeFrom }).
 ]]

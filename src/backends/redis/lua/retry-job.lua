@@ -3,8 +3,9 @@
   fresh attempt budget, lastRetriedAt set, event `retried`, wake-up signal.
   KEYS[1] jobs, KEYS[2] status:pending, KEYS[3] status:processing, KEYS[4] status:completed,
   KEYS[5] status:failed, KEYS[6] status:cancelled, KEYS[7] status:waiting, KEYS[8] ready,
-  KEYS[9] scheduled, KEYS[10] processing, KEYS[11] finished, KEYS[12] groups,
-  KEYS[13] event:id, KEYS[14] events, KEYS[15] job-events, KEYS[16] event-times, KEYS[17] wake
+  KEYS[9] ready-by-type, KEYS[10] scheduled, KEYS[11] processing, KEYS[12] finished,
+  KEYS[13] groups, KEYS[14] event:id, KEYS[15] events, KEYS[16] job-events,
+  KEYS[17] event-times, KEYS[18] wake
   ARGV[1] job id; ARGV[2] now (ms).
   Returns 1 when the job was retried, 0 when it does not exist or its status does not allow it.
 ]]

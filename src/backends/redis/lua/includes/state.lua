@@ -1,6 +1,6 @@
 -- Status changes and index placement. Every script that changes a job's status calls
 -- transition() and then store(), so the status sets, the ready/scheduled/processing/finished
--- sets and the group counters always agree with the metadata.
+-- sets (and ready-by-type) and the group counters always agree with the metadata.
 local PLACEMENTS = { 'ready', 'scheduled', 'processing', 'finished' }
 
 -- When a claimable job becomes due: pending at runAt, a failed job at its retry time, a
@@ -38,11 +38,26 @@ local function transition(job, status, now)
   job.updatedAt = now
 end
 
+-- Takes the job out of ready/scheduled/processing/finished and ready-by-type. The typed member
+-- holds the priority: call this before changing a job's priority.
+local function unplace(job)
+  local m = pad(job.id)
+  for _, name in ipairs(PLACEMENTS) do redis.call('ZREM', K[name], m) end
+  redis.call('ZREM', K['ready-by-type'], typedReadyMember(job))
+end
+
+-- Makes a due job claimable: `ready` (all types) and `ready-by-type` (claims filtered by type).
+local function markReady(job)
+  -- Score -priority: ZRANGE order is priority desc, then (equal scores) id asc.
+  redis.call('ZADD', K['ready'], -job.priority, pad(job.id))
+  redis.call('ZADD', K['ready-by-type'], 0, typedReadyMember(job))
+end
+
 -- Puts the job in exactly one of ready/scheduled/processing/finished (or none: a waiting job
 -- without a wake-up time) and saves its metadata. Returns the saved JSON text.
 local function store(job, now)
   local m = pad(job.id)
-  for _, name in ipairs(PLACEMENTS) do redis.call('ZREM', K[name], m) end
+  unplace(job)
   local s = job.status
   local due = dueAt(job)
   if s == 'processing' then
@@ -51,8 +66,7 @@ local function store(job, now)
     redis.call('ZADD', K['finished'], job.updatedAt, m)
   elseif due ~= nil then
     if due <= now then
-      -- Score -priority: ZRANGE order is priority desc, then (equal scores) id asc.
-      redis.call('ZADD', K['ready'], -job.priority, m)
+      markReady(job)
     else
       redis.call('ZADD', K['scheduled'], due, m)
     end

@@ -21,6 +21,17 @@ local function idFromMember(m)
   return tonumber(string.sub(m, -ID_WIDTH))
 end
 
+-- The `ready-by-type` member of a job: `<jobType>\0<2147483647 - priority, 10 digits>\0<pad id>`,
+-- so that within one type, text order is priority desc, then id asc.
+local function typedReadyMember(job)
+  return job.jobType .. '\0' .. string.format('%010d', 2147483647 - job.priority) .. '\0' .. pad(job.id)
+end
+
+-- The `claim-hints` value of a job: `<jobType>\0<group id or empty>`; neither ever changes.
+local function claimHint(job)
+  return job.jobType .. '\0' .. (isnull(job.groupId) and '' or job.groupId)
+end
+
 -- A JSON array decoded by cjson, or an empty table for null/absent.
 local function list(v)
   if type(v) == 'table' then return v end

@@ -1,0 +1,65 @@
+/**
+ * How the Redis claim walks the ready jobs (claim-jobs.lua): with a type filter it reads only
+ * those types, so a backlog of other types never hides a wanted job; jobs of a full group are
+ * skipped without holding up the rest.
+ */
+import { describe, expect, it } from 'vitest';
+import { useRedis } from './support.js';
+
+const WORKER = 'w1';
+
+describe('redis claim walk', () => {
+  const ctx = useRedis();
+
+  it('finds a wanted job type behind more ready jobs of other types than one walk examines', async () => {
+    const q = ctx.queue();
+    // Older and of higher priority: all of them come first in `ready`.
+    for (let i = 0; i < 6; i++) {
+      await q.addJobs(Array.from({ length: 1000 }, (_, j) => ({ jobType: 'backlog', payload: { n: i * 1000 + j }, priority: 5 })));
+    }
+    const wanted = await q.addJob({ jobType: 'wanted', payload: {} });
+    const claimed = await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['wanted', 'absent'], now: new Date() });
+    expect(claimed.map((j) => j.id)).toEqual([wanted]);
+  });
+
+  it('merges several wanted types in priority order, then id order', async () => {
+    const q = ctx.queue();
+    const [a1, b1, a2, b2, c1] = await q.addJobs([
+      { jobType: 'a', payload: 1, priority: 1 },
+      { jobType: 'b', payload: 2, priority: 3 },
+      { jobType: 'a', payload: 3, priority: 3 },
+      { jobType: 'b', payload: 4, priority: -2 },
+      { jobType: 'c', payload: 5, priority: 10 },
+    ]);
+    const claimed = await q.backend.claimJobs({ workerId: WORKER, batchSize: 10, jobTypes: ['a', 'b'], now: new Date() });
+    expect(claimed.map((j) => j.id)).toEqual([b1, a2, a1, b2]);
+    expect((await q.getJob(c1!))?.status).toBe('pending');
+  });
+
+  it('skips the jobs of a full group and claims the ones behind them', async () => {
+    const q = ctx.queue();
+    const [g1, , , free] = await q.addJobs([
+      { jobType: 'x', payload: 1, group: { id: 'g' }, priority: 9 },
+      { jobType: 'x', payload: 2, group: { id: 'g' }, priority: 9 },
+      { jobType: 'x', payload: 3, group: { id: 'g' }, priority: 9 },
+      { jobType: 'x', payload: 4 },
+    ]);
+    const first = await q.backend.claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() });
+    expect(first.map((j) => j.id)).toEqual([g1, free]);
+    expect(await q.backend.claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() })).toEqual([]);
+    expect(await ctx.redis.hget(`${ctx.prefix}{q}:groups`, 'g')).toBe('1');
+  });
+
+  it('moves a job whose priority was edited to its new place in the typed order', async () => {
+    const q = ctx.queue();
+    const [low, high] = await q.addJobs([
+      { jobType: 'a', payload: 1, priority: 1 },
+      { jobType: 'a', payload: 2, priority: 2 },
+    ]);
+    await q.editJob(low!, { priority: 3 });
+    const claimed = await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, jobTypes: ['a'], now: new Date() });
+    expect(claimed.map((j) => j.id)).toEqual([low]);
+    const next = await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['a'], now: new Date() });
+    expect(next.map((j) => j.id)).toEqual([high]);
+  });
+});
