@@ -65,6 +65,27 @@ async function dump(keys: () => Promise<string[]>, redis: ReturnType<typeof useR
   return out;
 }
 
+describe('script registration', () => {
+  const ctx = useRedis();
+
+  it('compiles every generated script in Redis', async () => {
+    for (const script of Object.values(scripts)) {
+      expect(await ctx.redis.script('LOAD', script.source), script.name).toMatch(/^[0-9a-f]{40}$/);
+    }
+  });
+
+  it('registers the scripts as queuedev-prefixed commands, once per client', () => {
+    const q = ctx.queue();
+    const commands = ctx.redis as unknown as Record<string, unknown>;
+    expect(typeof commands.queuedevAddJobs).toBe('function');
+    expect(typeof commands.queuedevClaimJobs).toBe('function');
+    const before = commands.queuedevAddJobs;
+    ctx.queue({ prefix: `${ctx.prefix}other:` });
+    expect(commands.queuedevAddJobs).toBe(before);
+    expect(q.getRedisClient()).toBe(ctx.redis);
+  });
+});
+
 describe('lua.generated.ts', () => {
   let temps: string[] = [];
   afterEach(() => {

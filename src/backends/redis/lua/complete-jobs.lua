@@ -37,8 +37,8 @@ local function holdsBackPending(job)
       local id = idFromMember(m)
       if redis.call('ZSCORE', K['status:pending'], int(id)) then
         local other = loadJob(id)
-        local all = true
-        for _, needed in ipairs(list(other.dependsOnTags)) do
+        local all = other ~= nil
+        for _, needed in ipairs(list(other and other.dependsOnTags)) do
           if not have[needed] then all = false break end
         end
         if all then return true end
