@@ -48,7 +48,9 @@ export type JobEventType =
   | 'waiting';
 
 /** Maps job types to their payload types, for typed `addJob` and handlers. */
-export type PayloadMap = Record<string, unknown>;
+// `any` (not `unknown`) so that payload maps declared as interfaces are accepted too.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type PayloadMap = Record<string, any>;
 
 /** TLS material for PostgreSQL or Redis. Values starting with `file://` are read from disk. */
 export interface TLSConfig {

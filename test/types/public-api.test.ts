@@ -85,6 +85,18 @@ describe('public types', () => {
     expectTypeOf(typed).toBeFunction();
   });
 
+  it('accepts a payload map declared as an interface', () => {
+    interface InterfacePayloads {
+      resize: { width: number };
+    }
+    const typed = (q: JobQueue<InterfacePayloads>) => {
+      void q.addJob({ jobType: 'resize', payload: { width: 100 } });
+      // @ts-expect-error width must be a number
+      void q.addJob({ jobType: 'resize', payload: { width: 'wide' } });
+    };
+    expectTypeOf(typed).toBeFunction();
+  });
+
   it('records, events, filters and hooks have the documented shapes', () => {
     const typed = (q: JobQueue<Payloads>) => {
       expectTypeOf(q.getJob(1)).toEqualTypeOf<Promise<JobRecord<Payloads['email'] | Payloads['sms']> | null>>();
