@@ -87,7 +87,9 @@ class PostgresBackend implements Backend {
     this.names = schemaNames(config.schema);
     this.sql = buildStatements(this.names);
     this.groupLockKey = advisoryKey(`queuedev:group-claim:${config.schema}`);
-    this.listener = new JobAvailableListener(clientConfig, this.names.channel, (m) => this.log(m));
+    // Named, so operators (and tests) can tell the wake-up connection apart in pg_stat_activity.
+    const listenerConfig = () => ({ ...clientConfig(), application_name: `queuedev-wake:${config.schema}` });
+    this.listener = new JobAvailableListener(listenerConfig, this.names.channel, (m) => this.log(m));
   }
 
   // §4.1
