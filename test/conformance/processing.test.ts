@@ -134,6 +134,19 @@ forEachBackend('processor (§4.6)', (ctx) => {
     expect(await processor.start()).toBe(1);
   });
 
+  it('records completions that end together in one batched write', async () => {
+    // A clock that moves 1 s on every reading: each write gets its own time, so ten separate
+    // completion writes would leave ten different completedAt values.
+    let t = Date.now();
+    const queue = ctx.makeQueue({ clock: { now: () => new Date((t += 1000)) } });
+    const ids = await queue.addJobs(Array.from({ length: 10 }, () => ({ jobType: 'work', payload: {} })));
+    const processor = queue.createProcessor({ work: async () => {} }, { batchSize: 10 });
+    expect(await processor.start()).toBe(10);
+    const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
+    expect(jobs.every((j) => j?.status === 'completed')).toBe(true);
+    expect(new Set(jobs.map((j) => j?.completedAt?.getTime())).size).toBe(1);
+  });
+
   it('never runs more than `concurrency` handlers at once', async () => {
     await ctx.queue.addJobs(Array.from({ length: 6 }, () => ({ jobType: 'work', payload: {} })));
     let running = 0;
