@@ -94,6 +94,28 @@ forEachBackend('timeouts (§4.6)', (ctx) => {
     expect(lockedAtEnd).toBe(prolonged[2]!.createdAt.getTime());
   });
 
+  it('ctx.prolong() on a job without timeoutMs is a heartbeat: no deadline, a prolonged event, a fresh lock', async () => {
+    const id = await ctx.queue.addJob({ jobType: 'work', payload: {} });
+    let lockedAtClaim: number | undefined;
+    let lockedAfter: number | undefined;
+    await ctx.queue
+      .createProcessor({
+        work: async (_p: unknown, signal: AbortSignal, c: JobContext) => {
+          lockedAtClaim = (await ctx.queue.getJob(id))?.lockedAt?.getTime();
+          await sleep(30);
+          c.prolong();
+          await sleep(100);
+          lockedAfter = (await ctx.queue.getJob(id))?.lockedAt?.getTime();
+          return signal.aborted ? 'aborted' : 'finished';
+        },
+      })
+      .start();
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', output: 'finished' });
+    const prolonged = (await ctx.queue.getJobEvents(id)).filter((e) => e.eventType === 'prolonged');
+    expect(prolonged.map((e) => e.metadata)).toEqual([{ timeoutMs: null }]);
+    expect(lockedAfter).toBeGreaterThan(lockedAtClaim!);
+  });
+
   it('ctx.onTimeout runs before the abort; a returned number extends the deadline', async () => {
     const id = await ctx.queue.addJob({ jobType: 'work', payload: {}, timeoutMs: 100, maxAttempts: 1 });
     const seen: boolean[] = [];
