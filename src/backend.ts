@@ -11,12 +11,15 @@
  *   return what the facade needs to emit hooks.
  */
 import type {
+  CronScheduleRecord,
+  CronScheduleStatus,
   FailureReason,
   JobEvent,
   JobFilter,
   JobRecord,
   JobStatus,
   Queryable,
+  WaitToken,
 } from './types.js';
 
 /** A job ready to insert: validated, defaults applied (see validation.ts `normalizeJob`). */
@@ -203,4 +206,103 @@ export interface Backend {
 
   /** Closes connections the library created; never closes a caller-owned pool or client. */
   close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cron schedules (SPEC §2.9, §4.4) and durable waits (DETAILS "Handler context", tokens).
+// Kept as their own interfaces while being implemented; Backend will extend both.
+
+/** A validated schedule ready to insert (defaults applied, nextRunAt computed by src/cron.ts). */
+export interface NewCronSchedule {
+  scheduleName: string;
+  cronExpression: string;
+  jobType: string;
+  payload: unknown;
+  timezone: string;
+  allowOverlap: boolean;
+  maxAttempts: number;
+  priority: number;
+  timeoutMs: number | null;
+  tags: string[];
+  retryDelay: number | null;
+  retryBackoff: boolean | null;
+  retryDelayMax: number | null;
+  nextRunAt: Date;
+}
+
+/** Validated changes of a schedule; only present keys change (nextRunAt already recomputed). */
+export type CronScheduleEdit = Partial<Omit<NewCronSchedule, 'scheduleName'>>;
+
+/** One due slot of a schedule, as read by getDueCronSchedules. */
+export interface CronSlot {
+  scheduleId: number;
+  /** The schedule's nextRunAt as read: the compare-and-set guard. */
+  expectedNextRunAt: Date;
+  /** The first slot after `now` (missed slots collapse into one enqueue). */
+  nextRunAt: Date;
+  /** The job to enqueue for this slot (built from the schedule by shared code). */
+  job: NewJob;
+}
+
+export interface CronStore {
+  /** Inserts a schedule; a taken name throws ValidationError on `scheduleName` (unique). */
+  addCronSchedule(schedule: NewCronSchedule, now: Date): Promise<number>;
+  /** Schedules by id, by name, or all (optionally by status), ordered by id. */
+  getCronSchedules(query: { id?: number; name?: string; status?: CronScheduleStatus }): Promise<CronScheduleRecord[]>;
+  /** Applies an edit; false when the schedule does not exist. A taken name throws as above. */
+  editCronSchedule(id: number, edit: CronScheduleEdit & { status?: CronScheduleStatus }, now: Date): Promise<boolean>;
+  /** Deletes the definition only; jobs it enqueued stay. False when it did not exist. */
+  removeCronSchedule(id: number): Promise<boolean>;
+  /** Active schedules whose nextRunAt <= now, oldest due first, at most `limit`. */
+  getDueCronSchedules(now: Date, limit: number): Promise<CronScheduleRecord[]>;
+  /**
+   * For each slot, atomically (one statement/transaction or script for the whole list):
+   * compare-and-set the schedule's nextRunAt from `expectedNextRunAt` to `nextRunAt` (only while
+   * it is active); only the winner of the CAS enqueues `job`, and only when the schedule allows
+   * overlap or its last enqueued job (lastJobId) is not pending, processing, waiting, or failed
+   * with a retry due. The winner sets lastJobId/lastEnqueuedAt when it enqueues. The job's
+   * `added` event and wake-up are written as in addJobs. Returns one entry per slot: the new job
+   * id, or null when the slot was lost to another processor or skipped for overlap.
+   */
+  enqueueCronSlots(slots: CronSlot[], now: Date): Promise<{ scheduleId: number; jobId: number | null }[]>;
+}
+
+export type EnterWaitResult =
+  /** The job is now `waiting` (locks released, `waiting` event written). */
+  | { status: 'waiting' }
+  /** The token settled before the job could wait on it: the job keeps running. */
+  | { status: 'token_settled'; token: WaitToken }
+  /** The job is no longer processing and locked by this worker (fencing). */
+  | { status: 'lost' };
+
+export interface WaitStore {
+  /** Stores `value` as step `stepName` in the job's step data (merge). Fenced. */
+  saveStep(input: { jobId: number; workerId: string; stepName: string; value: unknown; now: Date }): Promise<boolean>;
+  /**
+   * processing → waiting, fenced, in one statement/transaction or script: sets wait_until (a
+   * timed wait) or wait_token_id (a token wait), stores `step` when given (e.g. the wait's own
+   * marker) in the same write, clears the lock, writes event `waiting` `{ waitUntil, tokenId }`.
+   * `attempts` is unchanged: the resume claim does not add one. For a token wait the token is
+   * checked atomically: when it is no longer `waiting`, nothing changes and `token_settled`
+   * comes back (no lost wake-up); else the token's jobId is set to this job.
+   */
+  enterWait(input: {
+    jobId: number;
+    workerId: string;
+    waitUntil: Date | null;
+    tokenId: string | null;
+    step?: { name: string; value: unknown };
+    now: Date;
+  }): Promise<EnterWaitResult>;
+  /** Inserts an open token. */
+  createToken(input: { id: string; jobId: number | null; timeoutAt: Date | null; tags: string[]; now: Date }): Promise<void>;
+  /**
+   * waiting token → completed with `output`; when a job waits on it (status waiting,
+   * wait_token_id = token), that job moves to pending with pendingReason 'resumed' (the claim
+   * does not add an attempt for it) and a wake-up is sent. False when the token was not open.
+   */
+  completeToken(input: { tokenId: string; output: unknown; now: Date }): Promise<boolean>;
+  getToken(tokenId: string): Promise<WaitToken | null>;
+  /** Open tokens with timeoutAt <= now → timed_out; their waiting jobs resume as above. Returns the count. */
+  expireTimedOutTokens(now: Date): Promise<number>;
 }

@@ -274,3 +274,86 @@ export interface JobEvent {
   createdAt: Date;
   metadata: unknown;
 }
+
+/** State of a cron schedule (SPEC §3): paused schedules are skipped by automatic enqueueing. */
+export type CronScheduleStatus = 'active' | 'paused';
+
+/** Input of `addCronJob` (SPEC §2.9). */
+export interface CronJobOptions<P extends PayloadMap = PayloadMap, T extends keyof P & string = keyof P & string> {
+  /** Unique name of the schedule. */
+  scheduleName: string;
+  /** Standard 5-field cron expression (minute hour day month weekday). */
+  cronExpression: string;
+  jobType: T;
+  /** Payload of every job the schedule creates. */
+  payload: P[T];
+  /** IANA time zone the expression is read in. @default 'UTC' */
+  timezone?: string;
+  /** Enqueue a new instance while an earlier one is still active. @default false */
+  allowOverlap?: boolean;
+  /** @default 3 */
+  maxAttempts?: number;
+  /** @default 0 */
+  priority?: number;
+  timeoutMs?: number;
+  tags?: string[];
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  retryDelayMax?: number;
+}
+
+/** Fields `editCronJob` can change; `nextRunAt` is recomputed when the expression or zone changes. */
+export type EditCronJobOptions<P = unknown> = Partial<
+  Omit<CronJobOptions, 'scheduleName' | 'payload' | 'jobType'> & { payload: P }
+>;
+
+/** A stored cron schedule (DETAILS "Cron schedule record"). */
+export interface CronScheduleRecord<P = unknown> {
+  id: number;
+  scheduleName: string;
+  cronExpression: string;
+  jobType: string;
+  payload: P;
+  timezone: string;
+  allowOverlap: boolean;
+  status: CronScheduleStatus;
+  maxAttempts: number;
+  priority: number;
+  timeoutMs: number | null;
+  tags: string[];
+  retryDelay: number | null;
+  retryBackoff: boolean | null;
+  retryDelayMax: number | null;
+  lastEnqueuedAt: Date | null;
+  lastJobId: number | null;
+  nextRunAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** State of a waitpoint token. */
+export type WaitTokenStatus = 'waiting' | 'completed' | 'timed_out';
+
+/** Options of `createToken` (queue and handler context). */
+export interface CreateTokenOptions {
+  /** Time out after e.g. '30s', '10m', '2h', '7d' (at most 365 days); without it, never. */
+  timeout?: string;
+  tags?: string[];
+}
+
+/** A waitpoint token (DETAILS "Queue-level token operations"). */
+export interface WaitToken {
+  /** `wp_<uuid>` */
+  id: string;
+  /** The job waiting on it, once one does. */
+  jobId: number | null;
+  status: WaitTokenStatus;
+  output: unknown;
+  timeoutAt: Date | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  tags: string[];
+}
+
+/** What `ctx.waitForToken` resolves to. */
+export type TokenWaitResult<T = unknown> = { ok: true; output: T } | { ok: false; error: string };
