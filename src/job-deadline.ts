@@ -18,6 +18,9 @@ export class JobDeadline {
   /** Resolves once the deadline has passed for good (no callback extended it). */
   readonly expired = new Promise<void>((resolve) => (this.resolveExpired = resolve));
 
+  /** The deadline was moved by prolong or an onTimeout extension after it was first set. */
+  moved = false;
+
   constructor(
     timeoutMs: number | null,
     /** Called when an onTimeout callback extends the deadline, to record it like a prolong. */
@@ -25,11 +28,13 @@ export class JobDeadline {
     private readonly report: (error: Error) => void,
   ) {
     this.reset(timeoutMs);
+    this.moved = false;
   }
 
   /** Sets the deadline to `ms` from now; null removes it. */
   reset(ms: number | null): void {
     if (this.settled) return;
+    this.moved = true;
     this.expiresAt = ms === null ? null : Date.now() + ms;
     this.schedule();
   }

@@ -31,8 +31,13 @@ async function runInProcess(job: JobRecord, handler: JobHandler, deps: ContextDe
   const controller = new AbortController();
   const deadline = new JobDeadline(job.timeoutMs, (ms) => ctx.recordProlong(ms), deps.report);
   const ctx = new HandlerContext(deps, deadline);
+  const startedAt = Date.now();
   const timedOut = deadline.expired.then(() => {
-    const error = new JobTimeoutError(`Job ${job.id} (${job.jobType}) timed out after ${job.timeoutMs} ms`);
+    const error = new JobTimeoutError(
+      deadline.moved
+        ? `Job ${job.id} (${job.jobType}) timed out after ${Date.now() - startedAt} ms (its deadline was moved by prolong or onTimeout)`
+        : `Job ${job.id} (${job.jobType}) timed out after ${job.timeoutMs} ms`,
+    );
     controller.abort(error);
     return { status: 'failed', reason: 'timeout', error } as const;
   });
