@@ -4,6 +4,7 @@
  */
 import type { PoolClient } from 'pg';
 import { describe, expect, it } from 'vitest';
+import { batchDepRef } from '../../src/queue.js';
 import type { Queryable } from '../../src/types.js';
 import { usePostgres } from './support.js';
 
@@ -103,5 +104,30 @@ describe('addJob / addJobs with `db` (postgres)', () => {
     expect(texts).toHaveLength(1);
     expect(new Set(ids).size).toBe(400);
     expect(await countRows()).toEqual({ jobs: 400, events: 400 });
+  });
+
+  it('resolves a key that a concurrent transaction commits first to that job, placeholders included', async () => {
+    const queue = ctx.queue();
+    const { client, done } = await trackedClient();
+    try {
+      await client.query('BEGIN');
+      const winner = await queue.addJob({ jobType: 'first', payload: {}, idempotencyKey: 'race' }, { db: client });
+      // This batch does not see the uncommitted job, so it tries to insert the key too and waits.
+      const batch = queue.addJobs([
+        { jobType: 'second', payload: {}, idempotencyKey: 'race' },
+        { jobType: 'after', payload: {}, dependsOn: { jobIds: [batchDepRef(0)] } },
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await client.query('COMMIT');
+      const [raced, after] = await batch;
+
+      expect(raced).toBe(winner);
+      expect(await queue.getJob(winner)).toMatchObject({ jobType: 'first' });
+      // The dependent points at the job that exists, not at the id the losing insert drew.
+      expect(await queue.getJob(after!)).toMatchObject({ jobType: 'after', dependsOnJobIds: [winner] });
+      expect((await queue.getAllJobs()).map((j) => j.jobType).sort()).toEqual(['after', 'first']);
+    } finally {
+      done();
+    }
   });
 });

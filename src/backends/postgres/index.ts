@@ -96,7 +96,16 @@ class PostgresBackend implements Backend {
 
   async addJobs({ jobs, now, db }: AddJobsInput): Promise<AddJobsResult> {
     if (jobs.length === 0) return { ids: [], insertedIds: [] };
-    const target: Queryable = db ?? this.pool;
+    if (db) return this.insertJobs(db, jobs, now);
+    // A placeholder naming a job with an idempotency key may have to be repointed after the
+    // statement (see resolveLostKeys); a transaction keeps the dependent from being claimed, or
+    // seen, before that. Every other batch is one statement in autocommit: one round trip.
+    const repointable = jobs.some((j) => j.dependsOnJobIds?.some((id) => id < 0 && jobs[-id - 1]!.idempotencyKey !== null));
+    if (repointable) return this.conn.transaction((tx) => this.insertJobs(tx, jobs, now));
+    return this.insertJobs(this.pool, jobs, now);
+  }
+
+  private async insertJobs(target: Queryable, jobs: NewJob[], now: Date): Promise<AddJobsResult> {
     const payload = JSON.stringify(jobs.map(toInputRow));
     const { rows } = await target.query(this.sql.addJobs, [payload, now, this.names.channel]);
     const result = rows as { i: number; id: string; outcome: 'inserted' | 'existing' | 'lost'; bad: BadPrerequisite[] | null }[];
@@ -112,7 +121,8 @@ class PostgresBackend implements Backend {
 
   /**
    * Off the common path: a concurrent insert committed a key this batch also used, after our
-   * snapshot was taken. Read the winner's id, and repoint batch placeholders that named ours.
+   * snapshot was taken. Read the winner's id, and repoint batch placeholders that named ours
+   * (with `db`, inside the caller's transaction when there is one).
    */
   private async resolveLostKeys(
     target: Queryable,
