@@ -51,6 +51,7 @@ export class HandlerContext implements JobContext {
   /** Set once `setOutput` was called; the last value wins. */
   outputSet = false;
   output: unknown = undefined;
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: ContextDeps,
@@ -105,12 +106,26 @@ export class HandlerContext implements JobContext {
     void this.write('prolong', () => backend.prolongJob({ jobId: job.id, workerId, timeoutMs, now: clock.now() }));
   }
 
+  /**
+   * Resolves once every write started so far has ended. The runner waits for it before
+   * recording the outcome: a progress or output write still in flight after completion would
+   * be fenced off and lost.
+   */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending);
+  }
+
   /** Store errors inside a handler are reported, not thrown: an un-awaited call must not crash. */
-  private async write(what: string, run: () => Promise<unknown>): Promise<void> {
-    try {
-      await run();
-    } catch (err) {
-      this.deps.report(toError(err, `ctx.${what} of job ${this.deps.job.id} failed`));
-    }
+  private write(what: string, run: () => Promise<unknown>): Promise<void> {
+    const write = (async () => {
+      try {
+        await run();
+      } catch (err) {
+        this.deps.report(toError(err, `ctx.${what} of job ${this.deps.job.id} failed`));
+      }
+    })();
+    this.pending.add(write);
+    void write.finally(() => this.pending.delete(write));
+    return write;
   }
 }

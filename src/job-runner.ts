@@ -44,6 +44,7 @@ async function runInProcess(job: JobRecord, handler: JobHandler, deps: ContextDe
   const finished = (async (): Promise<RunOutcome> => {
     try {
       const value = await handler(job.payload, controller.signal, ctx);
+      await ctx.idle();
       return completion(ctx, value, job, deps);
     } catch (err) {
       return { status: 'failed', reason: 'handler_error', error: toError(err) };
@@ -62,6 +63,8 @@ async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps)
   const ctx = new HandlerContext(deps, null);
   try {
     const result = await runInWorkerThread({ job, handler, ctx, report: deps.report });
+    // Relayed progress and output were sent before the result; let their writes land first.
+    await ctx.idle();
     return completion(ctx, result, job, deps);
   } catch (err) {
     const error = toError(err);

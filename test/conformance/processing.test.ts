@@ -90,6 +90,22 @@ forEachBackend('processor (§4.6)', (ctx) => {
     for (const err of thrown) expect(err).toBeInstanceOf(RangeError);
   });
 
+  it('writes un-awaited progress and output before recording the completion', async () => {
+    const id = await ctx.queue.addJob({ jobType: 'work', payload: {} });
+    const progress: unknown[] = [];
+    ctx.queue.on('job:progress', (e) => progress.push(e));
+    await ctx.queue
+      .createProcessor({
+        work: (_p: unknown, _s: AbortSignal, c: JobContext) => {
+          void c.setProgress(70);
+          void c.setOutput({ partial: true });
+        },
+      })
+      .start();
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', progress: 70, output: { partial: true } });
+    expect(progress).toEqual([{ jobId: id, progress: 70 }]);
+  });
+
   it('fails a job without a handler with reason no_handler', async () => {
     const id = await ctx.queue.addJob({ jobType: 'unknown', payload: {}, maxAttempts: 1 });
     const failed: { error: Error; willRetry: boolean }[] = [];
