@@ -27,7 +27,7 @@ export function groupClaimLockSql(lockKey: bigint): string {
  * - FOR UPDATE SKIP LOCKED so concurrent claimers never take the same job nor wait on each other.
  * - Group limit: a candidate is skipped when its group is full, and within the batch each group
  *   gets at most its free slots. Exact across processes only under groupClaimLockSql.
- * - A waiting job resuming does not consume an attempt.
+ * - A job resuming from a wait does not consume an attempt; its wait fields are cleared.
  */
 export function claimJobsSql(t: SchemaNames): string {
   const groupLoad = (alias: string) =>
@@ -57,9 +57,11 @@ admitted AS (
 claimed AS (
   UPDATE ${t.jobs} j
   SET status = 'processing',
-      attempts = j.attempts + CASE WHEN j.status = 'waiting' THEN 0 ELSE 1 END,
+      -- Resuming from a wait (a due timed wait, or a job its token put back to pending) does
+      -- not consume an attempt.
+      attempts = j.attempts + CASE WHEN j.status = 'waiting' OR j.pending_reason = 'resumed' THEN 0 ELSE 1 END,
       locked_at = $1, locked_by = $2, started_at = COALESCE(j.started_at, $1),
-      next_attempt_at = NULL, pending_reason = NULL, updated_at = $1
+      next_attempt_at = NULL, pending_reason = NULL, wait_until = NULL, wait_token_id = NULL, updated_at = $1
   FROM admitted a
   WHERE j.id = a.id
   RETURNING ${JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
