@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { REDIS_URL, deleteKeys, uniqueName } from '../helpers/backends.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
+import type { Backend, CronStore, WaitStore } from '../../src/backend.js';
 import type { Clock, PayloadMap } from '../../src/types.js';
 
 export interface RedisTestContext {
@@ -80,4 +81,9 @@ export async function waitFor(check: () => Promise<boolean>, what: string, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The queue's backend with the cron and wait operations (the Redis backend implements both). */
+export function storeOf(q: JobQueue<PayloadMap>): Backend & CronStore & WaitStore {
+  return q.backend as Backend & CronStore & WaitStore;
 }

@@ -1,22 +1,24 @@
 /**
- * The Redis backend: every operation of the Backend interface on one Redis (or one Redis
- * Cluster slot: all keys share the `{q}` hash tag, see keys.ts). Each change is one Lua script
- * (lua/*.lua, built into lua.generated.ts by scripts/build-lua.ts).
+ * The Redis backend: every operation of the Backend, CronStore and WaitStore interfaces on one
+ * Redis (or one Redis Cluster slot: all keys share the `{q}` hash tag, see keys.ts). Each change
+ * is one Lua script (lua/*.lua, built into lua.generated.ts by scripts/build-lua.ts).
  */
-import type { Backend } from '../../backend.js';
+import type { Backend, CronStore, WaitStore } from '../../backend.js';
 import type { ResolvedRedisConfig } from '../../config.js';
 import { UnsupportedOnBackendError } from '../../errors.js';
 import { openConnection } from './connection.js';
 import type { BackendContext } from './context.js';
+import { addCronSchedule, editCronSchedule, enqueueCronSlots, getCronSchedules, getDueCronSchedules, removeCronSchedule } from './cron.js';
 import { addJobs, getJob, getJobEvents, getJobs } from './jobs.js';
 import { redisKeys } from './keys.js';
 import { cancelJobs, cleanupOldJobEvents, cleanupOldJobs, editJobs, reclaimStuckJobs, retryJob } from './manage.js';
 import { claimJobs, completeJobs, failJob, prolongJob, setOutput, setProgress } from './processing.js';
 import { createScriptRunner } from './scripts.js';
 import { createSubscriptions } from './subscribe.js';
+import { completeToken, createToken, enterWait, expireTimedOutTokens, getToken, saveStep } from './waits.js';
 
 /** Creates the Redis backend. */
-export function createRedisBackend(config: ResolvedRedisConfig): Backend {
+export function createRedisBackend(config: ResolvedRedisConfig): Backend & CronStore & WaitStore {
   const { client, owned } = openConnection(config);
   const ctx: BackendContext = { client, keys: redisKeys(config.keyPrefix), run: createScriptRunner(client, config.keyPrefix) };
   const subscriptions = createSubscriptions(client, ctx.keys.wake, `queuedev-wake:${config.keyPrefix}`);
@@ -40,6 +42,20 @@ export function createRedisBackend(config: ResolvedRedisConfig): Backend {
     setProgress: (input) => setProgress(ctx, input),
     setOutput: (input) => setOutput(ctx, input),
     subscribeJobAvailable: (listener) => subscriptions.subscribe(listener),
+
+    addCronSchedule: (schedule, now) => addCronSchedule(ctx, schedule, now),
+    getCronSchedules: (query) => getCronSchedules(ctx, query),
+    editCronSchedule: (id, edit, now) => editCronSchedule(ctx, id, edit, now),
+    removeCronSchedule: (id) => removeCronSchedule(ctx, id),
+    getDueCronSchedules: (now, limit) => getDueCronSchedules(ctx, now, limit),
+    enqueueCronSlots: (slots, now) => enqueueCronSlots(ctx, slots, now),
+
+    saveStep: (input) => saveStep(ctx, input),
+    enterWait: (input) => enterWait(ctx, input),
+    createToken: (input) => createToken(ctx, input),
+    completeToken: (input) => completeToken(ctx, input),
+    getToken: (tokenId) => getToken(ctx, tokenId),
+    expireTimedOutTokens: (now) => expireTimedOutTokens(ctx, now),
 
     getPool() {
       throw new UnsupportedOnBackendError('getPool() returns the PostgreSQL pool, so it is only available on the postgres backend; this queue uses redis (use getRedisClient())');

@@ -6,7 +6,7 @@ import { DependencyError, UnsupportedOnBackendError } from '../../errors.js';
 import type { JobEvent, JobRecord } from '../../types.js';
 import type { BackendContext } from './context.js';
 import { toLuaQuery } from './query.js';
-import { toJobEvent, toJobRecord, toStoredJob } from './record.js';
+import { toJobEvent, toJobRecord, toStoredJob, type JobRow } from './record.js';
 
 /** ['ok', ids, insertedIds], or ['unknown' | 'ended', dependency ids] (add-jobs.lua). */
 type AddReply = [string, number[], number[]?];
@@ -38,29 +38,18 @@ export async function addJobs(ctx: BackendContext, input: AddJobsInput): Promise
 }
 
 export async function getJob(ctx: BackendContext, id: number): Promise<JobRecord | null> {
-  const field = String(id);
-  const replies = await ctx.client
-    .pipeline()
-    .hget(ctx.keys.jobs, field)
-    .hget(ctx.keys.payloads, field)
-    .hget(ctx.keys.outputs, field)
-    .hget(ctx.keys.steps, field)
-    .exec();
-  if (!replies) throw new Error('Redis pipeline returned no replies');
-  const [meta, payload, output, steps] = replies.map(([err, value]) => {
-    if (err) throw err;
-    return value as string | null;
-  });
-  return meta ? toJobRecord(meta, payload, output, steps) : null;
+  // One script, so the metadata, payload, output and step data are read at one instant.
+  const row = await ctx.run<JobRow | null>('getJob', [id]);
+  return row ? toJobRecord(...row) : null;
 }
 
 export async function getJobs(ctx: BackendContext, query: JobQuery): Promise<JobRecord[]> {
-  const rows = await ctx.run<[string, string | null, string | null, string | null][]>('getJobs', [
+  const rows = await ctx.run<JobRow[]>('getJobs', [
     JSON.stringify(toLuaQuery(query.filter, query.status)),
     query.limit === undefined ? '' : query.limit,
     query.offset ?? 0,
   ]);
-  return rows.map(([meta, payload, output, steps]) => toJobRecord(meta, payload, output, steps));
+  return rows.map((row) => toJobRecord(...row));
 }
 
 export async function getJobEvents(ctx: BackendContext, jobId: number): Promise<JobEvent[]> {

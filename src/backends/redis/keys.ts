@@ -13,7 +13,8 @@
  * | jobs           | hash | id -> job metadata JSON (StoredJob, without payload/output/stepData) |
  * | payloads       | hash | id -> payload JSON text, stored verbatim (never decoded in Lua) |
  * | outputs        | hash | id -> output JSON text, verbatim |
- * | steps          | hash | id -> step data JSON text (durable `ctx.run` results) |
+ * | steps          | hash | `<pad id>\0<step name>` -> the step's value as JSON text, verbatim (durable `ctx.run` results); merged one step at a time, never decoded in Lua |
+ * | step-names     | zset | score 0, member `<pad id>\0<step name>` (the `steps` field): finds a job's steps by range |
  * | idem           | hash | idempotency key -> id |
  * | all            | zset | member id, score id: every job (listing, newest first) |
  * | status:<s>     | zset | member id, score id: jobs in status <s>, one key per status |
@@ -33,6 +34,25 @@
  * | job-events     | zset | score 0, member `<pad job id>\0<pad event id>`: events of a job |
  * | event-times    | zset | member event id, score createdAt (ms): event cleanup |
  * | wake           | list | wake-up signal for idle processors (BLPOP) |
+ * | token-waiters  | zset | score 0, member `<token id>\0<pad job id>`: the waiting jobs of a token (status waiting, waitTokenId = token) |
+ *
+ * Cron schedules (SPEC §2.9, §4.4):
+ *
+ * | key            | type | contents |
+ * |----------------|------|----------|
+ * | cron:id        | str  | last schedule id (INCR) |
+ * | cron           | hash | id -> schedule JSON (StoredCronSchedule, without payload) |
+ * | cron-payloads  | hash | id -> payload JSON text of the jobs it creates, verbatim |
+ * | cron-names     | hash | schedule name -> id: names are unique |
+ * | cron-due       | zset | member pad id, score nextRunAt (ms): ACTIVE schedules only (paused ones are absent) |
+ *
+ * Waitpoint tokens (DETAILS "Queue-level token operations"):
+ *
+ * | key            | type | contents |
+ * |----------------|------|----------|
+ * | tokens         | hash | token id (`wp_<uuid>`) -> token JSON (StoredToken, without output) |
+ * | token-outputs  | hash | token id -> output JSON text, verbatim (completed tokens) |
+ * | token-timeouts | zset | member token id, score timeoutAt (ms): OPEN tokens with a timeout (expiry scans it) |
  */
 import type { JobStatus } from '../../types.js';
 import { JOB_STATUSES } from '../../types.js';
@@ -72,6 +92,16 @@ export function redisKeys(prefix: string) {
     jobEvents: k('job-events'),
     eventTimes: k('event-times'),
     wake: k('wake'),
+    stepNames: k('step-names'),
+    tokenWaiters: k('token-waiters'),
+    cronId: k('cron:id'),
+    cron: k('cron'),
+    cronPayloads: k('cron-payloads'),
+    cronNames: k('cron-names'),
+    cronDue: k('cron-due'),
+    tokens: k('tokens'),
+    tokenOutputs: k('token-outputs'),
+    tokenTimeouts: k('token-timeouts'),
   };
 }
 
@@ -106,6 +136,16 @@ export const KEY_NAMES: readonly string[] = [
   'job-events',
   'event-times',
   'wake',
+  'step-names',
+  'token-waiters',
+  'cron:id',
+  'cron',
+  'cron-payloads',
+  'cron-names',
+  'cron-due',
+  'tokens',
+  'token-outputs',
+  'token-timeouts',
 ];
 
 /** The full key for a name of KEY_NAMES. */

@@ -6,18 +6,18 @@
 import type { ClaimInput, CompleteInput, FailInput, FailResult } from '../../backend.js';
 import type { JobRecord } from '../../types.js';
 import type { BackendContext } from './context.js';
-import { toJobRecord } from './record.js';
+import { toJobRecord, type JobRow } from './record.js';
 
 export async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<JobRecord[]> {
   if (input.batchSize <= 0) return [];
-  const rows = await ctx.run<[string, string | null, string | null, string | null][]>('claimJobs', [
+  const rows = await ctx.run<JobRow[]>('claimJobs', [
     input.now.getTime(),
     input.workerId,
     input.batchSize,
     input.jobTypes && input.jobTypes.length > 0 ? JSON.stringify(input.jobTypes) : '',
     input.groupConcurrency ?? '',
   ]);
-  return rows.map(([meta, payload, output, steps]) => toJobRecord(meta, payload, output, steps));
+  return rows.map((row) => toJobRecord(...row));
 }
 
 export async function completeJobs(ctx: BackendContext, completions: CompleteInput[], now: Date): Promise<number[]> {

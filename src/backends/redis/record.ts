@@ -8,7 +8,8 @@
  *   (retryDelay, retryDelayMax) are therefore stored as decimal strings.
  * Fields may be absent (a dead-letter job created in Lua lists only what it sets): absent
  * reads as null, or the field's default.
- * Payload, output and step data are not here: they live verbatim in their own hashes.
+ * Payload, output and step data are not here: they live verbatim in their own hashes (step
+ * data one field per step, assembled into one JSON object text by includes/steps.lua).
  */
 import type { NewJob } from '../../backend.js';
 import type { ErrorHistoryEntry, FailureReason, JobEvent, JobEventType, JobRecord, JobStatus } from '../../types.js';
@@ -124,6 +125,9 @@ function float(text: string | number | null | undefined): number | null {
 function json(text: string | null | undefined): unknown {
   return text === null || text === undefined ? null : JSON.parse(text);
 }
+
+/** A job as scripts return it (includes/row.lua): metadata, payload, output and step-data texts. */
+export type JobRow = [meta: string, payload: string | null, output: string | null, steps: string | null];
 
 /** Maps stored metadata and the verbatim payload/output/step-data texts to a JobRecord. */
 export function toJobRecord(

@@ -12,22 +12,26 @@
   however many jobs wait behind unmet dependencies or full groups; a job beyond that window is
   reached once enough of the ones ahead of it leave `ready`.
   Claimed jobs become processing with lockedAt/lockedBy, startedAt kept from the first pickup,
-  attempts + 1 (not for a waiting job resuming), and a `processing` event.
+  attempts + 1 (not for a job resuming from a wait: a due timed wait, or a pending job with
+  pendingReason 'resumed' by its token), wait fields and pendingReason cleared, and a
+  `processing` event.
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] status:pending,
   KEYS[6] status:processing, KEYS[7] status:completed, KEYS[8] status:failed,
   KEYS[9] status:cancelled, KEYS[10] status:waiting, KEYS[11] tags, KEYS[12] ready,
   KEYS[13] ready-by-type, KEYS[14] claim-hints, KEYS[15] scheduled, KEYS[16] processing,
   KEYS[17] finished, KEYS[18] groups, KEYS[19] event:id, KEYS[20] events, KEYS[21] job-events,
-  KEYS[22] event-times
+  KEYS[22] event-times, KEYS[23] step-names, KEYS[24] token-waiters
   ARGV[1] now (ms); ARGV[2] worker id; ARGV[3] batch size; ARGV[4] JSON array of job types,
   or '' for any; ARGV[5] groupConcurrency, or '' for unlimited.
-  Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil },
-  in claim order.
+  Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil }
+  (includes/row.lua), in claim order.
 ]]
 --- @include "util"
 --- @include "job"
 --- @include "events"
 --- @include "state"
+--- @include "row"
+--- @include "waiters"
 
 local PROMOTE_LIMIT = 1000
 local SCAN_LIMIT = 5000
@@ -160,7 +164,9 @@ local function hintedGroup(index)
 end
 
 local function claim(job)
-  local resuming = job.status == 'waiting'
+  -- Resuming from a wait does not consume an attempt (DETAILS "Handler context").
+  local resuming = job.status == 'waiting' or job.pendingReason == 'resumed'
+  dropTokenWaiter(job)
   transition(job, 'processing', now)
   if not resuming then job.attempts = job.attempts + 1 end
   job.lockedAt = now
@@ -168,15 +174,11 @@ local function claim(job)
   if isnull(job.startedAt) then job.startedAt = now end
   job.nextAttemptAt = NULL
   job.pendingReason = NULL
+  job.waitUntil = NULL
+  job.waitTokenId = NULL
   local meta = store(job, now)
   addEvent(job.id, 'processing', now, nil)
-  local sid = int(job.id)
-  claimed[#claimed + 1] = {
-    meta,
-    redis.call('HGET', K['payloads'], sid),
-    redis.call('HGET', K['outputs'], sid),
-    redis.call('HGET', K['steps'], sid),
-  }
+  claimed[#claimed + 1] = jobRow(job.id, meta)
 end
 
 local function consider(index, id, typedMember)

@@ -7,13 +7,14 @@
   KEYS[10] status:failed, KEYS[11] status:cancelled, KEYS[12] status:waiting, KEYS[13] types,
   KEYS[14] tags, KEYS[15] tag-deps, KEYS[16] deps, KEYS[17] ready, KEYS[18] ready-by-type,
   KEYS[19] claim-hints, KEYS[20] scheduled, KEYS[21] processing, KEYS[22] finished,
-  KEYS[23] events, KEYS[24] job-events, KEYS[25] event-times
+  KEYS[23] events, KEYS[24] job-events, KEYS[25] event-times, KEYS[26] step-names
   ARGV[1] olderThan (ms, exclusive); ARGV[2] batch size.
   Returns { removed, scanned }: jobs removed, and finished entries examined (fewer than the
   batch size: nothing older is left).
 ]]
 --- @include "util"
 --- @include "job"
+--- @include "steps"
 
 local STATUSES = { 'pending', 'processing', 'completed', 'failed', 'cancelled', 'waiting' }
 local members = redis.call('ZRANGEBYSCORE', K['finished'], '-inf', '(' .. ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
@@ -37,7 +38,7 @@ for _, m in ipairs(members) do
     redis.call('HDEL', K['jobs'], sid)
     redis.call('HDEL', K['payloads'], sid)
     redis.call('HDEL', K['outputs'], sid)
-    redis.call('HDEL', K['steps'], sid)
+    clearSteps(id)
     redis.call('HDEL', K['claim-hints'], sid)
     if not isnull(job.idempotencyKey) and redis.call('HGET', K['idem'], job.idempotencyKey) == sid then
       redis.call('HDEL', K['idem'], job.idempotencyKey)

@@ -8,7 +8,7 @@
   KEYS[8] status:cancelled, KEYS[9] status:waiting, KEYS[10] ready, KEYS[11] ready-by-type,
   KEYS[12] scheduled, KEYS[13] processing, KEYS[14] finished, KEYS[15] groups,
   KEYS[16] event:id, KEYS[17] events, KEYS[18] job-events, KEYS[19] event-times, KEYS[20] wake,
-  KEYS[21] deps, KEYS[22] tag-deps
+  KEYS[21] deps, KEYS[22] tag-deps, KEYS[23] step-names
   ARGV[1] now (ms); ARGV[2] JSON array of { id, workerId, output? } where output is the
   output's JSON text (absent: keep what setOutput stored).
   Returns the ids recorded.
@@ -18,6 +18,7 @@
 --- @include "events"
 --- @include "wake"
 --- @include "state"
+--- @include "steps"
 
 local now = tonumber(ARGV[1])
 local recorded = {}
@@ -56,7 +57,7 @@ for _, c in ipairs(cjson.decode(ARGV[2])) do
     job.completedAt = now
     store(job, now)
     if c.output then redis.call('HSET', K['outputs'], sid, c.output) end
-    redis.call('HDEL', K['steps'], sid)
+    clearSteps(job.id)
     addEvent(job.id, 'completed', now, nil)
     recorded[#recorded + 1] = job.id
     if not unblocks and holdsBackPending(job) then unblocks = true end

@@ -3,25 +3,21 @@
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] all,
   KEYS[6] status:pending, KEYS[7] status:processing, KEYS[8] status:completed,
   KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting,
-  KEYS[12] types, KEYS[13] tags
+  KEYS[12] types, KEYS[13] tags, KEYS[14] step-names
   ARGV[1] query JSON (see includes/filter.lua); ARGV[2] limit ('' for all); ARGV[3] offset.
-  Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil }.
+  Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil }
+  (includes/row.lua).
 ]]
 --- @include "util"
 --- @include "job"
 --- @include "filter"
+--- @include "row"
 
 local query = cjson.decode(ARGV[1])
 local limit = ARGV[2] ~= '' and tonumber(ARGV[2]) or nil
 local offset = tonumber(ARGV[3]) or 0
 local out = {}
 for i, id in ipairs(selectIds(query, limit, offset)) do
-  local sid = int(id)
-  out[i] = {
-    redis.call('HGET', K['jobs'], sid),
-    redis.call('HGET', K['payloads'], sid),
-    redis.call('HGET', K['outputs'], sid),
-    redis.call('HGET', K['steps'], sid),
-  }
+  out[i] = jobRow(id)
 end
 return out

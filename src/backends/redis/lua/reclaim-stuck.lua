@@ -9,7 +9,7 @@
   KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready, KEYS[17] ready-by-type,
   KEYS[18] claim-hints, KEYS[19] scheduled, KEYS[20] processing, KEYS[21] finished,
   KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
-  KEYS[26] event-times, KEYS[27] wake
+  KEYS[26] event-times, KEYS[27] wake, KEYS[28] token-waiters
   ARGV[1] now (ms); ARGV[2] threshold (ms); ARGV[3] now as an ISO-8601 string.
   Returns { requeuedIds, failedIds, deadLetterJobIds, cascaded } (cascaded: { jobId, cascadeFrom }).
 ]]

@@ -2,12 +2,14 @@
 -- failed for good, its pending/waiting dependents are cancelled, transitively. Dependents are
 -- the jobs listing it in dependsOn.jobIds (`deps`) and the jobs whose dependsOn.tags are all
 -- among its tags (`tag-deps`: it is their tag barrier).
+--- @include "waiters"
 
 local function isCancellable(job)
   return job ~= nil and (job.status == 'pending' or job.status == 'waiting')
 end
 
 local function cancelOne(job, now, metadata)
+  dropTokenWaiter(job)
   transition(job, 'cancelled', now)
   job.lastCancelledAt = now
   store(job, now)
