@@ -156,7 +156,7 @@ export interface CleanupInput {
   batchSize: number;
 }
 
-export interface Backend {
+export interface Backend extends CronStore, WaitStore {
   // §4.1
   addJobs(input: AddJobsInput): Promise<AddJobsResult>;
 
@@ -210,7 +210,7 @@ export interface Backend {
 
 // ---------------------------------------------------------------------------------------------
 // Cron schedules (SPEC §2.9, §4.4) and durable waits (DETAILS "Handler context", tokens).
-// Kept as their own interfaces while being implemented; Backend will extend both.
+// Kept as their own interfaces; Backend extends both.
 
 /** A validated schedule ready to insert (defaults applied, nextRunAt computed by src/cron.ts). */
 export interface NewCronSchedule {

@@ -12,8 +12,6 @@ import { normalizeJob, requireNonEmptyString } from './validation.js';
 
 /** Due schedules read per round trip. */
 const DUE_PAGE_SIZE = 100;
-/** A background processor checks for due schedules at most this often (cron has minute slots). */
-const CHECK_INTERVAL_MS = 1000;
 
 const JOB_FIELDS = ['maxAttempts', 'priority', 'timeoutMs', 'tags', 'retryDelay', 'retryBackoff', 'retryDelayMax'] as const;
 const EDITABLE = ['cronExpression', 'timezone', 'allowOverlap', 'payload', ...JOB_FIELDS] as const;
@@ -109,8 +107,6 @@ function jobForSchedule(s: CronScheduleRecord, now: Date): NewJob {
 }
 
 export class CronSchedules {
-  private lastCheck = Number.NEGATIVE_INFINITY;
-
   constructor(
     private readonly backend: CronStore,
     private readonly clock: Clock,
@@ -119,9 +115,7 @@ export class CronSchedules {
 
   async add(options: CronJobOptions): Promise<number> {
     const now = this.clock.now();
-    const id = await this.backend.addCronSchedule(normalizeCronJob(options, now), now);
-    this.lastCheck = Number.NEGATIVE_INFINITY;
-    return id;
+    return this.backend.addCronSchedule(normalizeCronJob(options, now), now);
   }
 
   async get(id: number): Promise<CronScheduleRecord | null> {
@@ -139,7 +133,6 @@ export class CronSchedules {
     const edit = normalizeCronEdit(current, updates, now);
     if (Object.keys(edit).length === 0) return;
     await this.backend.editCronSchedule(id, edit, now);
-    this.lastCheck = Number.NEGATIVE_INFINITY;
   }
 
   async pause(id: number): Promise<void> {
@@ -154,7 +147,6 @@ export class CronSchedules {
     const now = this.clock.now();
     const nextRunAt = nextCronRun(current.cronExpression, current.timezone, now);
     await this.backend.editCronSchedule(id, { status: 'active', nextRunAt }, now);
-    this.lastCheck = Number.NEGATIVE_INFINITY;
   }
 
   async remove(id: number): Promise<void> {
@@ -167,7 +159,6 @@ export class CronSchedules {
    */
   async enqueueDue(): Promise<number> {
     const now = this.clock.now();
-    this.lastCheck = now.getTime();
     let enqueued = 0;
     for (;;) {
       const due = await this.backend.getDueCronSchedules(now, DUE_PAGE_SIZE);
@@ -190,14 +181,6 @@ export class CronSchedules {
     return enqueued;
   }
 
-  /**
-   * The processor's check before each claim: at most once a second by the queue's clock (cron
-   * slots are a minute apart), and at once after this queue changed a schedule.
-   */
-  enqueueDueIfChecked(): Promise<number> {
-    if (this.clock.now().getTime() - this.lastCheck < CHECK_INTERVAL_MS) return Promise.resolve(0);
-    return this.enqueueDue();
-  }
 
   private async require(id: number): Promise<CronScheduleRecord> {
     const schedule = await this.get(id);

@@ -11,7 +11,9 @@ export type QueueErrorCode =
   | 'NOT_FOUND'
   | 'HANDLER_NOT_SERIALIZABLE'
   | 'JOB_TIMEOUT'
-  | 'NO_HANDLER';
+  | 'NO_HANDLER'
+  | 'JOB_WAITING'
+  | 'JOB_LOST';
 
 export class QueueError extends Error {
   readonly code: QueueErrorCode;
@@ -77,6 +79,24 @@ export class JobTimeoutError extends QueueError {
 export class NoHandlerError extends QueueError {
   constructor(message: string) {
     super('NO_HANDLER', message);
+  }
+}
+
+/**
+ * Thrown inside a handler by `ctx.waitFor`, `ctx.waitUntil` and `ctx.waitForToken` once the job
+ * is `waiting`: it ends this run of the handler, which runs again from the top on resume.
+ * Let it propagate (rethrow it if you catch errors around a wait).
+ */
+export class WaitSignal extends QueueError {
+  constructor(message: string) {
+    super('JOB_WAITING', message);
+  }
+}
+
+/** A handler's write found the job no longer processing and locked by this worker (fencing). */
+export class JobLostError extends QueueError {
+  constructor(message: string) {
+    super('JOB_LOST', message);
   }
 }
 

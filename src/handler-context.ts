@@ -2,10 +2,13 @@
  * The third handler argument (SPEC §2.10, §4.6; DETAILS "Handler context"). Every write is
  * fenced by the backend: once the job is no longer this worker's, writes do nothing.
  */
-import type { Backend } from './backend.js';
+import type { Backend, EnterWaitResult } from './backend.js';
+import { durationToMs, type WaitDuration } from './duration.js';
+import { JobLostError, NotFoundError, ValidationError, WaitSignal, describeValue } from './errors.js';
+import { createToken, requireTokenId } from './tokens.js';
 import { toError, type QueueEvents } from './events.js';
 import type { JobDeadline, TimeoutCallback } from './job-deadline.js';
-import type { Clock, JobRecord } from './types.js';
+import type { Clock, CreateTokenOptions, JobRecord, TokenWaitResult, WaitToken } from './types.js';
 import { requireJson } from './validation.js';
 
 export type { TimeoutCallback } from './job-deadline.js';
@@ -34,7 +37,37 @@ export interface JobContext {
    * is not JSON-storable. Store errors are reported, never thrown.
    */
   setOutput(value: unknown): Promise<void>;
+  /**
+   * A durable step: runs `fn` once and stores its JSON result under `stepName`; when the handler
+   * runs again (after a wait or a retry) it returns the stored result without calling `fn`.
+   * `undefined` is stored as null.
+   * @example const user = await ctx.run('load-user', () => db.users.find(payload.userId));
+   */
+  run<T>(stepName: string, fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Pauses the job for a duration (parts are added up; months are 30 days, years 365). The job
+   * becomes `waiting` and this run of the handler ends; once the time has passed the handler
+   * runs again from the top, and this call returns at once. Consumes no attempt.
+   * @example await ctx.waitFor({ hours: 1 });
+   */
+  waitFor(duration: WaitDuration): Promise<void>;
+  /** Like `waitFor`, until an absolute time; a past time returns at once. */
+  waitUntil(date: Date): Promise<void>;
+  /**
+   * Creates a waitpoint token owned by this job. Wrap it in `ctx.run` to keep the same token
+   * across resumes.
+   * @example const token = await ctx.run('approval', () => ctx.createToken({ timeout: '7d' }));
+   */
+  createToken(options?: CreateTokenOptions): Promise<{ id: string }>;
+  /**
+   * Waits until the token is completed (`{ ok: true, output }`) or times out
+   * (`{ ok: false, error: 'Token timed out' }`). While it is open the job is `waiting`.
+   */
+  waitForToken<T = unknown>(tokenId: string): Promise<TokenWaitResult<T>>;
 }
+
+/** Step names starting with this are the context's own (wait markers). */
+const RESERVED_STEP_PREFIX = '__';
 
 /** @internal What a context needs from the processor. */
 export interface ContextDeps {
@@ -52,11 +85,19 @@ export class HandlerContext implements JobContext {
   outputSet = false;
   output: unknown = undefined;
   private readonly pending = new Set<Promise<void>>();
+  /** Step results of earlier runs plus this run's, by step name. */
+  private readonly steps: Record<string, unknown>;
+  /** Counts this run's timed waits, naming their markers in step data. */
+  private waitCount = 0;
+  /** Set once the job entered `waiting`: the run ends as a wait, whatever the handler does next. */
+  waiting = false;
 
   constructor(
     private readonly deps: ContextDeps,
     private readonly deadline: JobDeadline | null,
-  ) {}
+  ) {
+    this.steps = { ...(deps.job.stepData ?? {}) };
+  }
 
   prolong(ms?: number): void {
     if (ms !== undefined && (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0)) {
@@ -100,6 +141,94 @@ export class HandlerContext implements JobContext {
     });
   }
 
+  async run<T>(stepName: string, fn: () => T | Promise<T>): Promise<T> {
+    if (typeof stepName !== 'string' || stepName.length === 0 || stepName.startsWith(RESERVED_STEP_PREFIX)) {
+      throw new ValidationError(
+        'stepName',
+        `Expected \`stepName\` to be a non-empty string not starting with "${RESERVED_STEP_PREFIX}", got ${describeValue(stepName)}`,
+      );
+    }
+    if (typeof fn !== 'function') throw new TypeError(`Expected the ctx.run step "${stepName}" to be given a function`);
+    if (Object.hasOwn(this.steps, stepName)) return this.steps[stepName] as T;
+    const result = await fn();
+    const value = result === undefined ? null : requireJson(`step "${stepName}"`, result);
+    const { job, workerId, backend, clock } = this.deps;
+    if (!(await backend.saveStep({ jobId: job.id, workerId, stepName, value, now: clock.now() }))) {
+      throw this.lost(`step "${stepName}"`);
+    }
+    this.steps[stepName] = value;
+    return value as T;
+  }
+
+  waitFor(duration: WaitDuration): Promise<void> {
+    const ms = durationToMs(duration, 'duration');
+    return this.timedWait((now) => new Date(now.getTime() + ms));
+  }
+
+  waitUntil(date: Date): Promise<void> {
+    if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
+      throw new ValidationError('date', `Expected \`date\` of ctx.waitUntil to be a valid Date, got ${describeValue(date)}`);
+    }
+    return this.timedWait(() => date);
+  }
+
+  createToken(options?: CreateTokenOptions): Promise<{ id: string }> {
+    return createToken(this.deps.backend, this.deps.clock, options, this.deps.job.id);
+  }
+
+  async waitForToken<T = unknown>(tokenId: string): Promise<TokenWaitResult<T>> {
+    requireTokenId('tokenId', tokenId);
+    const { backend, clock } = this.deps;
+    const token = await backend.getToken(tokenId);
+    if (!token) throw new NotFoundError(`No waitpoint token with id ${tokenId}`);
+    if (token.status !== 'waiting') return tokenResult<T>(token);
+    const entered = await this.enterWait({ waitUntil: null, tokenId, now: clock.now() });
+    if (entered.status === 'token_settled') return tokenResult<T>(entered.token);
+    throw this.waitSignal(`waiting for token ${tokenId}`);
+  }
+
+  /**
+   * A timed wait is remembered as a step `__wait:<n>` holding its wake-up time, so a resumed
+   * run passes the same wait at once, and one resumed early waits for the same time again.
+   */
+  private async timedWait(wakeAt: (now: Date) => Date): Promise<void> {
+    const name = `${RESERVED_STEP_PREFIX}wait:${this.waitCount++}`;
+    const now = this.deps.clock.now();
+    const stored = this.steps[name] as { until: string } | undefined;
+    const until = stored ? new Date(stored.until) : wakeAt(now);
+    if (until.getTime() <= now.getTime()) return;
+    const step = stored ? undefined : { name, value: { until: until.toISOString() } };
+    await this.enterWait({ waitUntil: until, tokenId: null, step, now });
+    throw this.waitSignal(`waiting until ${until.toISOString()}`);
+  }
+
+  private async enterWait(input: {
+    waitUntil: Date | null;
+    tokenId: string | null;
+    step?: { name: string; value: unknown };
+    now: Date;
+  }): Promise<EnterWaitResult> {
+    const { job, workerId, backend } = this.deps;
+    await this.idle(); // progress and output writes land before the job leaves processing
+    const result = await backend.enterWait({ jobId: job.id, workerId, ...input });
+    if (result.status === 'lost') throw this.lost('the wait');
+    if (result.status === 'waiting') {
+      this.deadline?.stop();
+      this.waiting = true;
+    }
+    return result;
+  }
+
+  private waitSignal(what: string): WaitSignal {
+    const { job } = this.deps;
+    return new WaitSignal(`Job ${job.id} (${job.jobType}) is ${what}; the handler runs again when it resumes`);
+  }
+
+  private lost(what: string): JobLostError {
+    const { job } = this.deps;
+    return new JobLostError(`Job ${job.id} is no longer processing under this worker; ${what} was not recorded`);
+  }
+
   /** Records a deadline move (prolong or an onTimeout extension); also refreshes the lock. */
   recordProlong(timeoutMs: number | null): void {
     const { job, workerId, backend, clock } = this.deps;
@@ -128,4 +257,8 @@ export class HandlerContext implements JobContext {
     void write.finally(() => this.pending.delete(write));
     return write;
   }
+}
+
+function tokenResult<T>(token: WaitToken): TokenWaitResult<T> {
+  return token.status === 'completed' ? { ok: true, output: token.output as T } : { ok: false, error: 'Token timed out' };
 }

@@ -13,6 +13,8 @@ import { requireJson } from './validation.js';
 
 export type RunOutcome =
   | { status: 'completed'; hasOutput: boolean; output?: unknown }
+  /** The handler entered a wait: the job is `waiting` in the store already. */
+  | { status: 'waiting' }
   | { status: 'failed'; error: Error; reason: FailureReason };
 
 export async function runJob(job: JobRecord, handler: JobHandler | undefined, deps: ContextDeps): Promise<RunOutcome> {
@@ -45,8 +47,10 @@ async function runInProcess(job: JobRecord, handler: JobHandler, deps: ContextDe
     try {
       const value = await handler(job.payload, controller.signal, ctx);
       await ctx.idle();
-      return completion(ctx, value, job, deps);
+      // A handler that swallowed the wait signal still ends as a wait: the store says waiting.
+      return ctx.waiting ? { status: 'waiting' } : completion(ctx, value, job, deps);
     } catch (err) {
+      if (ctx.waiting) return { status: 'waiting' };
       return { status: 'failed', reason: 'handler_error', error: toError(err) };
     }
   })();

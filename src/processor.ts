@@ -239,6 +239,9 @@ class JobProcessor implements Processor {
       } else {
         this.log(`completion of job ${job.id} discarded: the job is no longer locked by this worker`);
       }
+    } else if (outcome.status === 'waiting') {
+      events.emit('job:waiting', { jobId: job.id, jobType: job.jobType });
+      this.log(`job ${job.id} (${job.jobType}) is waiting`);
     } else {
       await this.recordFailure(job, outcome);
     }

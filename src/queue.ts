@@ -9,9 +9,11 @@ import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
 import { ValidationError } from './errors.js';
 import { QueueEvents, type QueueEventListener, type QueueEventName } from './events.js';
+import { CronSchedules } from './cron-schedules.js';
 import { createProcessor, type Processor } from './processor.js';
 import type { JobHandlers, ProcessorOptions } from './processor-options.js';
 import { createSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
+import { completeToken, createToken, getToken } from './tokens.js';
 import {
   assertNoPlaceholderCycles,
   normalizeEdit,
@@ -27,6 +29,11 @@ import {
 import type {
   AddJobOptions,
   Clock,
+  CreateTokenOptions,
+  CronJobOptions,
+  CronScheduleRecord,
+  CronScheduleStatus,
+  EditCronJobOptions,
   EditJobOptions,
   JobEvent,
   JobFilter,
@@ -36,6 +43,7 @@ import type {
   JobStatus,
   PayloadMap,
   TagQueryMode,
+  WaitToken,
 } from './types.js';
 
 const DAY_MS = 86_400_000;
@@ -65,13 +73,16 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
 export class JobQueue<P extends PayloadMap = PayloadMap> {
   /** @internal */
   readonly events = new QueueEvents();
+  private readonly cron: CronSchedules;
 
   /** @internal Use initJobQueue. */
   constructor(
     /** @internal */ readonly backend: Backend,
     /** @internal */ readonly clock: Clock,
     /** @internal */ readonly verbose: boolean,
-  ) {}
+  ) {
+    this.cron = new CronSchedules(backend, clock, this.events);
+  }
 
   // §4.1 Adding jobs
 
@@ -187,16 +198,96 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     return result.requeuedIds.length + result.failedIds.length;
   }
 
+  // §4.4 Cron schedules
+
+  /** Adds a cron schedule and returns its id. Throws ValidationError on invalid options or a taken name. */
+  addCronJob<T extends keyof P & string>(options: CronJobOptions<P, T>): Promise<number> {
+    return this.cron.add(options as CronJobOptions);
+  }
+
+  /** Pauses a schedule: automatic enqueueing skips it. Throws NotFoundError for an unknown id. */
+  async pauseCronJob(scheduleId: number): Promise<void> {
+    await this.cron.pause(requireJobId('scheduleId', scheduleId));
+  }
+
+  /** Resumes a paused schedule from now on (slots missed while paused are not caught up). */
+  async resumeCronJob(scheduleId: number): Promise<void> {
+    await this.cron.resume(requireJobId('scheduleId', scheduleId));
+  }
+
+  /** Edits a schedule; `nextRunAt` is recalculated when `cronExpression` or `timezone` changes. */
+  async editCronJob(scheduleId: number, updates: EditCronJobOptions<P[keyof P]>): Promise<void> {
+    await this.cron.edit(requireJobId('scheduleId', scheduleId), updates as EditCronJobOptions);
+  }
+
+  /** Deletes a schedule's definition; jobs it already enqueued stay. */
+  async removeCronJob(scheduleId: number): Promise<void> {
+    await this.cron.remove(requireJobId('scheduleId', scheduleId));
+  }
+
+  /** Schedules ordered by id, optionally only 'active' or 'paused' ones. */
+  async listCronJobs(status?: CronScheduleStatus): Promise<CronScheduleRecord[]> {
+    if (status !== undefined && status !== 'active' && status !== 'paused') {
+      throw new ValidationError('status', `Expected \`status\` to be 'active' or 'paused', got ${JSON.stringify(status)}`);
+    }
+    return this.backend.getCronSchedules(status === undefined ? {} : { status });
+  }
+
+  async getCronJob(scheduleId: number): Promise<CronScheduleRecord | null> {
+    return this.cron.get(requireJobId('scheduleId', scheduleId));
+  }
+
+  async getCronJobByName(scheduleName: string): Promise<CronScheduleRecord | null> {
+    return this.cron.getByName(scheduleName);
+  }
+
+  /** Enqueues one job for every active schedule that is due; returns the number enqueued. */
+  enqueueDueCronJobs(): Promise<number> {
+    return this.cron.enqueueDue();
+  }
+
+  // Waitpoint tokens (DETAILS "Queue-level token operations")
+
+  /** Creates an open token (`wp_<uuid>`) that any job can wait on with `ctx.waitForToken`. */
+  createToken(options?: CreateTokenOptions): Promise<{ id: string }> {
+    return createToken(this.backend, this.clock, options, null);
+  }
+
+  /** Completes an open token with `output`; the job waiting on it resumes. No-op for a settled token. */
+  completeToken(tokenId: string, output?: unknown): Promise<void> {
+    return completeToken(this.backend, this.clock, tokenId, output);
+  }
+
+  async getToken(tokenId: string): Promise<WaitToken | null> {
+    return getToken(this.backend, tokenId);
+  }
+
+  /** Times out open tokens past their timeout; their jobs resume with `{ ok: false }`. Returns the count. */
+  expireTimedOutTokens(): Promise<number> {
+    return this.backend.expireTimedOutTokens(this.clock.now());
+  }
+
   // §4.6 Processing, §4.9 Supervisor
 
-  /** Creates a processor running `handlers` (one per job type). Throws ConfigError on invalid options. */
+  /**
+   * Creates a processor running `handlers` (one per job type). Before claiming, it enqueues due
+   * cron schedules (SPEC §4.4 rule 1). Throws ConfigError on invalid options.
+   */
   createProcessor(handlers: JobHandlers<P>, options?: ProcessorOptions): Processor {
-    return createProcessor({ backend: this.backend, clock: this.clock, events: this.events }, handlers, options);
+    return createProcessor(
+      { ...this.host(), enqueueDueCronJobs: () => this.cron.enqueueDue() },
+      handlers,
+      options,
+    );
   }
 
   /** Creates a maintenance supervisor. Throws ConfigError on invalid options. */
   createSupervisor(options?: SupervisorOptions): Supervisor {
-    return createSupervisor({ backend: this.backend, clock: this.clock, events: this.events }, options);
+    return createSupervisor({ ...this.host(), expireTimedOutTokens: () => this.expireTimedOutTokens() }, options);
+  }
+
+  private host() {
+    return { backend: this.backend, clock: this.clock, events: this.events };
   }
 
   // §4.10 Hooks
