@@ -12,12 +12,15 @@ export {
   HandlerSerializationError,
   JobTimeoutError,
   NoHandlerError,
+  WaitSignal,
+  JobLostError,
   type QueueErrorCode,
 } from './errors.js';
 export type { QueueEventMap, QueueEventName, QueueEventListener } from './events.js';
 export type { Processor } from './processor.js';
 export type { JobHandler, JobHandlers, ProcessorOptions } from './processor-options.js';
 export type { JobContext, TimeoutCallback } from './handler-context.js';
+export type { WaitDuration } from './duration.js';
 export type { Supervisor, SupervisorOptions, SupervisorRunResult } from './supervisor.js';
 export {
   validateHandlerSerializable,
