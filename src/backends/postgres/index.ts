@@ -1,6 +1,7 @@
 /**
- * The PostgreSQL backend. Every operation is one statement (or, for group-limited claims, one
- * short transaction); SQL lives in queries/ by spec area, row mapping in rows.ts.
+ * The PostgreSQL backend. Every operation is one statement (or one short transaction); SQL
+ * lives in queries/ by spec area, row mapping in rows.ts. Cron schedules (cron.ts) and durable
+ * waits (waits.ts) are their own stores, delegated to.
  */
 import { createHash } from 'node:crypto';
 import type { ClientConfig, Pool } from 'pg';
@@ -12,19 +13,24 @@ import type {
   ClaimInput,
   CleanupInput,
   CompleteInput,
+  CronScheduleEdit,
+  CronSlot,
+  EnterWaitResult,
   FailInput,
   FailResult,
   JobEdit,
   JobQuery,
   JobSelector,
+  NewCronSchedule,
   NewJob,
   ReclaimInput,
   ReclaimResult,
 } from '../../backend.js';
 import type { ResolvedPostgresConfig } from '../../config.js';
 import { DependencyError, UnsupportedOnBackendError } from '../../errors.js';
-import type { JobEvent, JobRecord, Queryable } from '../../types.js';
+import type { CronScheduleRecord, CronScheduleStatus, JobEvent, JobRecord, Queryable, WaitToken } from '../../types.js';
 import { poolConnection, type Connection } from './connection.js';
+import { PostgresCronStore } from './cron.js';
 import { JobAvailableListener } from './listener.js';
 import { clientConfigOf, createPoolFromResolved } from './pool.js';
 import { cascadeLevelSql } from './queries/cascade.js';
@@ -43,6 +49,7 @@ import {
   setProgressSql,
 } from './queries/processing.js';
 import { rowToEvent, rowToJob, toCascaded, toId, type EventRow, type JobRow } from './rows.js';
+import { PostgresWaitStore } from './waits.js';
 
 /** Creates the PostgreSQL backend. A pool built from `databaseConfig` is the library's; `pool` is the caller's. */
 export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
@@ -60,6 +67,8 @@ class PostgresBackend implements Backend {
   private readonly sql: ReturnType<typeof buildStatements>;
   private readonly groupLockKey: bigint;
   private readonly listener: JobAvailableListener;
+  private readonly cron: PostgresCronStore;
+  private readonly waits: PostgresWaitStore;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly config: ResolvedPostgresConfig) {
@@ -90,6 +99,8 @@ class PostgresBackend implements Backend {
     // Named, so operators (and tests) can tell the wake-up connection apart in pg_stat_activity.
     const listenerConfig = () => ({ ...clientConfig(), application_name: `queuedev-wake:${config.schema}` });
     this.listener = new JobAvailableListener(listenerConfig, this.names.channel, (m) => this.log(m));
+    this.cron = new PostgresCronStore(this.conn, this.names, (tx, jobs, now) => this.insertJobs(tx, jobs, now));
+    this.waits = new PostgresWaitStore(this.conn, this.names);
   }
 
   // §4.1
@@ -314,6 +325,58 @@ class PostgresBackend implements Backend {
   async setOutput({ jobId, workerId, output, now }: { jobId: number; workerId: string; output: unknown; now: Date }): Promise<boolean> {
     const { rows } = await this.conn.query(this.sql.setOutput, [jobId, workerId, JSON.stringify(output ?? null), now]);
     return rows.length > 0;
+  }
+
+  // Cron schedules (SPEC §4.4)
+
+  addCronSchedule(schedule: NewCronSchedule, now: Date): Promise<number> {
+    return this.cron.addCronSchedule(schedule, now);
+  }
+
+  getCronSchedules(query: { id?: number; name?: string; status?: CronScheduleStatus }): Promise<CronScheduleRecord[]> {
+    return this.cron.getCronSchedules(query);
+  }
+
+  editCronSchedule(id: number, edit: CronScheduleEdit & { status?: CronScheduleStatus }, now: Date): Promise<boolean> {
+    return this.cron.editCronSchedule(id, edit, now);
+  }
+
+  removeCronSchedule(id: number): Promise<boolean> {
+    return this.cron.removeCronSchedule(id);
+  }
+
+  getDueCronSchedules(now: Date, limit: number): Promise<CronScheduleRecord[]> {
+    return this.cron.getDueCronSchedules(now, limit);
+  }
+
+  enqueueCronSlots(slots: CronSlot[], now: Date): Promise<{ scheduleId: number; jobId: number | null }[]> {
+    return this.cron.enqueueCronSlots(slots, now);
+  }
+
+  // Durable waits and waitpoint tokens
+
+  saveStep(input: { jobId: number; workerId: string; stepName: string; value: unknown; now: Date }): Promise<boolean> {
+    return this.waits.saveStep(input);
+  }
+
+  enterWait(input: Parameters<PostgresWaitStore['enterWait']>[0]): Promise<EnterWaitResult> {
+    return this.waits.enterWait(input);
+  }
+
+  createToken(input: { id: string; jobId: number | null; timeoutAt: Date | null; tags: string[]; now: Date }): Promise<void> {
+    return this.waits.createToken(input);
+  }
+
+  completeToken(input: { tokenId: string; output: unknown; now: Date }): Promise<boolean> {
+    return this.waits.completeToken(input);
+  }
+
+  getToken(tokenId: string): Promise<WaitToken | null> {
+    return this.waits.getToken(tokenId);
+  }
+
+  expireTimedOutTokens(now: Date): Promise<number> {
+    return this.waits.expireTimedOutTokens(now);
   }
 
   subscribeJobAvailable(listener: () => void): Promise<() => Promise<void>> {

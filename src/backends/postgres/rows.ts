@@ -1,8 +1,19 @@
 /**
- * Row ↔ JobRecord mapping. pg returns BIGINT (and BIGINT[]) as strings to keep precision; job
+ * Row ↔ record mapping (jobs, events, cron schedules, waitpoint tokens). pg returns BIGINT (and BIGINT[]) as strings to keep precision; job
  * ids stay far below 2^53, so they are converted to numbers here.
  */
-import type { ErrorHistoryEntry, FailureReason, JobEvent, JobEventType, JobRecord, JobStatus } from '../../types.js';
+import type {
+  CronScheduleRecord,
+  CronScheduleStatus,
+  ErrorHistoryEntry,
+  FailureReason,
+  JobEvent,
+  JobEventType,
+  JobRecord,
+  JobStatus,
+  WaitToken,
+  WaitTokenStatus,
+} from '../../types.js';
 
 /** Every column of job_queue a JobRecord needs, for SELECT and RETURNING lists. */
 export const JOB_COLUMNS = [
@@ -172,6 +183,105 @@ export function rowToEvent(row: EventRow): JobEvent {
 /** `{ id, cascade_from }` rows of a cascade, as the Backend reports them. */
 export function toCascaded(rows: { id: string | number; cascade_from: string | number }[]): { jobId: number; cascadeFrom: number }[] {
   return rows.map((r) => ({ jobId: toId(r.id), cascadeFrom: toId(r.cascade_from) }));
+}
+
+/** Every column of cron_schedules a CronScheduleRecord needs. */
+export const CRON_COLUMNS = [
+  'id',
+  'schedule_name',
+  'cron_expression',
+  'job_type',
+  'payload',
+  'timezone',
+  'allow_overlap',
+  'status',
+  'max_attempts',
+  'priority',
+  'timeout_ms',
+  'tags',
+  'retry_delay',
+  'retry_backoff',
+  'retry_delay_max',
+  'last_enqueued_at',
+  'last_job_id',
+  'next_run_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+export interface CronRow {
+  id: string | number;
+  schedule_name: string;
+  cron_expression: string;
+  job_type: string;
+  payload: unknown;
+  timezone: string;
+  allow_overlap: boolean;
+  status: CronScheduleStatus;
+  max_attempts: number;
+  priority: number;
+  timeout_ms: number | null;
+  tags: string[] | null;
+  retry_delay: number | null;
+  retry_backoff: boolean | null;
+  retry_delay_max: number | null;
+  last_enqueued_at: Date | null;
+  last_job_id: string | number | null;
+  next_run_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function rowToCronSchedule(row: CronRow): CronScheduleRecord {
+  return {
+    id: toId(row.id),
+    scheduleName: row.schedule_name,
+    cronExpression: row.cron_expression,
+    jobType: row.job_type,
+    payload: row.payload,
+    timezone: row.timezone,
+    allowOverlap: row.allow_overlap,
+    status: row.status,
+    maxAttempts: row.max_attempts,
+    priority: row.priority,
+    timeoutMs: row.timeout_ms,
+    tags: row.tags ?? [],
+    retryDelay: row.retry_delay,
+    retryBackoff: row.retry_backoff,
+    retryDelayMax: row.retry_delay_max,
+    lastEnqueuedAt: row.last_enqueued_at,
+    lastJobId: toIdOrNull(row.last_job_id),
+    nextRunAt: row.next_run_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Every column of waitpoint_tokens a WaitToken needs. */
+export const TOKEN_COLUMNS = ['id', 'job_id', 'status', 'output', 'timeout_at', 'created_at', 'completed_at', 'tags'] as const;
+
+export interface TokenRow {
+  id: string;
+  job_id: string | number | null;
+  status: WaitTokenStatus;
+  output: unknown;
+  timeout_at: Date | null;
+  created_at: Date;
+  completed_at: Date | null;
+  tags: string[] | null;
+}
+
+export function rowToToken(row: TokenRow): WaitToken {
+  return {
+    id: row.id,
+    jobId: toIdOrNull(row.job_id),
+    status: row.status,
+    output: row.output ?? null,
+    timeoutAt: row.timeout_at,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+    tags: row.tags ?? [],
+  };
 }
 
 export { toId };

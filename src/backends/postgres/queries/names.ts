@@ -11,6 +11,10 @@ export interface SchemaNames {
   jobs: string;
   /** `"schema".job_events` */
   events: string;
+  /** `"schema".cron_schedules` */
+  cronSchedules: string;
+  /** `"schema".waitpoint_tokens` */
+  tokens: string;
   /** `"schema".job_queue_tag_barrier_clear`, the tag-barrier check of the migrations. */
   tagBarrierClear: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
@@ -26,6 +30,8 @@ export function schemaNames(schema: string): SchemaNames {
   return {
     jobs: `${s}.job_queue`,
     events: `${s}.job_events`,
+    cronSchedules: `${s}.cron_schedules`,
+    tokens: `${s}.waitpoint_tokens`,
     jobIdSeq: `${s}.job_queue_id_seq`,
     tagBarrierClear: `${s}.job_queue_tag_barrier_clear`,
     channel: notifyChannel(schema),
