@@ -10,9 +10,12 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/backends/postgres/migrate.js';
+import { initJobQueue } from '../../src/queue.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
+const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits'];
+const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
 interface Run {
   code: number | null;
@@ -83,25 +86,31 @@ describe('queue-cli migrate (postgres)', () => {
     const first = await cli(['migrate', '-s', schema], { PG_QUEUE_DATABASE: dbUrl });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('001_initial');
+    expect(first.stdout).toContain('002_cron_and_waits');
     expect(first.stderr).not.toContain("Can't determine timestamp");
-    expect(await tablesIn(schema)).toEqual(['job_events', 'job_queue', 'queuedev_migrations']);
-    expect(await history(schema)).toEqual(['001_initial']);
+    expect(await tablesIn(schema)).toEqual(ALL_TABLES);
+    expect(await history(schema)).toEqual(ALL_MIGRATIONS);
     // Nothing went to public.
     expect(await tablesIn('public')).toEqual([]);
 
     const again = await cli(['migrate', '--schema', schema], { PG_QUEUE_DATABASE: dbUrl });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('No migrations to run');
-    expect(await history(schema)).toEqual(['001_initial']);
+    expect(await history(schema)).toEqual(ALL_MIGRATIONS);
   });
 
-  it('uses the public schema without -s, and `migrate down` undoes the last migration', async () => {
+  it('uses the public schema without -s, and each `migrate down` undoes the last migration', async () => {
     const up = await cli(['migrate'], { PG_QUEUE_DATABASE: dbUrl });
     expect(up.code, up.stderr).toBe(0);
-    expect(await tablesIn('public')).toEqual(['job_events', 'job_queue', 'queuedev_migrations']);
+    expect(await tablesIn('public')).toEqual(ALL_TABLES);
 
     const down = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
     expect(down.code, down.stderr).toBe(0);
+    expect(await tablesIn('public')).toEqual(['job_events', 'job_queue', 'queuedev_migrations']);
+    expect(await history('public')).toEqual(['001_initial']);
+
+    const downAgain = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
+    expect(downAgain.code, downAgain.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(['queuedev_migrations']);
     expect(await history('public')).toEqual([]);
   });
@@ -119,7 +128,7 @@ describe('queue-cli migrate (postgres)', () => {
     writeFileSync(file, `# queue settings\nexport PG_QUEUE_DATABASE="${dbUrl}"\n`);
     const run = await cli(['migrate', '--envPath', file, '-s', 'jobs_env']);
     expect(run.code, run.stderr).toBe(0);
-    expect(await history('jobs_env')).toEqual(['001_initial']);
+    expect(await history('jobs_env')).toEqual(ALL_MIGRATIONS);
   });
 
   it('fails clearly, with exit code 1, on a missing PG_QUEUE_DATABASE, an unreadable --envPath, a bad schema name', async () => {
@@ -171,11 +180,51 @@ describe('migrate() (postgres)', () => {
   it('is safe to call several times at once, for one schema and for several', async () => {
     const runs = await Promise.all([...schemas, ...schemas, schemas[0]!].map((schema) => migrate({ databaseUrl: PG_URL, schema })));
     // Each schema migrated exactly once; the other calls found nothing to do.
-    expect(runs.filter((r) => r.length === 1)).toHaveLength(2);
+    expect(runs.filter((r) => r.length === ALL_MIGRATIONS.length)).toHaveLength(2);
     expect(runs.filter((r) => r.length === 0)).toHaveLength(3);
     for (const s of schemas) {
-      const { rows } = await pool.query(`SELECT name FROM "${s}".queuedev_migrations`);
-      expect(rows).toEqual([{ name: '001_initial' }]);
+      const { rows } = await pool.query(`SELECT name FROM "${s}".queuedev_migrations ORDER BY id`);
+      expect(rows.map((r) => r.name)).toEqual(ALL_MIGRATIONS);
     }
+  });
+
+  it('applies 002_cron_and_waits on top of a released 001 schema: jobs kept, tables and indexes created', async () => {
+    const schema = uniqueName('qpg_mig');
+    schemas.push(schema);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '001_initial' }]);
+    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const jobId = await before.addJob({ jobType: 'old', payload: { kept: true } });
+    await before.close();
+
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '002_cron_and_waits' }]);
+    const { rows: indexes } = await pool.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename IN ('cron_schedules', 'waitpoint_tokens', 'job_queue')`,
+      [schema],
+    );
+    const def = (name: string) => indexes.find((r) => r.indexname === name)?.indexdef as string | undefined;
+    expect(def('cron_schedules_schedule_name_key')).toContain('UNIQUE INDEX');
+    expect(def('cron_schedules_due_idx')).toMatch(/\(next_run_at, id\) WHERE \(status = 'active'::text\)/);
+    expect(def('waitpoint_tokens_timeout_idx')).toMatch(/\(timeout_at\) WHERE \(\(status = 'waiting'::text\) AND \(timeout_at IS NOT NULL\)\)/);
+    expect(def('waitpoint_tokens_job_id_idx')).toContain('(job_id)');
+    expect(def('job_queue_wait_token_idx')).toMatch(/\(wait_token_id\) WHERE/);
+
+    const after = initJobQueue({ backend: 'postgres', pool, schema });
+    try {
+      expect(await after.getJob(jobId)).toMatchObject({ jobType: 'old', payload: { kept: true }, status: 'pending' });
+      const cronId = await after.addCronJob({ scheduleName: 'upgrade', cronExpression: '* * * * *', jobType: 'tick', payload: {} });
+      expect((await after.getCronJob(cronId))?.scheduleName).toBe('upgrade');
+      const { id: tokenId } = await after.createToken();
+      expect((await after.getToken(tokenId))?.status).toBe('waiting');
+    } finally {
+      await after.close();
+    }
+
+    // Down undoes 002 only.
+    expect(await migrate({ databaseUrl: PG_URL, schema, direction: 'down' })).toEqual([{ name: '002_cron_and_waits' }]);
+    const { rows: tables } = await pool.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
+      [schema],
+    );
+    expect(tables.map((r) => r.table_name)).toEqual(['job_events', 'job_queue', 'queuedev_migrations']);
   });
 });

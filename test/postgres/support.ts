@@ -18,7 +18,7 @@ export interface PostgresTestContext {
   /** A queue on this schema (on `sql` unless a pool or databaseConfig is given), closed after the test. */
   queue(options?: Partial<PostgresQueueConfig> & { clock?: Clock }): JobQueue<PayloadMap>;
   /** `"schema".table` */
-  table(name: 'job_queue' | 'job_events'): string;
+  table(name: 'job_queue' | 'job_events' | 'cron_schedules' | 'waitpoint_tokens'): string;
 }
 
 export function usePostgres(options: { schemas?: number; truncate?: boolean } = {}): PostgresTestContext & { extraSchemas: string[] } {
@@ -37,7 +37,7 @@ export function usePostgres(options: { schemas?: number; truncate?: boolean } = 
       failed = true;
     });
     for (const s of options.truncate === false ? [] : [schema, ...extraSchemas]) {
-      await sql.query(`TRUNCATE "${s}".job_queue, "${s}".job_events RESTART IDENTITY`);
+      await sql.query(`TRUNCATE "${s}".job_queue, "${s}".job_events, "${s}".cron_schedules, "${s}".waitpoint_tokens RESTART IDENTITY`);
     }
   });
   afterEach(async () => {
