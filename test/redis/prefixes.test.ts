@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, deleteKeys, uniqueName } from '../helpers/backends.js';
 import { ManualClock } from '../../src/clock.js';
 import { initJobQueue } from '../../src/queue.js';
-import { useRedis } from './support.js';
+import { storeOf, useRedis } from './support.js';
 
 const WORKER = 'w1';
 
@@ -86,6 +86,19 @@ describe('keys written by a queue', () => {
       clock.advance(60 * 60_000);
       expect(await q.reclaimStuckJobs(1)).toBe(1);
       await q.retryJob(second!);
+      // Durable waits, tokens and cron schedules write keys of their own.
+      const store = storeOf(q);
+      await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['work'], now: clock.now() });
+      await store.saveStep({ jobId: grouped!, workerId: WORKER, stepName: 'one', value: [1], now: clock.now() });
+      const { id: tokenId } = await q.createToken({ timeout: '1m' });
+      await store.enterWait({ jobId: grouped!, workerId: WORKER, waitUntil: null, tokenId, now: clock.now() });
+      await store.enterWait({ jobId: second!, workerId: WORKER, waitUntil: new Date(clock.now().getTime() + 1000), tokenId: null, now: clock.now() });
+      const { id: completed } = await q.createToken();
+      await q.completeToken(completed, { ok: 1 });
+      await q.addCronJob({ scheduleName: 'every-minute', cronExpression: '* * * * *', jobType: 'cron', payload: { n: 5 } });
+      clock.advance(2 * 60_000);
+      expect(await q.expireTimedOutTokens()).toBe(1);
+      expect(await q.enqueueDueCronJobs()).toBe(1);
       clock.advance(40 * 86_400_000);
       await q.cleanupOldJobs(30);
       await q.cleanupOldJobEvents(30);
@@ -93,6 +106,9 @@ describe('keys written by a queue', () => {
 
       const written = (await scanAll(raw)).filter((k) => !before.has(k));
       expect(written.length).toBeGreaterThan(10);
+      for (const name of ['steps', 'step-names', 'tokens', 'token-outputs', 'cron', 'cron-due', 'cron-names', 'cron-payloads']) {
+        expect(written, name).toContain(`${prefix}{q}:${name}`);
+      }
       for (const key of written) {
         expect(key.startsWith(`${prefix}{q}:`), key).toBe(true);
       }

@@ -13,7 +13,7 @@
  * | jobs           | hash | id -> job metadata JSON (StoredJob, without payload/output/stepData) |
  * | payloads       | hash | id -> payload JSON text, stored verbatim (never decoded in Lua) |
  * | outputs        | hash | id -> output JSON text, verbatim |
- * | steps          | hash | `<pad id>\0<step name>` -> the step's value as JSON text, verbatim (durable `ctx.run` results); merged one step at a time, never decoded in Lua |
+ * | steps          | hash | `<pad id>\0<step name>` -> that step's value (durable `ctx.run` result) as JSON text, verbatim, never decoded in Lua |
  * | step-names     | zset | score 0, member `<pad id>\0<step name>` (the `steps` field): finds a job's steps by range |
  * | idem           | hash | idempotency key -> id |
  * | all            | zset | member id, score id: every job (listing, newest first) |
