@@ -102,6 +102,7 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
       expect.stringContaining('reclaiming stuck jobs'),
       expect.stringContaining('cleaning up old jobs'),
       expect.stringContaining('cleaning up old job events'),
+      expect.stringContaining('expiring timed-out tokens'),
     ]);
     expect(errorEvents).toEqual(onError);
   });
@@ -110,7 +111,7 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
     const queue = ownedQueue(ctx);
     await queue.close();
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
-    await queue.createSupervisor({ cleanupJobsDaysToKeep: 0, cleanupEventsDaysToKeep: 0 }).start();
+    await queue.createSupervisor({ cleanupJobsDaysToKeep: 0, cleanupEventsDaysToKeep: 0, expireTimedOutTokens: false }).start();
     expect(consoleError).toHaveBeenCalledTimes(1);
     expect(String(consoleError.mock.calls[0]?.[1])).toContain('reclaiming stuck jobs');
   });
