@@ -7,7 +7,7 @@
  * Time comes from a ManualClock (the claim reads the queue's clock), so a timed wait resumes
  * exactly when the clock reaches it; one test uses a short real wait with a background processor.
  */
-import { expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import type { JobHandlers } from '../../src/processor-options.js';
@@ -37,6 +37,14 @@ function effects() {
 
 forEachBackend('durable waits', (ctx) => {
   const track = trackRunners();
+
+  // The shared helper truncates the job tables only; schedules and tokens go here, so each test
+  // starts empty (on Redis every test has a fresh key prefix already).
+  beforeEach(async () => {
+    if (ctx.backend === 'postgres') {
+      await ctx.sql.query(`TRUNCATE "${ctx.schema}".cron_schedules, "${ctx.schema}".waitpoint_tokens RESTART IDENTITY`);
+    }
+  });
 
   function setup() {
     const clock = new ManualClock(T0);
@@ -427,7 +435,6 @@ forEachBackend('durable waits', (ctx) => {
 
   it('a waiting cron job counts as active for allowOverlap false', async () => {
     const { clock, queue, pass } = setup();
-    for (const s of await queue.listCronJobs()) await queue.removeCronJob(s.id);
     const scheduleId = await queue.addCronJob({ scheduleName: 'sync', cronExpression: '* * * * *', jobType: 'sync', payload: {} });
     const handlers: JobHandlers = {
       sync: async (_p: unknown, _s: AbortSignal, c: JobContext) => {
