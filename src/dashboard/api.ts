@@ -1,0 +1,118 @@
+/**
+ * The dashboard's JSON routes (SPEC §4.11, DETAILS "Dashboard HTTP API"). Each takes the parsed
+ * request and returns a Response; the router in index.ts picks the route.
+ */
+import { describeValue, ValidationError } from '../errors.js';
+import { requireNonEmptyString, requireStatus } from '../validation.js';
+import type { JobRecord, JobStatus } from '../types.js';
+import type { ResolvedDashboardConfig } from './config.js';
+import { jsonResponse } from './http.js';
+
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 200;
+
+/** Reads a non-negative decimal integer parameter; absent or empty gives `fallback`. */
+function integerParam(name: string, raw: string | null, min: number, max: number, fallback: number): number {
+  if (raw === null || raw === '') return fallback;
+  const value = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    throw new ValidationError(name, `Expected \`${name}\` to be an integer between ${min} and ${max}, got ${describeValue(raw)}`);
+  }
+  return value;
+}
+
+/** A job id from the path: a positive decimal integer, else a ValidationError (400). */
+export function parseJobId(raw: string): number {
+  return integerParam('id', raw, 1, Number.MAX_SAFE_INTEGER, Number.NaN);
+}
+
+/** GET /api/jobs?status&jobType&limit&offset → 200 { jobs, hasMore }. */
+export async function listJobs({ queue }: ResolvedDashboardConfig, params: URLSearchParams): Promise<Response> {
+  const rawStatus = params.get('status');
+  const status = rawStatus ? requireStatus('status', rawStatus) : undefined;
+  const rawType = params.get('jobType');
+  const jobType = rawType ? requireNonEmptyString('jobType', rawType) : undefined;
+  const limit = integerParam('limit', params.get('limit'), 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
+  const offset = integerParam('offset', params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
+  // One row past the page tells whether a next page exists, without a count query.
+  const rows = await queryJobs(queue, status, jobType, limit + 1, offset);
+  return jsonResponse(200, { jobs: rows.slice(0, limit), hasMore: rows.length > limit });
+}
+
+function queryJobs(
+  queue: ResolvedDashboardConfig['queue'],
+  status: JobStatus | undefined,
+  jobType: string | undefined,
+  limit: number,
+  offset: number,
+): Promise<JobRecord[]> {
+  if (status && jobType) {
+    // The queue's public list methods filter by status or by type, not both; the backend's
+    // query takes both, so the page stays one statement (or script) and exact.
+    return queue.backend.getJobs({ status, filter: { jobType }, limit, offset });
+  }
+  if (status) return queue.getJobsByStatus(status, limit, offset);
+  return queue.getJobs(jobType ? { jobType } : undefined, limit, offset);
+}
+
+function notFound(id: number): Response {
+  return jsonResponse(404, { error: `Job ${id} not found` });
+}
+
+/** GET /api/jobs/:id → 200 { job } | 404. */
+export async function getJob({ queue }: ResolvedDashboardConfig, id: number): Promise<Response> {
+  const job = await queue.getJob(id);
+  return job ? jsonResponse(200, { job }) : notFound(id);
+}
+
+/** GET /api/jobs/:id/events → 200 { events } | 404. */
+export async function getJobEvents({ queue }: ResolvedDashboardConfig, id: number): Promise<Response> {
+  const [job, events] = await Promise.all([queue.getJob(id), queue.getJobEvents(id)]);
+  return job ? jsonResponse(200, { events }) : notFound(id);
+}
+
+interface JobAction {
+  allowed: readonly JobStatus[];
+  /** Set by the storage operation exactly when it changed the job. */
+  stamp: 'lastCancelledAt' | 'lastRetriedAt';
+  run(queue: ResolvedDashboardConfig['queue'], id: number): Promise<void>;
+}
+
+export const JOB_ACTIONS: Record<'cancel' | 'retry', JobAction> = {
+  cancel: { allowed: ['pending', 'waiting'], stamp: 'lastCancelledAt', run: (q, id) => q.cancelJob(id) },
+  retry: { allowed: ['failed', 'cancelled'], stamp: 'lastRetriedAt', run: (q, id) => q.retryJob(id) },
+};
+
+/**
+ * POST /api/jobs/:id/cancel and /retry → 200 { ok: true } | 404 | 409 { ok: false, error }.
+ * The queue's cancelJob and retryJob do nothing on a status they do not apply to, and the
+ * status may change between our read and the operation (a processor claims the job), so the
+ * job is read again: its timestamp moved only if this operation took effect.
+ */
+export async function runJobAction(
+  { queue }: ResolvedDashboardConfig,
+  id: number,
+  name: keyof typeof JOB_ACTIONS,
+): Promise<Response> {
+  const action = JOB_ACTIONS[name];
+  const before = await queue.getJob(id);
+  if (!before) return notFound(id);
+  const refuse = (status: JobStatus) =>
+    jsonResponse(409, {
+      ok: false,
+      error: `Job ${id} is ${status}: only ${action.allowed.join(' or ')} jobs can be ${name === 'cancel' ? 'cancelled' : 'retried'}`,
+    });
+  if (!action.allowed.includes(before.status)) return refuse(before.status);
+  await action.run(queue, id);
+  const after = await queue.getJob(id);
+  if (!after) return notFound(id);
+  if (after[action.stamp]?.getTime() === before[action.stamp]?.getTime()) return refuse(after.status);
+  return jsonResponse(200, { ok: true });
+}
+
+/** POST /api/process → 200 { processed } | 500 { error }: one batch with a temporary processor. */
+export async function processBatch({ queue, handlers, processorOptions }: ResolvedDashboardConfig): Promise<Response> {
+  // A claim failure rejects start(); the router turns it into 500 { error }.
+  const processed = await queue.createProcessor(handlers, processorOptions).start();
+  return jsonResponse(200, { processed });
+}

@@ -1,0 +1,106 @@
+/**
+ * DashboardConfig (SPEC §2.10), validated once in createQueueDashboard so a mistake fails at
+ * start-up with a ConfigError naming the field, not on the first request.
+ */
+import { ConfigError, describeValue } from '../errors.js';
+import type { JobHandlers, ProcessorOptions } from '../processor-options.js';
+import type { JobQueue } from '../queue.js';
+import type { PayloadMap } from '../types.js';
+
+export interface DashboardConfig<P extends PayloadMap = PayloadMap> {
+  /** The queue to show, as returned by `initJobQueue`. */
+  jobQueue: JobQueue<P>;
+  /** Handlers used by the "Process batch" action, one per job type. */
+  jobHandlers: JobHandlers<P>;
+  /**
+   * The path the handlers are mounted at: it must equal the mount path, start with '/' and
+   * have no trailing slash (except the root '/').
+   * @example '/admin/jobs'
+   */
+  basePath: string;
+  /**
+   * Options of the temporary processor that runs one batch per "Process batch" click.
+   * @default { batchSize: 10 }
+   */
+  processorOptions?: ProcessorOptions;
+}
+
+export interface ResolvedDashboardConfig {
+  queue: JobQueue<PayloadMap>;
+  handlers: JobHandlers<PayloadMap>;
+  basePath: string;
+  processorOptions: ProcessorOptions;
+}
+
+const KNOWN = ['jobQueue', 'jobHandlers', 'basePath', 'processorOptions'];
+/**
+ * What the dashboard calls on the queue. Checked by shape, not `instanceof`: the CommonJS build
+ * bundles `queuedev` and `queuedev/dashboard` separately, each with its own JobQueue class.
+ */
+const QUEUE_METHODS = [
+  'getJob',
+  'getJobs',
+  'getJobsByStatus',
+  'getJobEvents',
+  'cancelJob',
+  'retryJob',
+  'createProcessor',
+] as const;
+/**
+ * '/' or non-empty segments of URL path characters (RFC 3986 pchar), no trailing slash. Only
+ * characters a URL keeps as written, so basePath compares equal to the request's pathname.
+ */
+const BASE_PATH = /^(\/|(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+)$/;
+export const DEFAULT_BATCH_SIZE = 10;
+
+function bad(field: string, rule: string, value: unknown): never {
+  throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig {
+  if (!isObject(config)) bad('config', 'an object { jobQueue, jobHandlers, basePath, processorOptions? }', config);
+  for (const key of Object.keys(config)) {
+    if (!KNOWN.includes(key) && config[key] !== undefined) bad(key, `absent (dashboard options: ${KNOWN.join(', ')})`, config[key]);
+  }
+  const { jobQueue, jobHandlers, basePath, processorOptions } = config;
+
+  const queue = jobQueue as Record<string, unknown> | undefined;
+  const backend = isObject(queue) ? (queue.backend as Record<string, unknown> | undefined) : undefined;
+  if (
+    !isObject(queue) ||
+    QUEUE_METHODS.some((m) => typeof queue[m] !== 'function') ||
+    !isObject(backend) ||
+    typeof backend.getJobs !== 'function'
+  ) {
+    bad('jobQueue', 'a queue created by initJobQueue', jobQueue);
+  }
+  if (!isObject(jobHandlers)) bad('jobHandlers', 'an object mapping job types to handler functions', jobHandlers);
+  for (const [jobType, handler] of Object.entries(jobHandlers)) {
+    if (typeof handler !== 'function') bad(`jobHandlers.${jobType}`, 'a function', handler);
+  }
+  if (typeof basePath !== 'string' || !BASE_PATH.test(basePath)) {
+    bad('basePath', "a URL path starting with '/' without a trailing slash (e.g. '/admin/jobs', or '/')", basePath);
+  }
+  if (processorOptions !== undefined && !isObject(processorOptions)) {
+    bad('processorOptions', 'an object of processor options', processorOptions);
+  }
+
+  const resolved: ResolvedDashboardConfig = {
+    queue: jobQueue as unknown as JobQueue<PayloadMap>,
+    handlers: jobHandlers as JobHandlers<PayloadMap>,
+    basePath,
+    processorOptions: { batchSize: DEFAULT_BATCH_SIZE, ...(processorOptions as ProcessorOptions | undefined) },
+  };
+  // Creating a processor validates its options; it starts nothing until start() is called.
+  try {
+    resolved.queue.createProcessor(resolved.handlers, resolved.processorOptions);
+  } catch (err) {
+    if (!(err instanceof Error)) throw err;
+    throw new ConfigError(`Invalid \`processorOptions\`: ${err.message}`, { cause: err });
+  }
+  return resolved;
+}

@@ -1,0 +1,89 @@
+/**
+ * `queuedev/dashboard`: an admin page and its JSON API as two standard Fetch API handlers,
+ * `GET` and `POST`, mountable in any framework that speaks Request/Response (SPEC §4.11).
+ * The dashboard has no login of its own: the host application protects the mount path (§5.3).
+ */
+import type { PayloadMap } from '../types.js';
+import { getJob, getJobEvents, listJobs, parseJobId, processBatch, runJobAction } from './api.js';
+import { resolveDashboardConfig, type DashboardConfig, type ResolvedDashboardConfig } from './config.js';
+import { createNonce, htmlResponse, isSameOrigin, jsonResponse } from './http.js';
+import { renderPage } from './page.js';
+
+export type { DashboardConfig } from './config.js';
+
+export interface QueueDashboard {
+  /** Serves the page (`basePath`) and the read routes (`basePath/api/...`). */
+  GET(request: Request): Promise<Response>;
+  /** Serves the actions: cancel, retry, process a batch. Same-origin requests only. */
+  POST(request: Request): Promise<Response>;
+}
+
+/** `id` is the route's `:id` segment, on the routes that have one. */
+type Route = (config: ResolvedDashboardConfig, params: URLSearchParams, id: string) => Promise<Response>;
+
+/** Paths relative to basePath; `:id` is one path segment, checked by parseJobId. */
+const ROUTES: { pattern: RegExp; GET?: Route; POST?: Route }[] = [
+  { pattern: /^\/$/, GET: async (c) => page(c) },
+  { pattern: /^\/api\/jobs$/, GET: (c, params) => listJobs(c, params) },
+  { pattern: /^\/api\/jobs\/([^/]+)$/, GET: (c, _, id) => getJob(c, parseJobId(id)) },
+  { pattern: /^\/api\/jobs\/([^/]+)\/events$/, GET: (c, _, id) => getJobEvents(c, parseJobId(id)) },
+  { pattern: /^\/api\/jobs\/([^/]+)\/cancel$/, POST: (c, _, id) => runJobAction(c, parseJobId(id), 'cancel') },
+  { pattern: /^\/api\/jobs\/([^/]+)\/retry$/, POST: (c, _, id) => runJobAction(c, parseJobId(id), 'retry') },
+  { pattern: /^\/api\/process$/, POST: (c) => processBatch(c) },
+];
+
+function page(config: ResolvedDashboardConfig): Response {
+  const nonce = createNonce();
+  return htmlResponse(renderPage({ basePath: config.basePath, nonce }), nonce);
+}
+
+/** The path below basePath ('/' for basePath itself), or null when the URL is outside it. */
+function relativePath(basePath: string, pathname: string): string | null {
+  let rest: string;
+  if (basePath === '/') rest = pathname;
+  else if (pathname === basePath) rest = '/';
+  else if (pathname.startsWith(`${basePath}/`)) rest = pathname.slice(basePath.length);
+  else return null;
+  // Tolerate one trailing slash, as most frameworks do.
+  return rest.length > 1 && rest.endsWith('/') ? rest.slice(0, -1) : rest;
+}
+
+/**
+ * Creates the dashboard. Throws ConfigError when the configuration is invalid.
+ * @example
+ * const dashboard = createQueueDashboard({ jobQueue, jobHandlers, basePath: '/admin/jobs' });
+ * export const { GET, POST } = dashboard; // app/admin/jobs/[[...path]]/route.ts
+ */
+export function createQueueDashboard<P extends PayloadMap = PayloadMap>(config: DashboardConfig<P>): QueueDashboard {
+  const resolved = resolveDashboardConfig(config);
+
+  const handle = async (method: 'GET' | 'POST', request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const path = relativePath(resolved.basePath, url.pathname);
+    const route = path === null ? undefined : ROUTES.find((r) => r.pattern.test(path));
+    const match = path === null ? null : route?.pattern.exec(path);
+    if (!route || !match) return jsonResponse(404, { error: 'Not found' });
+    const run = route[method];
+    if (!run) {
+      const allow = route.GET ? 'GET' : 'POST';
+      return jsonResponse(405, { error: `Method not allowed: use ${allow}` }, { Allow: allow });
+    }
+    if (method === 'POST' && !isSameOrigin(request, url)) {
+      return jsonResponse(403, { error: 'Cross-origin request refused: POST routes accept same-origin requests only' });
+    }
+    try {
+      return await run(resolved, url.searchParams, match[1] ?? '');
+    } catch (err) {
+      // Checked by code: a queue from a separately bundled copy throws its own error classes.
+      if ((err as { code?: unknown } | null)?.code === 'VALIDATION_FAILED') {
+        return jsonResponse(400, { error: (err as Error).message });
+      }
+      return jsonResponse(500, { error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+
+  return {
+    GET: (request) => handle('GET', request),
+    POST: (request) => handle('POST', request),
+  };
+}

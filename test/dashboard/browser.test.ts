@@ -1,0 +1,168 @@
+/**
+ * The dashboard page in a real browser (headless Chromium through playwright-core), served by a
+ * node:http server wrapping the handlers: it loads under its CSP without console errors,
+ * switches tabs, opens a job's detail, shows markup in a payload as text, cancels a job,
+ * processes a batch, refreshes on its own, and fits a 390 px wide screen.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterEach, expect, it } from 'vitest';
+import { createQueueDashboard } from '../../src/dashboard/index.js';
+import { waitFor } from '../conformance/processing-support.js';
+import { forEachBackend } from '../helpers/backends.js';
+import { BASE_PATH, seedJobsInEveryStatus, serveDashboard } from './support.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+// Chromium comes from the system's packages (`apt-get install chromium`; .ci/run installs it).
+// Without it the browser cannot run: the test is skipped, and says why, rather than failing.
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(`[dashboard browser test] skipped: ${CHROMIUM} not found; install it with: apt-get install chromium`);
+}
+
+const XSS_PAYLOAD = { html: '<script>alert(1)</script>', img: '<img src=x onerror="alert(2)">' };
+
+async function launch(): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
+  // A fresh profile per run, so no state (storage, cache) leaks between runs.
+  const userDataDir = await mkdtemp(join(tmpdir(), 'queuedev-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    viewport: { width: 1280, height: 900 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    close: async () => {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Collects console errors, uncaught exceptions, CSP violations and dialogs (an alert = XSS). */
+async function watchProblems(page: Page): Promise<string[]> {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  await page.addInitScript(
+    "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))",
+  );
+  return problems;
+}
+
+const rowIds = (page: Page): Promise<number[]> =>
+  page.locator('#jobs tr').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-id'))));
+/** The page's full width: wider than the viewport means a sideways scroll. */
+const pageWidth = (page: Page): Promise<number> => page.evaluate('document.documentElement.scrollWidth');
+
+forEachBackend('dashboard page in a browser', (ctx) => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it.skipIf(!hasChromium)(
+    'loads without errors, switches tabs, shows a payload as text, cancels, processes, refreshes, fits 390 px',
+    async () => {
+      const xss = await ctx.queue.addJob({ jobType: 'xss', payload: XSS_PAYLOAD });
+      const seeded = await seedJobsInEveryStatus(ctx.queue);
+      const handled: string[] = [];
+      const dashboard = createQueueDashboard({
+        jobQueue: ctx.queue,
+        jobHandlers: { 'pending-job': async () => void handled.push('pending-job') },
+        basePath: BASE_PATH,
+      });
+      const server = await serveDashboard(dashboard, BASE_PATH);
+      cleanups.push(() => server.close());
+      const browser = await launch();
+      cleanups.push(() => browser.close());
+      const { page } = browser;
+      const problems = await watchProblems(page);
+
+      // The list: every job, newest first.
+      await page.goto(server.url);
+      await waitFor(async () => (await rowIds(page)).length === 7, 10_000, 'the job rows');
+      expect(await rowIds(page)).toEqual([seeded.waiting, seeded.cancelled, seeded.failed, seeded.completed, seeded.processing, seeded.pending, xss]);
+      expect(await page.getAttribute('.tab[data-status=""]', 'aria-selected')).toBe('true');
+
+      // Tabs filter by status.
+      await page.click('.tab[data-status="failed"]');
+      await waitFor(async () => (await rowIds(page)).join() === String(seeded.failed), 10_000, 'the failed tab');
+      expect(await page.getAttribute('.tab[data-status="failed"]', 'aria-selected')).toBe('true');
+      await page.click('.tab[data-status="completed"]');
+      await waitFor(async () => (await rowIds(page)).join() === String(seeded.completed), 10_000, 'the completed tab');
+      await page.click('.tab[data-status=""]');
+      await waitFor(async () => (await rowIds(page)).length === 7, 10_000, 'the all tab');
+
+      // The detail view shows markup in the payload as text; nothing of it became an element.
+      await page.click(`#jobs tr[data-id="${xss}"] td.type`);
+      await page.waitForSelector('#detail-view:not([hidden])');
+      await waitFor(async () => (await page.textContent('#detail-title'))?.includes(`#${xss}`), 10_000, 'the detail title');
+      const payloadText = (await page.textContent('#payload')) ?? '';
+      expect(JSON.parse(payloadText)).toEqual(XSS_PAYLOAD);
+      expect(await page.locator('script').count()).toBe(1);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.textContent('#detail-status')).toBe('pending');
+      expect(await page.textContent('#events')).toContain('added');
+
+      // Cancel: the job is cancelled in the store and the view follows.
+      expect(await page.isVisible('#cancel')).toBe(true);
+      expect(await page.isVisible('#retry')).toBe(false);
+      await page.click('#cancel');
+      await waitFor(async () => (await page.textContent('#detail-status')) === 'cancelled', 10_000, 'the cancelled badge');
+      expect(await page.textContent('#notice')).toBe(`Job #${xss} cancelled.`);
+      expect(await ctx.queue.getJob(xss)).toMatchObject({ status: 'cancelled' });
+      expect(await page.isVisible('#retry')).toBe(true);
+      expect(await page.isVisible('#cancel')).toBe(false);
+      expect(await page.textContent('#events')).toContain('cancelled');
+
+      // A failed job shows its error history.
+      await page.goto(`${server.url}#job=${seeded.failed}`);
+      await waitFor(async () => (await page.textContent('#errors'))?.includes('smtp down'), 10_000, 'the error history');
+
+      // Process batch runs the configured handler on the one pending job.
+      await page.click('#back');
+      await page.waitForSelector('#list-view:not([hidden])');
+      await page.click('#process');
+      await waitFor(async () => (await page.textContent('#notice')) === 'Processed 1 job.', 10_000, 'the process notice');
+      expect(handled).toEqual(['pending-job']);
+      expect(await ctx.queue.getJob(seeded.pending)).toMatchObject({ status: 'completed' });
+
+      // Auto-refresh picks up a job added meanwhile, without a click.
+      await page.check('#auto-refresh');
+      const added = await ctx.queue.addJob({ jobType: 'late', payload: {} });
+      await waitFor(async () => (await rowIds(page))[0] === added, 8_000, 'the auto-refreshed row');
+
+      // 390 px wide: nothing overflows the screen sideways.
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+      await page.goto(`${server.url}#job=${seeded.completed}`);
+      await waitFor(async () => (await page.textContent('#output'))?.includes('sent'), 10_000, 'the output');
+      expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+
+      expect(problems).toEqual([]);
+    },
+    60_000,
+  );
+});

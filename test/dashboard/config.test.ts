@@ -1,0 +1,56 @@
+/**
+ * createQueueDashboard validates its configuration (SPEC §2.10) at construction: a ConfigError
+ * naming the field, the rule and the value.
+ */
+import { expect, it } from 'vitest';
+import { createQueueDashboard } from '../../src/dashboard/index.js';
+import { ConfigError } from '../../src/errors.js';
+import { forEachBackend } from '../helpers/backends.js';
+
+forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
+  const create = (overrides: Record<string, unknown>) => () =>
+    createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: '/jobs', ...overrides } as never);
+
+  it('returns GET and POST handlers for a valid configuration', () => {
+    const dashboard = create({ jobHandlers: { email: async () => undefined }, processorOptions: { batchSize: 5 } })();
+    expect(typeof dashboard.GET).toBe('function');
+    expect(typeof dashboard.POST).toBe('function');
+  });
+
+  it.each(['/', '/jobs', '/admin/jobs', '/admin/queue-v2/jobs_1', '/x&y'])('accepts basePath %s', (basePath) => {
+    expect(create({ basePath })).not.toThrow();
+  });
+
+  it.each([
+    ['jobQueue', { jobQueue: undefined }, 'Expected `jobQueue` to be a queue created by initJobQueue, got undefined'],
+    ['jobQueue', { jobQueue: { getJob() {} } }, 'Expected `jobQueue` to be a queue created by initJobQueue, got object'],
+    ['jobHandlers', { jobHandlers: undefined }, 'Expected `jobHandlers` to be an object mapping job types to handler functions, got undefined'],
+    ['jobHandlers', { jobHandlers: [] }, 'Expected `jobHandlers` to be an object mapping job types to handler functions, got an array of length 0'],
+    ['jobHandlers.email', { jobHandlers: { email: 'send' } }, 'Expected `jobHandlers.email` to be a function, got "send" (string)'],
+    ['basePath', { basePath: undefined }, 'got undefined'],
+    ['basePath', { basePath: 'jobs' }, 'got "jobs" (string)'],
+    ['basePath', { basePath: '/jobs/' }, 'got "/jobs/" (string)'],
+    ['basePath', { basePath: '//jobs' }, 'got "//jobs" (string)'],
+    ['basePath', { basePath: '/jobs?x=1' }, 'got "/jobs?x=1" (string)'],
+    ['basePath', { basePath: '/my jobs' }, 'got "/my jobs" (string)'],
+    ['basePath', { basePath: 42 }, 'got 42 (number)'],
+    ['processorOptions', { processorOptions: 'fast' }, 'Expected `processorOptions` to be an object of processor options, got "fast" (string)'],
+    ['processorOptions', { processorOptions: { batchSize: 0 } }, 'Invalid `processorOptions`: Expected `batchSize` to be an integer between 1 and 10000, got 0 (number)'],
+    ['processorOptions', { processorOptions: { pollInterval: -1 } }, 'Invalid `processorOptions`: Expected `pollInterval`'],
+    ['an unknown option', { basepath: '/jobs' }, 'Expected `basepath` to be absent'],
+  ])('rejects a bad %s with a ConfigError', (_, overrides, message) => {
+    const run = create(overrides);
+    expect(run).toThrow(ConfigError);
+    expect(run).toThrow(message);
+  });
+
+  it('names basePath and its rule', () => {
+    expect(create({ basePath: '/jobs/' })).toThrow(
+      "Expected `basePath` to be a URL path starting with '/' without a trailing slash (e.g. '/admin/jobs', or '/'), got \"/jobs/\" (string)",
+    );
+  });
+
+  it('rejects a missing configuration', () => {
+    expect(() => createQueueDashboard(undefined as never)).toThrow(ConfigError);
+  });
+});
