@@ -6,7 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { ManualClock, PG_URL, REDIS_URL, forEachBackend } from '../helpers/backends.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/cron-processor.ts', import.meta.url));
@@ -26,14 +26,6 @@ interface Reply {
 
 forEachBackend('cron schedules in several processes', (ctx) => {
   let children: ChildProcess[] = [];
-
-  // The shared helper truncates the job tables only; schedules and tokens go here, so each test
-  // starts empty (on Redis every test has a fresh key prefix already).
-  beforeEach(async () => {
-    if (ctx.backend === 'postgres') {
-      await ctx.sql.query(`TRUNCATE "${ctx.schema}".cron_schedules, "${ctx.schema}".waitpoint_tokens RESTART IDENTITY`);
-    }
-  });
 
   afterEach(() => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

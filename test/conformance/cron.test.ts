@@ -4,7 +4,7 @@
  * enqueue-first rule and run times across DST changes. Time comes from a ManualClock, so every
  * slot is stepped through explicitly with enqueueDueCronJobs.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
 import type { CronJobOptions, CronScheduleRecord } from '../../src/types.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
@@ -17,14 +17,6 @@ const HOUR = 60 * MINUTE;
 const at = (iso: string) => new Date(iso);
 
 forEachBackend('cron schedules (§4.4)', (ctx) => {
-  // The shared helper truncates the job tables only; schedules and tokens go here, so each test
-  // starts empty (on Redis every test has a fresh key prefix already).
-  beforeEach(async () => {
-    if (ctx.backend === 'postgres') {
-      await ctx.sql.query(`TRUNCATE "${ctx.schema}".cron_schedules, "${ctx.schema}".waitpoint_tokens RESTART IDENTITY`);
-    }
-  });
-
   function setup(start: Date = T0) {
     const clock = new ManualClock(start);
     return { clock, queue: ctx.makeQueue({ clock }) };

@@ -7,7 +7,7 @@
  * Time comes from a ManualClock (the claim reads the queue's clock), so a timed wait resumes
  * exactly when the clock reaches it; one test uses a short real wait with a background processor.
  */
-import { beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import type { JobHandlers } from '../../src/processor-options.js';
@@ -37,14 +37,6 @@ function effects() {
 
 forEachBackend('durable waits', (ctx) => {
   const track = trackRunners();
-
-  // The shared helper truncates the job tables only; schedules and tokens go here, so each test
-  // starts empty (on Redis every test has a fresh key prefix already).
-  beforeEach(async () => {
-    if (ctx.backend === 'postgres') {
-      await ctx.sql.query(`TRUNCATE "${ctx.schema}".cron_schedules, "${ctx.schema}".waitpoint_tokens RESTART IDENTITY`);
-    }
-  });
 
   function setup() {
     const clock = new ManualClock(T0);

@@ -77,7 +77,8 @@ function postgresContext(): BackendContext {
     onTestFailed(() => {
       failed = true;
     });
-    await pool.query(`TRUNCATE "${schema}".job_queue, "${schema}".job_events RESTART IDENTITY`);
+    const tables = ['job_queue', 'job_events', 'cron_schedules', 'waitpoint_tokens'].map((t) => `"${schema}".${t}`);
+    await pool.query(`TRUNCATE ${tables.join(', ')} RESTART IDENTITY`);
     queue = initJobQueue(config());
   });
   afterEach(async () => {
