@@ -73,14 +73,16 @@ export async function getJobEvents({ queue }: ResolvedDashboardConfig, id: numbe
 
 interface JobAction {
   allowed: readonly JobStatus[];
+  /** Past participle for messages. */
+  done: string;
   /** Set by the storage operation exactly when it changed the job. */
   stamp: 'lastCancelledAt' | 'lastRetriedAt';
   run(queue: ResolvedDashboardConfig['queue'], id: number): Promise<void>;
 }
 
-export const JOB_ACTIONS: Record<'cancel' | 'retry', JobAction> = {
-  cancel: { allowed: ['pending', 'waiting'], stamp: 'lastCancelledAt', run: (q, id) => q.cancelJob(id) },
-  retry: { allowed: ['failed', 'cancelled'], stamp: 'lastRetriedAt', run: (q, id) => q.retryJob(id) },
+const JOB_ACTIONS: Record<'cancel' | 'retry', JobAction> = {
+  cancel: { allowed: ['pending', 'waiting'], done: 'cancelled', stamp: 'lastCancelledAt', run: (q, id) => q.cancelJob(id) },
+  retry: { allowed: ['failed', 'cancelled'], done: 'retried', stamp: 'lastRetriedAt', run: (q, id) => q.retryJob(id) },
 };
 
 /**
@@ -100,7 +102,7 @@ export async function runJobAction(
   const refuse = (status: JobStatus) =>
     jsonResponse(409, {
       ok: false,
-      error: `Job ${id} is ${status}: only ${action.allowed.join(' or ')} jobs can be ${name === 'cancel' ? 'cancelled' : 'retried'}`,
+      error: `Job ${id} is ${status}: only ${action.allowed.join(' or ')} jobs can be ${action.done}`,
     });
   if (!action.allowed.includes(before.status)) return refuse(before.status);
   await action.run(queue, id);

@@ -32,6 +32,14 @@ const ROUTES: { pattern: RegExp; GET?: Route; POST?: Route }[] = [
   { pattern: /^\/api\/process$/, POST: (c) => processBatch(c) },
 ];
 
+function matchRoute(path: string): { route: (typeof ROUTES)[number]; id: string } | undefined {
+  for (const route of ROUTES) {
+    const match = route.pattern.exec(path);
+    if (match) return { route, id: match[1] ?? '' };
+  }
+  return undefined;
+}
+
 function page(config: ResolvedDashboardConfig): Response {
   const nonce = createNonce();
   return htmlResponse(renderPage({ basePath: config.basePath, nonce }), nonce);
@@ -52,7 +60,8 @@ function relativePath(basePath: string, pathname: string): string | null {
  * Creates the dashboard. Throws ConfigError when the configuration is invalid.
  * @example
  * const dashboard = createQueueDashboard({ jobQueue, jobHandlers, basePath: '/admin/jobs' });
- * export const { GET, POST } = dashboard; // app/admin/jobs/[[...path]]/route.ts
+ * // app/admin/jobs/[[...path]]/route.ts, behind the application's own access check (SPEC §5.3):
+ * export const { GET, POST } = dashboard;
  */
 export function createQueueDashboard<P extends PayloadMap = PayloadMap>(config: DashboardConfig<P>): QueueDashboard {
   const resolved = resolveDashboardConfig(config);
@@ -60,9 +69,9 @@ export function createQueueDashboard<P extends PayloadMap = PayloadMap>(config: 
   const handle = async (method: 'GET' | 'POST', request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const path = relativePath(resolved.basePath, url.pathname);
-    const route = path === null ? undefined : ROUTES.find((r) => r.pattern.test(path));
-    const match = path === null ? null : route?.pattern.exec(path);
-    if (!route || !match) return jsonResponse(404, { error: 'Not found' });
+    const found = path === null ? undefined : matchRoute(path);
+    if (!found) return jsonResponse(404, { error: 'Not found' });
+    const { route, id } = found;
     const run = route[method];
     if (!run) {
       const allow = route.GET ? 'GET' : 'POST';
@@ -72,7 +81,7 @@ export function createQueueDashboard<P extends PayloadMap = PayloadMap>(config: 
       return jsonResponse(403, { error: 'Cross-origin request refused: POST routes accept same-origin requests only' });
     }
     try {
-      return await run(resolved, url.searchParams, match[1] ?? '');
+      return await run(resolved, url.searchParams, id);
     } catch (err) {
       // Checked by code: a queue from a separately bundled copy throws its own error classes.
       if ((err as { code?: unknown } | null)?.code === 'VALIDATION_FAILED') {
