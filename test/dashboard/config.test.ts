@@ -5,6 +5,7 @@
 import { expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { ConfigError } from '../../src/errors.js';
+import type { JobQueue } from '../../src/queue.js';
 import { forEachBackend } from '../helpers/backends.js';
 
 forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
@@ -15,6 +16,17 @@ forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
     const dashboard = create({ jobHandlers: { email: async () => undefined }, processorOptions: { batchSize: 5 } })();
     expect(typeof dashboard.GET).toBe('function');
     expect(typeof dashboard.POST).toBe('function');
+  });
+
+  it('accepts a typed queue with handlers typed by its payload map', () => {
+    type Payloads = { email: { to: string } };
+    const queue = ctx.queue as unknown as JobQueue<Payloads>;
+    const dashboard = createQueueDashboard({
+      jobQueue: queue,
+      jobHandlers: { email: async (payload) => payload.to.toUpperCase() },
+      basePath: '/jobs',
+    });
+    expect(typeof dashboard.GET).toBe('function');
   });
 
   it.each(['/', '/jobs', '/admin/jobs', '/admin/queue-v2/jobs_1', '/x&y'])('accepts basePath %s', (basePath) => {
