@@ -8,8 +8,8 @@ import type { JobRecord, JobStatus } from '../types.js';
 import type { ResolvedDashboardConfig } from './config.js';
 import { jsonResponse } from './http.js';
 
-export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 200;
+const DEFAULT_PAGE_SIZE = 25;
+const MAX_PAGE_SIZE = 200;
 
 /** Reads a non-negative decimal integer parameter; absent or empty gives `fallback`. */
 function integerParam(name: string, raw: string | null, min: number, max: number, fallback: number): number {
