@@ -11,6 +11,9 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   shims: true,
+  // Shared chunks in both formats, so `queuedev` and `queuedev/dashboard` share one copy of
+  // the error classes (instanceof works across the two entry points).
+  splitting: true,
   target: 'node20',
   external: ['pg', 'ioredis'],
 });
