@@ -5,7 +5,7 @@
  * take it.
  */
 import type pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { CronSlot, NewJob } from '../../src/backend.js';
 import { DependencyError } from '../../src/errors.js';
 import { ManualClock, PG_URL } from '../helpers/backends.js';
@@ -39,6 +39,16 @@ function job(jobType: string, overrides: Partial<NewJob> = {}): NewJob {
 
 describe('enqueueCronSlots under contention (postgres)', () => {
   const ctx = usePostgres();
+  /** Raw transactions still holding locks; a failed test must not leave them blocking the next. */
+  const holding = new Set<pg.PoolClient>();
+
+  afterEach(async () => {
+    for (const client of holding) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release();
+    }
+    holding.clear();
+  });
 
   /** A backend on a pool of its own, as in another process. */
   const ownBackend = () => ctx.queue({ databaseConfig: { connectionString: PG_URL } }).backend;
@@ -65,6 +75,7 @@ describe('enqueueCronSlots under contention (postgres)', () => {
   /** Holds every schedule row until `release` is called; resolves once `waiters` statements wait for them. */
   async function holdSchedules(): Promise<{ client: pg.PoolClient; whenWaiting(waiters: number): Promise<void>; release(): Promise<void> }> {
     const client = await ctx.sql.connect();
+    holding.add(client);
     await client.query('BEGIN');
     await client.query(`SELECT id FROM ${ctx.table('cron_schedules')} FOR UPDATE`);
     return {
@@ -78,6 +89,7 @@ describe('enqueueCronSlots under contention (postgres)', () => {
           return rows[0].n >= waiters;
         }, `${waiters} callers waiting for the schedule rows`),
       release: async () => {
+        holding.delete(client);
         await client.query('COMMIT');
         client.release();
       },
