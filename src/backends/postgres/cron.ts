@@ -107,7 +107,7 @@ export class PostgresCronStore implements CronStore {
     );
     const jobIds = await this.conn.transaction(async (tx) => {
       const ids: (number | null)[] = slots.map(() => null);
-      const { rows } = await tx.query(this.sql.cas, [cas, now]);
+      const { rows } = await tx.query(this.sql.cas, [cas, now, slots.map((slot) => slot.scheduleId)]);
       const winners = (rows as { i: number; id: string; enqueue: boolean }[]).filter((r) => r.enqueue).sort((a, b) => a.i - b.i);
       if (winners.length === 0) return ids;
       const added = await this.insertJobs(

@@ -106,7 +106,8 @@ export function removeCronScheduleSql(t: SchemaNames): string {
 
 /**
  * The compare-and-set of enqueueCronSlots: $1 JSON array of { i, schedule_id, expected,
- * next_run_at }, $2 now. Moves each schedule's next_run_at from `expected` to `next_run_at`
+ * next_run_at }, $2 now, $3 the schedule ids (as an array, so the rows are found by primary
+ * key: the planner cannot estimate the JSON's length). Moves each schedule's next_run_at from `expected` to `next_run_at`
  * while it is active; a schedule whose next_run_at another caller already moved is left out.
  *
  * - Rows are locked in id order first, so two callers with overlapping lists never deadlock.
@@ -125,14 +126,14 @@ WITH input AS MATERIALIZED (
 ),
 locked AS MATERIALIZED (
   SELECT s.id FROM ${t.cronSchedules} s
-  WHERE s.id IN (SELECT schedule_id FROM input)
+  WHERE s.id = ANY($3::bigint[])
   ORDER BY s.id
   FOR UPDATE
 )
 UPDATE ${t.cronSchedules} s
 SET next_run_at = x.next_run_at, updated_at = $2::timestamptz
 FROM input x
-WHERE s.id = x.schedule_id AND s.id IN (SELECT id FROM locked)
+WHERE s.id = ANY($3::bigint[]) AND s.id = x.schedule_id AND s.id IN (SELECT id FROM locked)
   AND s.status = 'active' AND s.next_run_at = x.expected
 RETURNING x.i, s.id,
   s.allow_overlap OR NOT EXISTS (

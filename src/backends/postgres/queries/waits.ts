@@ -100,7 +100,8 @@ WITH due AS (
   FOR UPDATE SKIP LOCKED
 )
 UPDATE ${t.tokens} k SET status = 'timed_out', completed_at = $1
-FROM due WHERE k.id = due.id
+-- An id array: the rows are then found by primary key, never by scanning every token.
+WHERE k.id = ANY(ARRAY(SELECT id FROM due))
 RETURNING k.id`;
 }
 
