@@ -213,22 +213,7 @@ export interface Backend extends CronStore, WaitStore {
 // Kept as their own interfaces; Backend extends both.
 
 /** A validated schedule ready to insert (defaults applied, nextRunAt computed by src/cron.ts). */
-export interface NewCronSchedule {
-  scheduleName: string;
-  cronExpression: string;
-  jobType: string;
-  payload: unknown;
-  timezone: string;
-  allowOverlap: boolean;
-  maxAttempts: number;
-  priority: number;
-  timeoutMs: number | null;
-  tags: string[];
-  retryDelay: number | null;
-  retryBackoff: boolean | null;
-  retryDelayMax: number | null;
-  nextRunAt: Date;
-}
+export type NewCronSchedule = Omit<CronScheduleRecord, 'id' | 'status' | 'lastEnqueuedAt' | 'lastJobId' | 'createdAt' | 'updatedAt'>;
 
 /** Validated changes of a schedule; only present keys change (nextRunAt already recomputed). */
 export type CronScheduleEdit = Partial<Omit<NewCronSchedule, 'scheduleName'>>;
@@ -267,6 +252,18 @@ export interface CronStore {
   enqueueCronSlots(slots: CronSlot[], now: Date): Promise<{ scheduleId: number; jobId: number | null }[]>;
 }
 
+export interface EnterWaitInput {
+  jobId: number;
+  workerId: string;
+  /** A timed wait: when the job resumes. */
+  waitUntil: Date | null;
+  /** A token wait: the token the job waits on. */
+  tokenId: string | null;
+  /** A step stored in the same write (e.g. the wait's own marker). */
+  step?: { name: string; value: unknown };
+  now: Date;
+}
+
 export type EnterWaitResult =
   /** The job is now `waiting` (locks released, `waiting` event written). */
   | { status: 'waiting' }
@@ -286,14 +283,7 @@ export interface WaitStore {
    * checked atomically: when it is no longer `waiting`, nothing changes and `token_settled`
    * comes back (no lost wake-up); else the token's jobId is set to this job.
    */
-  enterWait(input: {
-    jobId: number;
-    workerId: string;
-    waitUntil: Date | null;
-    tokenId: string | null;
-    step?: { name: string; value: unknown };
-    now: Date;
-  }): Promise<EnterWaitResult>;
+  enterWait(input: EnterWaitInput): Promise<EnterWaitResult>;
   /** Inserts an open token. */
   createToken(input: { id: string; jobId: number | null; timeoutAt: Date | null; tags: string[]; now: Date }): Promise<void>;
   /**

@@ -3,7 +3,7 @@
  * WaitStore operations. SQL, and why a token is always locked before its jobs change, in
  * queries/waits.ts.
  */
-import type { EnterWaitResult, WaitStore } from '../../backend.js';
+import type { EnterWaitInput, EnterWaitResult, WaitStore } from '../../backend.js';
 import { NotFoundError, ValidationError, describeValue } from '../../errors.js';
 import type { Queryable, WaitToken } from '../../types.js';
 import type { Connection } from './connection.js';
@@ -44,14 +44,7 @@ export class PostgresWaitStore implements WaitStore {
     return rows.length > 0;
   }
 
-  async enterWait(input: {
-    jobId: number;
-    workerId: string;
-    waitUntil: Date | null;
-    tokenId: string | null;
-    step?: { name: string; value: unknown };
-    now: Date;
-  }): Promise<EnterWaitResult> {
+  async enterWait(input: EnterWaitInput): Promise<EnterWaitResult> {
     const { jobId, workerId, waitUntil, tokenId, step, now } = input;
     const values = [
       jobId,

@@ -3,7 +3,7 @@
  * data, entering a wait, and waitpoint tokens, each one Lua script. Step values and token
  * outputs travel as JSON text and are stored verbatim (see keys.ts).
  */
-import type { EnterWaitResult } from '../../backend.js';
+import type { EnterWaitInput, EnterWaitResult } from '../../backend.js';
 import { NotFoundError, ValidationError, describeValue } from '../../errors.js';
 import type { WaitToken, WaitTokenStatus } from '../../types.js';
 import type { BackendContext } from './context.js';
@@ -53,14 +53,7 @@ type EnterWaitReply = ['waiting'] | ['lost'] | ['missing'] | ['token_settled', s
 
 export async function enterWait(
   ctx: BackendContext,
-  input: {
-    jobId: number;
-    workerId: string;
-    waitUntil: Date | null;
-    tokenId: string | null;
-    step?: { name: string; value: unknown };
-    now: Date;
-  },
+  input: EnterWaitInput,
 ): Promise<EnterWaitResult> {
   const metadata = JSON.stringify({ waitUntil: input.waitUntil?.toISOString() ?? null, tokenId: input.tokenId });
   const reply = await ctx.run<EnterWaitReply>('enterWait', [
