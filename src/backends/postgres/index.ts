@@ -80,16 +80,13 @@ class PostgresBackend implements Backend {
       clientConfig = () => ({ ...(config.pool as unknown as { options: ClientConfig }).options });
     } else {
       const resolved = config.databaseConfig!;
-      this.pool = createPoolFromResolved(resolved);
+      // JIT compilation costs tens to hundreds of milliseconds, far more than any statement of
+      // the queue; on large tables the planner's estimates can still cross jit_above_cost. Never
+      // JIT on the library's own connections: a startup option, so no extra query per connection.
+      this.pool = createPoolFromResolved(resolved, { options: '-c jit=off' });
       this.ownsPool = true;
       // An idle connection dropped by the server must not crash the process; the pool replaces it.
       this.pool.on('error', (err) => this.log(`idle connection error: ${err.message}`));
-      // JIT compilation costs tens to hundreds of milliseconds, far more than any statement of
-      // the queue; on large tables the planner's estimates can still cross jit_above_cost. Never
-      // JIT on the library's own connections. Queued first, so it runs before any other query.
-      this.pool.on('connect', (client) => {
-        client.query('SET jit = off').catch((err: Error) => this.log(`could not turn JIT off: ${err.message}`));
-      });
       clientConfig = () => clientConfigOf(resolved);
     }
     this.conn = poolConnection(this.pool);

@@ -31,5 +31,8 @@ export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   }
   // ioredis fills in from `options` only what the URL leaves unset.
   const client = rc.url ? new RedisClient(rc.url, options) : new RedisClient(options);
+  // Connection errors reach the caller as failed commands (and the processor's onError); without
+  // a listener ioredis would also print every reconnect attempt to the console.
+  client.on('error', () => {});
   return { client, owned: true };
 }

@@ -26,6 +26,8 @@ export function createSubscriptions(client: Redis, wakeKey: string, connectionNa
   async function subscribe(listener: () => void): Promise<() => Promise<void>> {
     // Reconnects on its own (ioredis retry strategy); the loop just carries on afterwards.
     const connection = client.duplicate({ connectionName });
+    // Errors surface as failed BLPOPs below; without a listener ioredis prints each reconnect.
+    connection.on('error', () => {});
     let stopped = false;
     const loop = (async () => {
       while (!stopped) {
