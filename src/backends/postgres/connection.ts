@@ -3,6 +3,7 @@
  * today; an embedded PostgreSQL can implement the same two methods later without touching the
  * queries.
  */
+import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import type { Queryable } from '../../types.js';
 
@@ -12,8 +13,12 @@ export interface QueryResult<R> {
 }
 
 export interface Connection {
-  /** Runs one statement on any free connection. */
-  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+  /**
+   * Runs one statement on any free connection. `prepared` names the statement so each
+   * connection parses and plans it once: for the fixed statements of the hot path (add, claim,
+   * complete, fail), where planning would otherwise cost as much as running them.
+   */
+  query<R = Record<string, unknown>>(text: string, values?: unknown[], prepared?: boolean): Promise<QueryResult<R>>;
   /**
    * Runs `fn` inside BEGIN/COMMIT on ONE connection held for the whole transaction (ROLLBACK
    * when `fn` throws). `fn` must use only the `tx` it is given: checking out a second pool
@@ -22,11 +27,23 @@ export interface Connection {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
 }
 
+const statementNames = new Map<string, string>();
+
+/** A name per statement text, so one pool shared by queues on several schemas never mixes them. */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `queuedev_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 /** A Connection over a pg.Pool (the library's own pool or the caller's). */
 export function poolConnection(pool: Pool): Connection {
   return {
-    query: async <R>(text: string, values?: unknown[]) => {
-      const result = await pool.query(text, values);
+    query: async <R>(text: string, values?: unknown[], prepared = false) => {
+      const result = await pool.query(prepared ? { name: statementName(text), text, values } : { text, values });
       return { rows: result.rows as R[], rowCount: result.rowCount };
     },
     transaction: async <T>(fn: (tx: Queryable) => Promise<T>) => {

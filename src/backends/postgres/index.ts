@@ -110,12 +110,15 @@ class PostgresBackend implements Backend {
     // seen, before that. Every other batch is one statement in autocommit: one round trip.
     const repointable = jobs.some((j) => j.dependsOnJobIds?.some((id) => id < 0 && jobs[-id - 1]!.idempotencyKey !== null));
     if (repointable) return this.conn.transaction((tx) => this.insertJobs(tx, jobs, now));
-    return this.insertJobs(this.pool, jobs, now);
+    return this.insertJobs(this.conn, jobs, now);
   }
 
-  private async insertJobs(target: Queryable, jobs: NewJob[], now: Date): Promise<AddJobsResult> {
+  /** `target` is the caller's `db`, a transaction, or the pool (prepared statement). */
+  private async insertJobs(target: Queryable | Connection, jobs: NewJob[], now: Date): Promise<AddJobsResult> {
     const payload = JSON.stringify(jobs.map(toInputRow));
-    const { rows } = await target.query(this.sql.addJobs, [payload, now, this.names.channel]);
+    const values = [payload, now, this.names.channel];
+    const { rows } =
+      target === this.conn ? await this.conn.query(this.sql.addJobs, values, true) : await target.query(this.sql.addJobs, values);
     const result = rows as { i: number; id: string; outcome: 'inserted' | 'existing' | 'lost'; bad: BadPrerequisite[] | null }[];
     const bad = result[0]?.bad;
     if (bad) throw dependencyError(jobs, bad);
@@ -253,7 +256,7 @@ class PostgresBackend implements Backend {
     if (batchSize <= 0) return [];
     const values = [now, workerId, batchSize, jobTypes && jobTypes.length > 0 ? jobTypes : null, groupConcurrency ?? null];
     if (groupConcurrency === undefined) {
-      const { rows } = await this.conn.query<JobRow>(this.sql.claimJobs, values);
+      const { rows } = await this.conn.query<JobRow>(this.sql.claimJobs, values, true);
       return rows.map(rowToJob);
     }
     // Group limits hold across processes only if claims of this schema take turns: each one
@@ -273,13 +276,15 @@ class PostgresBackend implements Backend {
       has_output: c.output !== undefined,
       output: c.output === undefined ? null : c.output,
     }));
-    const { rows } = await this.conn.query<{ id: string }>(this.sql.completeJobs, [JSON.stringify(input), now, this.names.channel]);
+    const { rows } = await this.conn.query<{ id: string }>(this.sql.completeJobs, [JSON.stringify(input), now, this.names.channel], true);
     return rows.map((r) => toId(r.id));
   }
 
   async failJob({ jobId, workerId, message, reason, retryAt, now }: FailInput): Promise<FailResult | null> {
     if (retryAt !== null) {
-      const { rows } = await this.conn.query(this.sql.failJobForRetry, [
+      const { rows } = await this.conn.query(
+        this.sql.failJobForRetry,
+        [
         jobId,
         workerId,
         message,
@@ -288,7 +293,9 @@ class PostgresBackend implements Backend {
         now,
         now.toISOString(),
         this.names.channel,
-      ]);
+        ],
+        true,
+      );
       return rows.length > 0 ? { deadLetterJobId: null, cascaded: [] } : null;
     }
     return this.conn.transaction(async (tx) => {

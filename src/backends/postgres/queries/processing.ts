@@ -96,14 +96,18 @@ done_events AS (
   SELECT id, 'completed', $2, NULL FROM done ORDER BY id
 ),
 unblocked AS (
-  -- A scalar subquery with LIMIT 1 rather than EXISTS: the planner keeps LIMIT here and costs
-  -- the check as the first match, which keeps the statement's cost estimate (and JIT) low.
-  SELECT 1 FROM done x
-  WHERE (SELECT true FROM ${t.jobs} d
-         WHERE d.status = 'pending'
-           AND (d.depends_on_job_ids @> ARRAY[x.id]::bigint[] OR d.depends_on_tags <@ x.tags)
-         LIMIT 1)
-  LIMIT 1
+  -- Only a hint for processors elsewhere (a wake-up), so a superset is fine: a pending job
+  -- naming a completed id, or sharing a tag with one through dependsOn.tags. Both tests use the
+  -- GIN indexes of depends_on_job_ids / depends_on_tags, whose partial predicate they repeat.
+  SELECT 1 WHERE EXISTS (
+    SELECT 1 FROM ${t.jobs} d
+    WHERE d.depends_on_job_ids IS NOT NULL AND d.depends_on_job_ids && (SELECT array_agg(id) FROM done)
+      AND d.status = 'pending')
+  OR EXISTS (
+    SELECT 1 FROM ${t.jobs} d
+    WHERE d.depends_on_tags IS NOT NULL
+      AND d.depends_on_tags && (SELECT array_agg(DISTINCT tag) FROM done, unnest(done.tags) AS tag)
+      AND d.status = 'pending')
 ),
 notified AS (
   SELECT pg_notify($3, '') FROM unblocked

@@ -119,24 +119,34 @@ local function groupHasRoom(job)
   return (tonumber(redis.call('HGET', K['groups'], job.groupId)) or 0) < groupLimit
 end
 
--- 3. The ready jobs to examine, best first: { id, typed member or nil }.
+-- 3. The ready jobs to examine, best first: { id, typed member or nil }. A claim first reads
+-- a small window (a few times the batch); only when that window was full and did not yield a
+-- batch does it read up to SCAN_LIMIT. The common claim thus costs O(batch), not O(SCAN_LIMIT).
 local candidates = {}
-if wanted then
-  local entries = {}
-  for t in pairs(wanted) do
-    local at = #t + 2 -- where the inverted priority starts in `<type>\0<priority>\0<pad id>`
-    local members = redis.call('ZRANGEBYLEX', K['ready-by-type'], '[' .. t .. '\0', '(' .. t .. '\1', 'LIMIT', 0, SCAN_LIMIT)
-    for _, m in ipairs(members) do
-      entries[#entries + 1] = { tonumber(string.sub(m, at, at + 9)), idFromMember(m), m }
+local function gather(limit)
+  candidates = {}
+  local full = false
+  if wanted then
+    local entries = {}
+    for t in pairs(wanted) do
+      local at = #t + 2 -- where the inverted priority starts in `<type>\0<priority>\0<pad id>`
+      local members = redis.call('ZRANGEBYLEX', K['ready-by-type'], '[' .. t .. '\0', '(' .. t .. '\1', 'LIMIT', 0, limit)
+      if #members == limit then full = true end
+      for _, m in ipairs(members) do
+        entries[#entries + 1] = { tonumber(string.sub(m, at, at + 9)), idFromMember(m), m }
+      end
     end
+    table.sort(entries, function(a, b)
+      if a[1] ~= b[1] then return a[1] < b[1] end
+      return a[2] < b[2]
+    end)
+    for i = 1, math.min(#entries, limit) do candidates[i] = { entries[i][2], entries[i][3] } end
+  else
+    local members = redis.call('ZRANGE', K['ready'], 0, limit - 1)
+    full = #members == limit
+    for i, m in ipairs(members) do candidates[i] = { tonumber(m), nil } end
   end
-  table.sort(entries, function(a, b)
-    if a[1] ~= b[1] then return a[1] < b[1] end
-    return a[2] < b[2]
-  end)
-  for i = 1, math.min(#entries, SCAN_LIMIT) do candidates[i] = { entries[i][2], entries[i][3] } end
-else
-  for i, m in ipairs(redis.call('ZRANGE', K['ready'], 0, SCAN_LIMIT - 1)) do candidates[i] = { tonumber(m), nil } end
+  return full
 end
 
 -- 4. Walk them.
@@ -206,8 +216,23 @@ local function consider(index, id, typedMember)
   end
 end
 
-for i, c in ipairs(candidates) do
-  if #claimed >= batchSize then break end
-  consider(i, c[1], c[2])
+local seen = {}
+local function walk()
+  for i, c in ipairs(candidates) do
+    if #claimed >= batchSize then break end
+    if not seen[c[1]] then
+      seen[c[1]] = true
+      consider(i, c[1], c[2])
+    end
+  end
+end
+
+local window = math.min(SCAN_LIMIT, math.max(batchSize * 4, 64))
+local more = gather(window)
+walk()
+if #claimed < batchSize and more and window < SCAN_LIMIT then
+  hintedGroups = {}
+  gather(SCAN_LIMIT)
+  walk()
 end
 return claimed
