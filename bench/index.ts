@@ -152,12 +152,12 @@ console.log(`queuedev benchmark${quick ? ' (quick: 1/10 of the work)' : ''}`);
 console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
 for (const backend of backends) {
   const r = await run(backend);
-  const unit = backend === 'postgres' ? 'commits/job' : 'commands/job';
+  const unit = backend === 'postgres' ? 'commits/job' : 'commands/job (in scripts too)';
   console.log(`\n${backend}`);
   console.log(`  addJobs (10 x 1,000)        ${fmt(r.addJobsPerSec).padStart(10)} jobs/s`);
   console.log(`  addJob (1,000 sequential)   ${fmt(r.addJobPerSec).padStart(10)} jobs/s`);
   console.log(`  drain (10,000, conc. 10)    ${fmt(r.drainPerSec).padStart(10)} jobs/s`);
   console.log(`  pickup latency p50 / p95    ${fmt(r.pickupP50Ms, 2).padStart(10)} / ${fmt(r.pickupP95Ms, 2)} ms`);
-  console.log(`  ${unit.padEnd(26)}  ${fmt(r.storeOpsPerJob, 2).padStart(10)}`);
+  console.log(`  ${unit.padEnd(28)}${fmt(r.storeOpsPerJob, 2).padStart(10)}`);
   console.log(`  peak RSS (${fmt(r.rssJobs)} jobs)`.padEnd(30) + `${fmt(r.peakRssMb).padStart(10)} MB`);
 }

@@ -32,6 +32,10 @@ export async function openStore(backend: BenchBackend): Promise<BenchStore> {
     return {
       config: () => ({ backend: 'postgres', databaseConfig: { connectionString: PG_URL }, schema }),
       counter: async () => {
+        // Backends report their statistics at most once a second, when idle: wait for that,
+        // then drop this session's cached snapshot before reading.
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await admin.query('SELECT pg_stat_clear_snapshot()');
         const { rows } = await admin.query(
           'SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()',
         );
