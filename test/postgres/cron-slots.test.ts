@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CronSlot, NewJob } from '../../src/backend.js';
 import { DependencyError } from '../../src/errors.js';
+import { normalizeJob } from '../../src/validation.js';
 import { ManualClock, PG_URL } from '../helpers/backends.js';
 import { usePostgres, waitFor } from './support.js';
 
@@ -15,26 +16,9 @@ const T0 = new Date('2030-01-01T00:00:00Z');
 const MINUTE = 60_000;
 const CALLERS = 8;
 
+/** A job with every default (through the same normalization as addJob), then `overrides`. */
 function job(jobType: string, overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    jobType,
-    payload: { from: jobType },
-    maxAttempts: 3,
-    priority: 0,
-    runAt: T0,
-    timeoutMs: null,
-    forceKillOnTimeout: false,
-    tags: [],
-    idempotencyKey: null,
-    retryDelay: null,
-    retryBackoff: null,
-    retryDelayMax: null,
-    deadLetterJobType: null,
-    group: null,
-    dependsOnJobIds: null,
-    dependsOnTags: null,
-    ...overrides,
-  };
+  return { ...normalizeJob('', { jobType, payload: { from: jobType } }, T0), ...overrides };
 }
 
 describe('enqueueCronSlots under contention (postgres)', () => {

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend.js';
 import { NotFoundError, ValidationError } from '../../src/errors.js';
+import { normalizeJob } from '../../src/validation.js';
 import { usePostgres, waitFor } from './support.js';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
@@ -237,23 +238,7 @@ describe('durable waits (postgres)', () => {
   });
 });
 
+/** A job with every default, through the same normalization as addJob. */
 function newJob(jobType: string) {
-  return {
-    jobType,
-    payload: {},
-    maxAttempts: 3,
-    priority: 0,
-    runAt: T0,
-    timeoutMs: null,
-    forceKillOnTimeout: false,
-    tags: [],
-    idempotencyKey: null,
-    retryDelay: null,
-    retryBackoff: null,
-    retryDelayMax: null,
-    deadLetterJobType: null,
-    group: null,
-    dependsOnJobIds: null,
-    dependsOnTags: null,
-  };
+  return normalizeJob('', { jobType, payload: {} }, T0);
 }
