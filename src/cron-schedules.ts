@@ -84,26 +84,11 @@ export function normalizeCronEdit(current: CronScheduleRecord, updates: EditCron
   return edit;
 }
 
-/** The job a schedule creates for a slot: the schedule's options, due now. */
+/** The job a schedule creates for a slot: its options (null means unset), due now. */
 function jobForSchedule(s: CronScheduleRecord, now: Date): NewJob {
-  return {
-    jobType: s.jobType,
-    payload: s.payload,
-    maxAttempts: s.maxAttempts,
-    priority: s.priority,
-    runAt: now,
-    timeoutMs: s.timeoutMs,
-    forceKillOnTimeout: false,
-    tags: s.tags,
-    idempotencyKey: null,
-    retryDelay: s.retryDelay,
-    retryBackoff: s.retryBackoff,
-    retryDelayMax: s.retryDelayMax,
-    deadLetterJobType: null,
-    group: null,
-    dependsOnJobIds: null,
-    dependsOnTags: null,
-  };
+  const source: Record<string, unknown> = { ...s };
+  for (const key of JOB_FIELDS) if (source[key] === null) delete source[key];
+  return jobFields(source, now);
 }
 
 export class CronSchedules {
@@ -136,8 +121,9 @@ export class CronSchedules {
   }
 
   async pause(id: number): Promise<void> {
-    await this.require(id);
-    await this.backend.editCronSchedule(id, { status: 'paused' }, this.clock.now());
+    if (!(await this.backend.editCronSchedule(id, { status: 'paused' }, this.clock.now()))) {
+      throw new NotFoundError(`No cron schedule with id ${id}`);
+    }
   }
 
   /** Resumes from now on: slots missed while paused are not caught up. */

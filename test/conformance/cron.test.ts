@@ -5,7 +5,7 @@
  * slot is stepped through explicitly with enqueueDueCronJobs.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors.js';
+import { NotFoundError, ValidationError } from '../../src/errors.js';
 import type { CronJobOptions, CronScheduleRecord } from '../../src/types.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { expectFailure } from './assertions.js';
@@ -61,6 +61,17 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     await queue.addCronJob(schedule());
     expect(await queue.getCronJob(987_654)).toBeNull();
     expect(await queue.getCronJobByName('weekly')).toBeNull();
+  });
+
+  it('pause, resume and edit of an unknown schedule throw NotFoundError; remove does nothing', async () => {
+    const { queue } = setup();
+    const id = await queue.addCronJob(schedule());
+    const before = await queue.getCronJob(id);
+    await expect(queue.pauseCronJob(987_654)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(queue.resumeCronJob(987_654)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(queue.editCronJob(987_654, { priority: 5 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(queue.removeCronJob(987_654)).resolves.toBeUndefined();
+    expect(await queue.listCronJobs()).toEqual([before]);
   });
 
   it('nextRunAt is the first slot strictly after now, also when now is a slot', async () => {
