@@ -103,6 +103,10 @@ describe('requireJson', () => {
     );
   });
 
+  it('accepts strings with well-formed surrogate pairs', () => {
+    expect(() => requireJson('payload', { emoji: '\ud83d\ude00', [`k\ud83d\ude00`]: 'ok' })).not.toThrow();
+  });
+
   it('allows the same object twice when it is not its own ancestor', () => {
     const shared = { k: 1 };
     expect(() => requireJson('payload', { a: shared, b: [shared, shared] })).not.toThrow();
@@ -113,6 +117,10 @@ describe('requireJson', () => {
     ['a symbol member', { s: Symbol('s') }, 'payload.s'],
     ['a function in an array', [() => 1], 'payload[0]'],
     ['a class instance', { d: new (class Point { x = 1 })() }, 'payload.d'],
+    ['a lone high surrogate in a string', { s: 'x\ud800' }, 'payload.s'],
+    ['a lone low surrogate in an array', ['\udc00y'], 'payload[0]'],
+    ['a lone surrogate in a key', { ['k\ud800']: 1 }, 'payload'],
+    ['a NUL in a string', { s: 'a\u0000b' }, 'payload.s'],
     ['a deep cycle', (() => { const a: Record<string, unknown> = {}; a.b = { c: [a] }; return a; })(), 'payload.b.c[0]'],
   ])('rejects %s', (_label, value, field) => {
     expect(() => requireJson('payload', value)).toThrow(expect.objectContaining({ field }));

@@ -18,6 +18,17 @@ import {
 const INT32_MAX = 2_147_483_647;
 const INT32_MIN = -2_147_483_648;
 
+/**
+ * Why a string cannot be stored alike in both stores, or null when it can. PostgreSQL text and
+ * jsonb refuse NUL, and jsonb refuses a lone UTF-16 surrogate (half of a pair), which Redis would
+ * keep as replacement bytes: both are refused here so the two backends hold the same values.
+ */
+export function unstorableStringReason(value: string): string | null {
+  if (value.includes('\u0000')) return 'NUL characters';
+  if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) return 'lone UTF-16 surrogates';
+  return null;
+}
+
 function fail(field: string, rule: string, value: unknown): never {
   throw new ValidationError(field, `Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
 }
@@ -31,7 +42,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function requireNonEmptyString(field: string, value: unknown, maxLength = 255): string {
   if (typeof value !== 'string' || value.trim().length === 0) fail(field, 'a non-empty string', value);
   if (value.length > maxLength) fail(field, `a string of at most ${maxLength} characters`, value);
-  if (value.includes('\u0000')) fail(field, 'a string without NUL characters', value);
+  const unstorable = unstorableStringReason(value);
+  if (unstorable) fail(field, `a string without ${unstorable}`, value);
   return value;
 }
 
@@ -99,7 +111,7 @@ export function requirePage(limit: unknown, offset: unknown): { limit?: number; 
 
 /**
  * Checks that `value` survives a JSON round trip unchanged in both stores: plain objects,
- * arrays, strings without NUL (PostgreSQL jsonb refuses them), finite numbers, booleans, null.
+ * arrays, strings without NUL or lone surrogates (see unstorableStringReason), finite numbers, booleans, null.
  * `toJSON` (e.g. Date) is honoured as JSON.stringify would.
  */
 export function requireJson(field: string, value: unknown): unknown {
@@ -110,7 +122,8 @@ export function requireJson(field: string, value: unknown): unknown {
     }
     if (v === null || typeof v === 'boolean') return;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) fail(path, 'JSON-storable (strings cannot contain NUL characters)', v);
+      const unstorable = unstorableStringReason(v);
+      if (unstorable) fail(path, `JSON-storable (strings cannot contain ${unstorable})`, v);
       return;
     }
     if (typeof v === 'number') {
@@ -125,7 +138,8 @@ export function requireJson(field: string, value: unknown): unknown {
     } else {
       if (!isPlainObject(v)) fail(path, 'JSON-storable (plain objects only, not class instances such as Map)', v);
       for (const [key, item] of Object.entries(v)) {
-        if (key.includes('\u0000')) fail(path, 'JSON-storable (keys cannot contain NUL characters)', key);
+        const unstorable = unstorableStringReason(key);
+        if (unstorable) fail(path, `JSON-storable (keys cannot contain ${unstorable})`, key);
         // Undefined members are dropped as JSON.stringify would; a function or symbol member
         // would vanish silently too, which hides a caller's mistake, so it is refused.
         if (item !== undefined) walk(`${path}.${key}`, item);
