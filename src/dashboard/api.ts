@@ -7,6 +7,7 @@ import { requireNonEmptyString, requireStatus } from '../validation.js';
 import type { JobRecord, JobStatus } from '../types.js';
 import type { ResolvedDashboardConfig } from './config.js';
 import { jsonResponse } from './http.js';
+import { summarizeJob } from './summary.js';
 
 const DEFAULT_PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 200;
@@ -26,7 +27,7 @@ export function parseJobId(raw: string): number {
   return integerParam('id', raw, 1, Number.MAX_SAFE_INTEGER, Number.NaN);
 }
 
-/** GET /api/jobs?status&jobType&limit&offset → 200 { jobs, hasMore }. */
+/** GET /api/jobs?status&jobType&limit&offset → 200 { jobs: JobSummary[], hasMore }. */
 export async function listJobs({ queue }: ResolvedDashboardConfig, params: URLSearchParams): Promise<Response> {
   const rawStatus = params.get('status');
   const status = rawStatus ? requireStatus('status', rawStatus) : undefined;
@@ -36,7 +37,7 @@ export async function listJobs({ queue }: ResolvedDashboardConfig, params: URLSe
   const offset = integerParam('offset', params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
   // One row past the page tells whether a next page exists, without a count query.
   const rows = await queryJobs(queue, status, jobType, limit + 1, offset);
-  return jsonResponse(200, { jobs: rows.slice(0, limit), hasMore: rows.length > limit });
+  return jsonResponse(200, { jobs: rows.slice(0, limit).map(summarizeJob), hasMore: rows.length > limit });
 }
 
 function queryJobs(
@@ -59,7 +60,7 @@ function notFound(id: number): Response {
   return jsonResponse(404, { error: `Job ${id} not found` });
 }
 
-/** GET /api/jobs/:id → 200 { job } | 404. */
+/** GET /api/jobs/:id → 200 { job } (the full record) | 404. */
 export async function getJob({ queue }: ResolvedDashboardConfig, id: number): Promise<Response> {
   const job = await queue.getJob(id);
   return job ? jsonResponse(200, { job }) : notFound(id);

@@ -13,8 +13,9 @@ export interface DashboardConfig<P extends PayloadMap = PayloadMap> {
   /** Handlers used by the "Process batch" action, one per job type. */
   jobHandlers: JobHandlers<P>;
   /**
-   * The path the handlers are mounted at: it must equal the mount path, start with '/' and
-   * have no trailing slash (except the root '/').
+   * The path the handlers are mounted at: it must equal the mount path, start with '/', have
+   * no trailing slash (except the root '/'), and be normalised: no '.' or '..' segment, no
+   * '//', no '%'.
    * @example '/admin/jobs'
    */
   basePath: string;
@@ -46,11 +47,29 @@ const QUEUE_METHODS = [
   'retryJob',
   'createProcessor',
 ] as const;
+/** URL path characters (RFC 3986 pchar) that a URL keeps as written, '%' excepted. */
+const SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;
+const BASE_PATH_EXAMPLE = "(e.g. '/admin/jobs', or '/')";
+
 /**
- * '/' or non-empty segments of URL path characters (RFC 3986 pchar), no trailing slash. Only
- * characters a URL keeps as written, so basePath compares equal to the request's pathname.
+ * Why `basePath` could never equal a request's pathname, or null when it can. Request paths
+ * reach the handlers normalised (WHATWG URL): '.' and '..' segments resolved, '%2e' read as '.',
+ * and frameworks differ on other percent-escapes, so basePath must already be in that form.
  */
-const BASE_PATH = /^(\/|(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+)$/;
+function basePathProblem(basePath: string): string | null {
+  if (!basePath.startsWith('/')) return "a URL path starting with '/'";
+  if (basePath === '/') return null;
+  if (basePath.endsWith('/')) return "a URL path without a trailing slash";
+  const segments = basePath.slice(1).split('/');
+  if (segments.includes('')) return "a URL path without empty segments ('//')";
+  if (segments.some((s) => s === '.' || s === '..')) return "a normalised URL path, without '.' or '..' segments";
+  if (basePath.includes('%')) return "a URL path without percent-escapes ('%'); write the characters themselves";
+  if (!segments.every((s) => SEGMENT.test(s))) {
+    return "a URL path of letters, digits and -._~!$&'()*+,;=:@ only (no spaces, '?', '#', '\\' or control characters)";
+  }
+  return null;
+}
+
 export const DEFAULT_BATCH_SIZE = 10;
 
 function bad(field: string, rule: string, value: unknown): never {
@@ -82,9 +101,9 @@ export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig
   for (const [jobType, handler] of Object.entries(jobHandlers)) {
     if (typeof handler !== 'function') bad(`jobHandlers.${jobType}`, 'a function', handler);
   }
-  if (typeof basePath !== 'string' || !BASE_PATH.test(basePath)) {
-    bad('basePath', "a URL path starting with '/' without a trailing slash (e.g. '/admin/jobs', or '/')", basePath);
-  }
+  if (typeof basePath !== 'string') bad('basePath', `a URL path string ${BASE_PATH_EXAMPLE}`, basePath);
+  const problem = basePathProblem(basePath);
+  if (problem !== null) bad('basePath', `${problem} ${BASE_PATH_EXAMPLE}`, basePath);
   if (processorOptions !== undefined && !isObject(processorOptions)) {
     bad('processorOptions', 'an object of processor options', processorOptions);
   }

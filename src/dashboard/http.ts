@@ -1,7 +1,7 @@
 /**
  * Response building and request checks shared by the dashboard's routes: security headers on
  * every response, JSON bodies (dates become ISO strings through Date.toJSON), and the
- * same-origin rule for POST requests.
+ * cross-origin rule for POST requests.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -51,14 +51,38 @@ export function htmlResponse(html: string, nonce: string): Response {
 }
 
 /**
- * CSRF defence for state-changing routes: a browser sends `Sec-Fetch-Site` and `Origin` on a
- * POST and a page cannot forge either, so a request another site triggers fails both checks.
- * A request carrying neither (e.g. a script without an Origin) is refused too.
+ * CSRF defence for the state-changing routes, the rule of Go's `http.CrossOriginProtection`.
+ * Returns why a request is refused, or null when it may proceed.
+ * - `Sec-Fetch-Site` (sent by every current browser, and not settable by a page): only
+ *   `same-origin` and `none` (the user's own navigation) pass.
+ * - Otherwise `Origin` (older browsers): its host[:port] must equal the `Host` header, which
+ *   the browser sets to the server it talks to. The scheme is not compared (Host has none),
+ *   as in Go: only a browser without `Sec-Fetch-Site` reaches this check.
+ * - A request with neither header does not come from a browser (curl, a scheduler) and passes:
+ *   the host application's check on the mount path guards it (SPEC §5.3).
+ * The request URL plays no part: adapters build it from the request line, where a path such
+ * as `//attacker.example/...` would choose its origin.
  */
-export function isSameOrigin(request: Request, url: URL): boolean {
-  if (request.headers.get('sec-fetch-site') === 'same-origin') return true;
-  const origin = request.headers.get('origin');
-  return origin !== null && origin === url.origin;
+export function crossOriginRefusal(headers: Headers): string | null {
+  // Empty values count as absent, as in Go (Header.Get returns "" for both).
+  const site = headers.get('sec-fetch-site');
+  if (site) {
+    return site === 'same-origin' || site === 'none' ? null : `Sec-Fetch-Site is ${site}`;
+  }
+  const origin = headers.get('origin');
+  if (!origin) return null;
+  const host = headers.get('host');
+  if (host !== null && hostOfOrigin(origin) === host.toLowerCase()) return null;
+  return `Origin ${origin} does not match Host ${host ?? '(absent)'}`;
+}
+
+/** An Origin header's host[:port], lowercase; null for `null` and other non-URLs. */
+function hostOfOrigin(origin: string): string | null {
+  try {
+    return new URL(origin).host || null;
+  } catch {
+    return null;
+  }
 }
 
 /** Renders text for an HTML attribute value or element content. */

@@ -6,7 +6,7 @@
 import type { PayloadMap } from '../types.js';
 import { getJob, getJobEvents, listJobs, parseJobId, processBatch, runJobAction } from './api.js';
 import { resolveDashboardConfig, type DashboardConfig, type ResolvedDashboardConfig } from './config.js';
-import { createNonce, htmlResponse, isSameOrigin, jsonResponse } from './http.js';
+import { createNonce, crossOriginRefusal, htmlResponse, jsonResponse } from './http.js';
 import { renderPage } from './page.js';
 
 export type { DashboardConfig } from './config.js';
@@ -14,7 +14,7 @@ export type { DashboardConfig } from './config.js';
 export interface QueueDashboard {
   /** Serves the page (`basePath`) and the read routes (`basePath/api/...`). */
   GET(request: Request): Promise<Response>;
-  /** Serves the actions: cancel, retry, process a batch. Same-origin requests only. */
+  /** Serves the actions: cancel, retry, process a batch. Cross-origin browser requests get 403. */
   POST(request: Request): Promise<Response>;
 }
 
@@ -77,8 +77,9 @@ export function createQueueDashboard<P extends PayloadMap = PayloadMap>(config: 
       const allow = route.GET ? 'GET' : 'POST';
       return jsonResponse(405, { error: `Method not allowed: use ${allow}` }, { Allow: allow });
     }
-    if (method === 'POST' && !isSameOrigin(request, url)) {
-      return jsonResponse(403, { error: 'Cross-origin request refused: POST routes accept same-origin requests only' });
+    const refusal = method === 'POST' ? crossOriginRefusal(request.headers) : null;
+    if (refusal !== null) {
+      return jsonResponse(403, { error: `Cross-origin request refused (${refusal}): POST routes accept same-origin requests only` });
     }
     try {
       return await run(resolved, url.searchParams, id);

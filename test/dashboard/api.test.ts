@@ -6,6 +6,11 @@ import { expect, it } from 'vitest';
 import { forEachBackend } from '../helpers/backends.js';
 import { dashboardClient, queueWithClosedDriver, read, seedJobsInEveryStatus } from './support.js';
 
+const SUMMARY_FIELDS = [
+  'id', 'jobType', 'status', 'priority', 'attempts', 'maxAttempts', 'progress', 'tags', 'pendingReason',
+  'failureReason', 'lastError', 'runAt', 'createdAt', 'updatedAt', 'startedAt', 'completedAt', 'nextAttemptAt', 'waitUntil',
+];
+
 forEachBackend('dashboard GET /api/jobs (§4.11)', (ctx) => {
   it('lists jobs newest first with hasMore, dates as ISO strings', async () => {
     const ids = await ctx.queue.addJobs([1, 2, 3].map((n) => ({ jobType: 'email', payload: { n } })));
@@ -17,9 +22,66 @@ forEachBackend('dashboard GET /api/jobs (§4.11)', (ctx) => {
     expect(body.jobs.map((j: { id: number }) => j.id)).toEqual([...ids].reverse());
     const stored = await ctx.queue.getJob(ids[0]!);
     const listed = body.jobs.find((j: { id: number }) => j.id === ids[0]);
-    expect(listed).toMatchObject({ jobType: 'email', payload: { n: 1 }, status: 'pending' });
+    expect(listed).toMatchObject({ jobType: 'email', status: 'pending' });
     expect(listed.createdAt).toBe(stored!.createdAt.toISOString());
     expect(listed.runAt).toBe(stored!.runAt.toISOString());
+  });
+
+  it('lists summaries: no payload, output, step data or error history, which GET /api/jobs/:id has', async () => {
+    const big = 'x'.repeat(1_000_000);
+    const longError = `smtp down: ${'e'.repeat(1_000)}`;
+    const [done, failed] = await ctx.queue.addJobs([
+      { jobType: 'done', payload: { big }, tags: ['t1'], priority: 3 },
+      { jobType: 'fails', payload: { big }, maxAttempts: 1 },
+    ]);
+    const processed = await ctx.queue
+      .createProcessor({
+        done: async () => ({ result: big }),
+        // Step data stays on a job that did not complete.
+        fails: async (_payload, _signal, job) => {
+          await job.run('step', () => big);
+          throw new Error(longError);
+        },
+      })
+      .start();
+    expect(processed).toBe(2);
+    const client = dashboardClient(ctx.queue);
+
+    const list = await client.get('/api/jobs');
+    const text = await list.text();
+    expect(text.length).toBeLessThan(5_000); // 2 MB of job data stayed out
+    const jobs = JSON.parse(text).jobs as Record<string, unknown>[];
+    expect(jobs.map((j) => j.id)).toEqual([failed, done]);
+    for (const job of jobs) expect(Object.keys(job).sort()).toEqual([...SUMMARY_FIELDS].sort());
+    const stored = (await ctx.queue.getJob(done!))!;
+    expect(jobs[1]).toEqual({
+      id: done,
+      jobType: 'done',
+      status: 'completed',
+      priority: 3,
+      attempts: 1,
+      maxAttempts: stored.maxAttempts,
+      progress: stored.progress,
+      tags: ['t1'],
+      pendingReason: null,
+      failureReason: null,
+      lastError: null,
+      runAt: stored.runAt.toISOString(),
+      createdAt: stored.createdAt.toISOString(),
+      updatedAt: stored.updatedAt.toISOString(),
+      startedAt: stored.startedAt!.toISOString(),
+      completedAt: stored.completedAt!.toISOString(),
+      nextAttemptAt: null,
+      waitUntil: null,
+    });
+    // The latest error, cut to 200 characters; the detail has it whole.
+    expect(jobs[0]).toMatchObject({ status: 'failed', failureReason: 'handler_error', lastError: `${longError.slice(0, 199)}…` });
+
+    const detail = (await read(await client.get(`/api/jobs/${done}`))).body.job;
+    expect(detail).toMatchObject({ payload: { big }, output: { result: big } });
+    const failedDetail = (await read(await client.get(`/api/jobs/${failed}`))).body.job;
+    expect(failedDetail).toMatchObject({ payload: { big }, stepData: { step: big } });
+    expect(failedDetail.errorHistory.map((e: { message: string }) => e.message)).toEqual([longError]);
   });
 
   it('pages with limit and offset; hasMore is true exactly when a further job exists', async () => {

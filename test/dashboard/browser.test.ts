@@ -2,9 +2,12 @@
  * The dashboard page in a real browser (headless Chromium through playwright-core), served by a
  * node:http server wrapping the handlers: it loads under its CSP without console errors,
  * switches tabs, opens a job's detail, shows markup in a payload as text, cancels a job,
- * processes a batch, refreshes on its own, and fits a 390 px wide screen.
+ * processes a batch, refreshes on its own, and fits a 390 px wide screen; and a form on another
+ * site cannot make it act.
  */
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +16,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { waitFor } from '../conformance/processing-support.js';
 import { forEachBackend } from '../helpers/backends.js';
-import { BASE_PATH, seedJobsInEveryStatus, serveDashboard } from './support.js';
+import { BASE_PATH, seedJobsInEveryStatus, serveDashboard, toFetchRequestResolvingPath } from './support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 // Chromium comes from the system's packages (`apt-get install chromium`; .ci/run installs it).
@@ -25,7 +28,7 @@ if (!hasChromium) {
 
 const XSS_PAYLOAD = { html: '<script>alert(1)</script>', img: '<img src=x onerror="alert(2)">' };
 
-async function launch(): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
+async function launch(extraArgs: string[] = []): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
   // A fresh profile per run, so no state (storage, cache) leaks between runs.
   const userDataDir = await mkdtemp(join(tmpdir(), 'queuedev-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -40,6 +43,7 @@ async function launch(): Promise<{ context: BrowserContext; page: Page; close():
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
     viewport: { width: 1280, height: 900 },
   });
@@ -162,6 +166,70 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       expect(await pageWidth(page)).toBeLessThanOrEqual(390);
 
       expect(problems).toEqual([]);
+    },
+    60_000,
+  );
+});
+
+/** An attacker's site: a page whose form posts to `?action=` as soon as it loads. */
+async function serveAttackerPage(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const action = new URL(req.url ?? '/', 'http://attacker.test').searchParams.get('action') ?? '';
+    const attr = action.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><form method="POST" action="${attr}"></form><script>document.forms[0].submit()</script>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+forEachBackend('dashboard page in a browser, attacked from another site', (ctx) => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it.skipIf(!hasChromium)(
+    'refuses a cross-site form, also one posting to //attacker/... through a path-resolving adapter; its own page still cancels',
+    async () => {
+      const target = await ctx.queue.addJob({ jobType: 'email', payload: {} });
+      const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH });
+      // The adapter docs/dashboard.md used to show: the URL's origin follows a path starting with '//'.
+      const server = await serveDashboard(dashboard, BASE_PATH, toFetchRequestResolvingPath);
+      cleanups.push(() => server.close());
+      const attacker = await serveAttackerPage();
+      cleanups.push(() => attacker.close());
+      const attackerOrigin = `http://attacker.test:${attacker.port}`;
+      // attacker.test is another site than 127.0.0.1, served by the attacker's server.
+      const browser = await launch([`--host-resolver-rules=MAP attacker.test 127.0.0.1`]);
+      cleanups.push(() => browser.close());
+      const { page } = browser;
+
+      const cancelPath = `${BASE_PATH}/api/jobs/${target}/cancel`;
+      for (const action of [
+        `http://127.0.0.1:${server.port}${cancelPath}`,
+        `http://127.0.0.1:${server.port}//attacker.test:${attacker.port}${cancelPath}`,
+      ]) {
+        const [response] = await Promise.all([
+          page.waitForResponse((r) => r.request().method() === 'POST'),
+          page.goto(`${attackerOrigin}/?action=${encodeURIComponent(action)}`),
+        ]);
+        expect(response.url(), action).toBe(action);
+        expect(await response.request().headerValue('sec-fetch-site')).toBe('cross-site');
+        expect(await response.request().headerValue('origin')).toBe(attackerOrigin);
+        expect(response.status(), action).toBe(403);
+        expect(await ctx.queue.getJob(target)).toMatchObject({ status: 'pending' });
+      }
+
+      // The dashboard's own page, behind the same adapter, still acts.
+      await page.goto(`${server.url}#job=${target}`);
+      await page.waitForSelector('#cancel:not([hidden])');
+      await page.click('#cancel');
+      await waitFor(async () => (await page.textContent('#detail-status')) === 'cancelled', 10_000, 'the cancelled badge');
+      expect(await ctx.queue.getJob(target)).toMatchObject({ status: 'cancelled' });
     },
     60_000,
   );

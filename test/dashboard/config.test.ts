@@ -29,7 +29,7 @@ forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
     expect(typeof dashboard.GET).toBe('function');
   });
 
-  it.each(['/', '/jobs', '/admin/jobs', '/admin/queue-v2/jobs_1', '/x&y'])('accepts basePath %s', (basePath) => {
+  it.each(['/', '/jobs', '/admin/jobs', '/admin/queue-v2/jobs_1', '/x&y', '/admin/.well-known', '/a/...', '/v1.2'])('accepts basePath %s', (basePath) => {
     expect(create({ basePath })).not.toThrow();
   });
 
@@ -58,8 +58,36 @@ forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
 
   it('names basePath and its rule', () => {
     expect(create({ basePath: '/jobs/' })).toThrow(
-      "Expected `basePath` to be a URL path starting with '/' without a trailing slash (e.g. '/admin/jobs', or '/'), got \"/jobs/\" (string)",
+      "Expected `basePath` to be a URL path without a trailing slash (e.g. '/admin/jobs', or '/'), got \"/jobs/\" (string)",
     );
+  });
+
+  // Each of these is resolved or re-encoded before a request path reaches the handlers (WHATWG
+  // URL), so no request could ever match: refused at construction rather than a dashboard that 404s.
+  it.each([
+    ['/admin/../x', "without '.' or '..' segments"],
+    ['/admin/..', "without '.' or '..' segments"],
+    ['/admin/./jobs', "without '.' or '..' segments"],
+    ['/.', "without '.' or '..' segments"],
+    ['/admin/%2e%2e/x', "without percent-escapes ('%')"],
+    ['/admin/%2E/jobs', "without percent-escapes ('%')"],
+    ['/my%20jobs', "without percent-escapes ('%')"],
+    ['/admin//jobs', "without empty segments ('//')"],
+    ['//jobs', "without empty segments ('//')"],
+    ['/jobs/', 'without a trailing slash'],
+    ['/admin\\jobs', "letters, digits and -._~!$&'()*+,;=:@ only"],
+    ['/admin/jobs\n', "letters, digits and -._~!$&'()*+,;=:@ only"],
+    ['/admin/\u0000jobs', "letters, digits and -._~!$&'()*+,;=:@ only"],
+    ['/jöbs', "letters, digits and -._~!$&'()*+,;=:@ only"],
+    ['/jobs#x', "letters, digits and -._~!$&'()*+,;=:@ only"],
+    ['admin/jobs', "starting with '/'"],
+    ['', "starting with '/'"],
+  ])('rejects basePath %j, naming the rule and the value', (basePath, rule) => {
+    const run = create({ basePath });
+    expect(run).toThrow(ConfigError);
+    expect(run).toThrow(`Expected \`basePath\` to be a`);
+    expect(run).toThrow(rule);
+    expect(run).toThrow(`got ${JSON.stringify(basePath)} (string)`);
   });
 
   it('rejects a missing configuration', () => {

@@ -1,50 +1,123 @@
 /**
- * The dashboard's defences (DETAILS "Dashboard HTTP API"): same-origin POSTs only, a strict
+ * The dashboard's defences (DETAILS "Dashboard HTTP API"): no cross-origin browser POSTs, a strict
  * CSP with a per-response nonce, nosniff and no-referrer on every response, and a page that
  * carries no job data and loads nothing from elsewhere.
  */
-import { expect, it } from 'vitest';
-import { forEachBackend } from '../helpers/backends.js';
-import { dashboardClient, ORIGIN, read, seedJobsInEveryStatus } from './support.js';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { afterEach, expect, it } from 'vitest';
+import { forEachBackend, type BackendContext } from '../helpers/backends.js';
+import {
+  BASE_PATH,
+  dashboardClient,
+  HOST,
+  ORIGIN,
+  read,
+  seedJobsInEveryStatus,
+  serveDashboard,
+  toFetchRequest,
+  toFetchRequestResolvingPath,
+} from './support.js';
 
-const CROSS_ORIGIN_REQUESTS: [string, Record<string, string>][] = [
-  ['another origin', { Origin: 'http://evil.test' }],
-  ['another port of the same host', { Origin: 'http://dashboard.test:8080' }],
-  ['another scheme', { Origin: 'https://dashboard.test' }],
-  ['an opaque origin', { Origin: 'null' }],
-  ['a cross-site fetch', { 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.test' }],
-  ['a same-site fetch from a sibling host', { 'Sec-Fetch-Site': 'same-site', Origin: 'http://other.dashboard.test' }],
-  ['neither Origin nor Sec-Fetch-Site', {}],
+/** [case, headers, origin of the request URL the adapter built]. */
+const CROSS_ORIGIN_REQUESTS: [string, Record<string, string>, string][] = [
+  ['another origin', { Host: HOST, Origin: 'http://evil.test' }, ORIGIN],
+  ['another port of the same host', { Host: HOST, Origin: 'http://dashboard.test:8080' }, ORIGIN],
+  ['an opaque origin', { Host: HOST, Origin: 'null' }, ORIGIN],
+  ['a cross-site fetch', { Host: HOST, 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.test' }, ORIGIN],
+  ['a same-site fetch from a sibling host', { Host: HOST, 'Sec-Fetch-Site': 'same-site', Origin: 'http://other.dashboard.test' }, ORIGIN],
+  // A form on evil.test posting to http://dashboard.test//evil.test/admin/jobs/...: an adapter
+  // resolving that path against a base URL hands over a URL whose origin is the attacker's.
+  ['a cross-site form whose path gave the URL its origin', { Host: HOST, 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.test' }, 'http://evil.test'],
+  ['an older browser whose path gave the URL its origin', { Host: HOST, Origin: 'http://evil.test' }, 'http://evil.test'],
 ];
 
-forEachBackend('dashboard CSRF defence', (ctx) => {
-  it.each(CROSS_ORIGIN_REQUESTS)('refuses a POST from %s with 403 and changes nothing', async (_, headers) => {
-    const seeded = await seedJobsInEveryStatus(ctx.queue);
-    let handled = 0;
-    const client = dashboardClient(ctx.queue, { jobHandlers: { 'pending-job': async () => void handled++ } });
-    const before = await ctx.queue.getAllJobs();
+/** Seeds a job in every status, then POSTs cancel (pending), retry (failed) and process. */
+async function postAll(ctx: BackendContext, headers: Record<string, string>, urlOrigin: string) {
+  const seeded = await seedJobsInEveryStatus(ctx.queue);
+  const before = await ctx.queue.getAllJobs();
+  const handled: string[] = [];
+  const handler = (jobType: string) => async () => void handled.push(jobType);
+  const { dashboard } = dashboardClient(ctx.queue, {
+    jobHandlers: { 'pending-job': handler('pending-job'), 'failed-job': handler('failed-job') },
+  });
+  const responses: { path: string; status: number; body: any }[] = [];
+  for (const path of [`/api/jobs/${seeded.pending}/cancel`, `/api/jobs/${seeded.failed}/retry`, '/api/process']) {
+    const request = new Request(urlOrigin + BASE_PATH + path, { method: 'POST', headers });
+    responses.push({ path, ...(await read(await dashboard.POST(request))) });
+  }
+  return { seeded, before, handled, responses };
+}
 
-    for (const path of [`/api/jobs/${seeded.pending}/cancel`, `/api/jobs/${seeded.failed}/retry`, '/api/process']) {
-      const { status, body } = await read(await client.post(path, headers));
+forEachBackend('dashboard CSRF defence', (ctx) => {
+  it.each(CROSS_ORIGIN_REQUESTS)('refuses a POST from %s with 403 and changes nothing', async (_, headers, urlOrigin) => {
+    const { responses, before, handled } = await postAll(ctx, headers, urlOrigin);
+    for (const { path, status, body } of responses) {
       expect(status, path).toBe(403);
-      expect(body.error).toMatch(/same-origin/);
+      expect(body.error).toMatch(/^Cross-origin request refused \(.+\): POST routes accept same-origin requests only$/);
     }
     expect(await ctx.queue.getAllJobs()).toEqual(before);
-    expect(handled).toBe(0);
+    expect(handled).toEqual([]);
   });
 
-  it('accepts a POST whose Origin matches the request URL', async () => {
-    const id = await ctx.queue.addJob({ jobType: 'email', payload: {} });
-    const { status } = await read(await dashboardClient(ctx.queue).post(`/api/jobs/${id}/cancel`, { Origin: ORIGIN }));
-    expect(status).toBe(200);
-    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'cancelled' });
+  it.each([
+    ['without Origin or Sec-Fetch-Site (curl, a scheduler)', {}],
+    ['without Origin or Sec-Fetch-Site, with a Host', { Host: HOST }],
+    ['marked Sec-Fetch-Site: same-origin', { Host: HOST, 'Sec-Fetch-Site': 'same-origin', Origin: ORIGIN }],
+    ['marked Sec-Fetch-Site: same-origin, its Origin rewritten by a proxy', { Host: HOST, 'Sec-Fetch-Site': 'same-origin', Origin: 'https://public.example.com' }],
+    ['marked Sec-Fetch-Site: none (the user navigated)', { Host: HOST, 'Sec-Fetch-Site': 'none' }],
+    ['whose Origin matches the Host header (an older browser)', { Host: HOST, Origin: ORIGIN }],
+  ])('accepts a POST %s: cancel, retry and process all run', async (_, headers) => {
+    // The URL's origin is an adapter's fixed placeholder: the rule reads Host, not the URL.
+    const { responses, seeded, handled } = await postAll(ctx, headers, 'http://localhost');
+    expect(responses.map(({ status }) => status)).toEqual([200, 200, 200]);
+    expect(responses[2]!.body).toEqual({ processed: 1 });
+    expect(await ctx.queue.getJob(seeded.pending)).toMatchObject({ status: 'cancelled' });
+    // Retried, then run by the batch.
+    expect(await ctx.queue.getJob(seeded.failed)).toMatchObject({ status: 'completed' });
+    expect(handled).toEqual(['failed-job']);
+  });
+});
+
+/** A raw HTTP/1.1 POST: node's client sends the path exactly as given, '//' included. */
+function rawPost(port: number, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+forEachBackend('dashboard CSRF defence behind a node:http server', (ctx) => {
+  const servers: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
   });
 
-  it('accepts a POST marked Sec-Fetch-Site: same-origin (an origin rewritten by a proxy)', async () => {
+  const serve = async (adapt?: Parameters<typeof serveDashboard>[2]) => {
+    const dashboard = dashboardClient(ctx.queue).dashboard;
+    const server = await serveDashboard(dashboard, BASE_PATH, adapt);
+    servers.push(server);
+    return server;
+  };
+  const attack = { 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.test', 'Content-Type': 'application/x-www-form-urlencoded' };
+
+  it.each([
+    ['the documented adapter', (req: IncomingMessage) => toFetchRequest(req, req.url ?? ''), 404],
+    ['an adapter resolving the path against a base URL', toFetchRequestResolvingPath, 403],
+  ] as const)('a cross-site form posting to //evil.test/... through %s cancels nothing', async (_, adapt, expected) => {
     const id = await ctx.queue.addJob({ jobType: 'email', payload: {} });
-    const client = dashboardClient(ctx.queue);
-    const headers = { 'Sec-Fetch-Site': 'same-origin', Origin: 'https://public.example.com' };
-    expect((await client.post(`/api/jobs/${id}/cancel`, headers)).status).toBe(200);
+    const server = await serve(adapt);
+    expect(await rawPost(server.port, `//evil.test${BASE_PATH}/api/jobs/${id}/cancel`, attack)).toBe(expected);
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'pending' });
+  });
+
+  it('accepts a POST with neither Origin nor Sec-Fetch-Site, as curl or a scheduler sends it', async () => {
+    const id = await ctx.queue.addJob({ jobType: 'email', payload: {} });
+    const server = await serve();
+    expect(await rawPost(server.port, `${BASE_PATH}/api/jobs/${id}/cancel`, {})).toBe(200);
     expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'cancelled' });
   });
 });

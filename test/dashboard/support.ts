@@ -12,14 +12,17 @@ import type { PayloadMap } from '../../src/types.js';
 import { claimJob, completeJob, failJob } from '../conformance/job-states.js';
 import { PG_URL, REDIS_URL, type BackendContext } from '../helpers/backends.js';
 
-export const ORIGIN = 'http://dashboard.test';
+export const HOST = 'dashboard.test';
+export const ORIGIN = `http://${HOST}`;
+/** The headers a browser sends with a fetch from the dashboard's own page. */
+export const SAME_ORIGIN_HEADERS = { Host: HOST, Origin: ORIGIN, 'Sec-Fetch-Site': 'same-origin' };
 export const BASE_PATH = '/admin/jobs';
 
 export interface DashboardClient {
   dashboard: QueueDashboard;
   /** GET `basePath + path`. */
   get(path: string): Promise<Response>;
-  /** POST `basePath + path`, same-origin unless `headers` say otherwise. */
+  /** POST `basePath + path` with `headers`, by default those of the dashboard's own page. */
   post(path: string, headers?: Record<string, string>): Promise<Response>;
 }
 
@@ -33,7 +36,7 @@ export function dashboardClient(
   return {
     dashboard,
     get: (path) => dashboard.GET(new Request(url(path))),
-    post: (path, headers = { Origin: ORIGIN }) => dashboard.POST(new Request(url(path), { method: 'POST', headers })),
+    post: (path, headers = SAME_ORIGIN_HEADERS) => dashboard.POST(new Request(url(path), { method: 'POST', headers })),
   };
 }
 
@@ -87,26 +90,50 @@ export async function queueWithClosedDriver(ctx: BackendContext): Promise<JobQue
   return initJobQueue({ backend: 'redis', client, keyPrefix: ctx.keyPrefix });
 }
 
-function toRequest(req: IncomingMessage, body: Buffer): Request {
+/**
+ * The adapter of docs/dashboard.md, as written there: every header (Host included) is copied,
+ * and the URL is the path concatenated onto a fixed origin, never resolved against one, so a
+ * path starting with '//' cannot choose the URL's host. The dashboard reads only path and query.
+ */
+export function toFetchRequest(req: IncomingMessage, path: string): Request | null {
+  // Only origin-form paths ('/...'); an absolute-form target ('http://host/...') is refused.
+  if (!path.startsWith('/')) return null;
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
     else if (value !== undefined) headers.set(name, value);
   }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && body.length > 0;
-  return new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body: hasBody ? body : undefined });
+  return new Request(`http://localhost${path}`, { method: req.method, headers });
+}
+
+/**
+ * What the docs warned against before: the URL resolved from the request path, so a path
+ * '//attacker.test/...' makes the URL's origin the attacker's. The dashboard must stay safe
+ * behind it too, since the CSRF check reads headers, not the URL.
+ */
+export function toFetchRequestResolvingPath(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return new Request(new URL(req.url ?? '/', `http://${req.headers.host}`), { method: req.method, headers });
 }
 
 /** Serves the dashboard on 127.0.0.1 at a random port; `url` is the page's address. */
 export async function serveDashboard(
   dashboard: QueueDashboard,
   basePath: string,
-): Promise<{ url: string; close(): Promise<void> }> {
+  adapt: (req: IncomingMessage) => Request | null = (req) => toFetchRequest(req, req.url ?? ''),
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = toRequest(req, Buffer.concat(chunks));
-    const response = req.method === 'POST' ? await dashboard.POST(request) : await dashboard.GET(request);
+    req.resume(); // the dashboard reads no request body
+    const request = adapt(req);
+    const handle = req.method === 'POST' ? dashboard.POST : req.method === 'GET' ? dashboard.GET : undefined;
+    if (!request || !handle) {
+      res.writeHead(request ? 405 : 400).end();
+      return;
+    }
+    const response = await handle(request);
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   });
@@ -114,6 +141,7 @@ export async function serveDashboard(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${basePath}`,
+    port,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
