@@ -121,6 +121,7 @@ export interface CompleteInput {
 export interface FailInput {
   jobId: number;
   workerId: string;
+  /** Already storable and bounded: see failureMessage in failure.ts. */
   message: string;
   reason: FailureReason;
   /** When the automatic retry runs; null when no retry follows (the job ends failed). */
@@ -179,7 +180,11 @@ export interface Backend extends CronStore, WaitStore {
   // §4.6 processing
   /** Atomically claims up to `batchSize` eligible jobs: pending → processing, attempts + 1. */
   claimJobs(input: ClaimInput): Promise<JobRecord[]>;
-  /** Records completions, fenced: only jobs still processing and locked by `workerId`. Returns the ids recorded. */
+  /**
+   * Records completions, fenced: only jobs still processing and locked by `workerId`. Returns the
+   * ids recorded. Throws StoreRejectedError when the store refuses the values written (nothing
+   * of the call is recorded); other errors mean the store could not be reached.
+   */
   completeJobs(completions: CompleteInput[], now: Date): Promise<number[]>;
   /** Records a failure, fenced as above; null when the job was no longer ours. */
   failJob(input: FailInput): Promise<FailResult | null>;

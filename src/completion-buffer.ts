@@ -1,10 +1,12 @@
 /**
  * Batches completions: handlers that end within a few milliseconds of each other are recorded
  * with one `backend.completeJobs` call, so the store sees one statement (or script) per flush
- * instead of one per job.
+ * instead of one per job. A store error is retried for the whole batch, except when the store
+ * refused the values written: then each job is written alone, so one bad row holds no other.
  */
 import type { Backend, CompleteInput } from './backend.js';
-import { toError } from './events.js';
+import { StoreRejectedError } from './errors.js';
+import { toError } from './failure.js';
 import type { Clock } from './types.js';
 
 /** How long a completion waits for others to share its flush. */
@@ -78,6 +80,10 @@ export class CompletionBuffer {
       const recorded = new Set(await this.backend.completeJobs(batch.map((e) => e.input), this.clock.now()));
       for (const e of batch) e.resolve(recorded.has(e.input.jobId));
     } catch (err) {
+      if (isStoreRejection(err)) {
+        await this.rejected(batch, err);
+        return;
+      }
       const ids = batch.map((e) => e.input.jobId).join(', ');
       this.report(toError(err, `recording the completion of job(s) ${ids} failed`));
       for (const e of batch) {
@@ -92,9 +98,42 @@ export class CompletionBuffer {
     }
   }
 
+  /**
+   * The store refused the values of a flush. One bad row must not hold the others: a batch is
+   * written again job by job, and a single job whose output is refused completes without it
+   * (as a return value that validation refuses does). Repeating a refused write cannot succeed,
+   * so none is retried; a job refused even without output is left to reclaim.
+   */
+  private async rejected(batch: Entry[], err: unknown): Promise<void> {
+    if (batch.length > 1) {
+      await Promise.all(batch.map((e) => this.record([e])));
+      return;
+    }
+    const entry = batch[0]!;
+    const { jobId } = entry.input;
+    if (entry.input.output === undefined) {
+      this.report(toError(err, `the store refused the completion of job ${jobId}; it stays processing until reclaimed`));
+      entry.resolve(false);
+      return;
+    }
+    this.report(toError(err, `the store refused the output of job ${jobId}; the job completes without it`));
+    const { output: _refused, ...withoutOutput } = entry.input;
+    await this.record([{ ...entry, input: withoutOutput }]);
+  }
+
   /** Immediate when nothing failed; otherwise by the most failed entry. */
   private retryDelay(): number {
     const failures = Math.max(0, ...this.pending.map((e) => e.failures));
     return failures === 0 ? FLUSH_DELAY_MS : RETRY_DELAYS_MS[failures - 1]!;
   }
+}
+
+/** Whether the store refused the values written (also when the error was wrapped on the way). */
+function isStoreRejection(err: unknown): boolean {
+  let current = err;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof StoreRejectedError) return true;
+    current = current.cause;
+  }
+  return false;
 }

@@ -13,7 +13,8 @@ export type QueueErrorCode =
   | 'JOB_TIMEOUT'
   | 'NO_HANDLER'
   | 'JOB_WAITING'
-  | 'JOB_LOST';
+  | 'JOB_LOST'
+  | 'STORE_REJECTED';
 
 export class QueueError extends Error {
   readonly code: QueueErrorCode;
@@ -97,6 +98,17 @@ export class WaitSignal extends QueueError {
 export class JobLostError extends QueueError {
   constructor(message: string) {
     super('JOB_LOST', message);
+  }
+}
+
+/**
+ * The store refused the values of one write (on PostgreSQL: a data exception or a constraint
+ * violation, SQLSTATE class 22 or 23), as opposed to being unreachable. Repeating the same
+ * write cannot succeed. `cause` is the store's own error.
+ */
+export class StoreRejectedError extends QueueError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STORE_REJECTED', message, options);
   }
 }
 

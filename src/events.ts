@@ -4,6 +4,10 @@
  * and a listener that throws never changes the outcome of the operation that emitted: its
  * error is reported as an `error` event (or, from an `error` listener, on the console).
  */
+import { toError } from './failure.js';
+
+/** Re-exported for the modules that import it from here; defined in failure.ts. */
+export { toError };
 
 export interface QueueEventMap {
   'job:added': { jobId: number; jobType: string };
@@ -75,14 +79,4 @@ export class QueueEvents {
     list.push({ fn, once });
     this.listeners.set(event, list);
   }
-}
-
-/** Wraps any thrown value in an Error, keeping the original as `cause`. */
-export function toError(value: unknown, context?: string): Error {
-  if (value instanceof Error) {
-    if (!context) return value;
-    return new Error(`${context}: ${value.message}`, { cause: value });
-  }
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  return new Error(context ? `${context}: ${text}` : text, { cause: value });
 }

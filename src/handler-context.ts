@@ -9,7 +9,7 @@ import { createToken, requireTokenId } from './tokens.js';
 import { toError, type QueueEvents } from './events.js';
 import type { JobDeadline, TimeoutCallback } from './job-deadline.js';
 import type { Clock, CreateTokenOptions, JobRecord, TokenWaitResult, WaitToken } from './types.js';
-import { requireJson } from './validation.js';
+import { requireJson, unstorableStringReason } from './validation.js';
 
 export type { TimeoutCallback } from './job-deadline.js';
 
@@ -40,7 +40,8 @@ export interface JobContext {
   /**
    * A durable step: runs `fn` once and stores its JSON result under `stepName`; when the handler
    * runs again (after a wait or a retry) it returns the stored result without calling `fn`.
-   * `undefined` is stored as null.
+   * `undefined` is stored as null. Throws ValidationError for a result or a step name that is
+   * not storable (nothing is stored).
    * @example const user = await ctx.run('load-user', () => db.users.find(payload.userId));
    */
   run<T>(stepName: string, fn: () => T | Promise<T>): Promise<T>;
@@ -142,10 +143,16 @@ export class HandlerContext implements JobContext {
   }
 
   async run<T>(stepName: string, fn: () => T | Promise<T>): Promise<T> {
-    if (typeof stepName !== 'string' || stepName.length === 0 || stepName.startsWith(RESERVED_STEP_PREFIX)) {
+    // The name is a key of the stored step data, so it must be storable like any JSON string.
+    if (
+      typeof stepName !== 'string' ||
+      stepName.length === 0 ||
+      stepName.startsWith(RESERVED_STEP_PREFIX) ||
+      unstorableStringReason(stepName) !== null
+    ) {
       throw new ValidationError(
         'stepName',
-        `Expected \`stepName\` to be a non-empty string not starting with "${RESERVED_STEP_PREFIX}", got ${describeValue(stepName)}`,
+        `Expected \`stepName\` to be a non-empty string not starting with "${RESERVED_STEP_PREFIX}", without NUL characters or lone UTF-16 surrogates, got ${describeValue(stepName)}`,
       );
     }
     if (typeof fn !== 'function') throw new TypeError(`Expected the ctx.run step "${stepName}" to be given a function`);

@@ -7,6 +7,7 @@ import type { Backend } from './backend.js';
 import { retryAt } from './backoff.js';
 import { CompletionBuffer } from './completion-buffer.js';
 import { toError, type QueueEvents } from './events.js';
+import { failureMessage } from './failure.js';
 import { runJob, type RunOutcome } from './job-runner.js';
 import {
   requireHandlers,
@@ -254,7 +255,8 @@ class JobProcessor implements Processor {
     const input = {
       jobId: job.id,
       workerId: this.options.workerId,
-      message: outcome.error.message,
+      // Whatever the handler threw, the store gets a bounded string it can hold.
+      message: failureMessage(outcome.error),
       reason: outcome.reason,
       retryAt: at,
       now,
@@ -268,7 +270,7 @@ class JobProcessor implements Processor {
         }
         events.emit('job:failed', { jobId: job.id, jobType: job.jobType, error: outcome.error, willRetry: at !== null });
         for (const { jobId } of result.cascaded) events.emit('job:cancelled', { jobId });
-        this.log(`job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${outcome.error.message}`);
+        this.log(`job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`);
         return;
       } catch (err) {
         this.report(toError(err, `recording the failure of job ${job.id} failed`));

@@ -48,6 +48,7 @@ import {
   setOutputSql,
   setProgressSql,
 } from './queries/processing.js';
+import { rejectingValues } from './rejections.js';
 import { rowToEvent, rowToJob, toCascaded, toId, type EventRow, type JobRow } from './rows.js';
 import { PostgresWaitStore } from './waits.js';
 
@@ -276,7 +277,9 @@ class PostgresBackend implements Backend {
       has_output: c.output !== undefined,
       output: c.output === undefined ? null : c.output,
     }));
-    const { rows } = await this.conn.query<{ id: string }>(this.sql.completeJobs, [JSON.stringify(input), now, this.names.channel], true);
+    const { rows } = await rejectingValues('the completions', () =>
+      this.conn.query<{ id: string }>(this.sql.completeJobs, [JSON.stringify(input), now, this.names.channel], true),
+    );
     return rows.map((r) => toId(r.id));
   }
 
