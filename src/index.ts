@@ -14,7 +14,11 @@ export {
   NoHandlerError,
   WaitSignal,
   JobLostError,
+  StoreUnavailableError,
+  StoreResetError,
+  NotMigratedError,
   type QueueErrorCode,
+  type StoreUnavailableReason,
 } from './errors.js';
 export type { QueueEventMap, QueueEventName, QueueEventListener } from './events.js';
 export type { Processor } from './processor.js';
