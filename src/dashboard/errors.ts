@@ -12,6 +12,8 @@ export function errorResponse(err: unknown): Response {
   const message = err instanceof Error ? err.message : String(err);
   if (code === 'VALIDATION_FAILED') return jsonResponse(400, { error: message });
   // 503 with the typed message (e.g. the migrate command to run), which the page shows.
-  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return jsonResponse(503, { error: message, code });
+  // A queue used after close() is the host application's bug, not an outage: 500.
+  const closed = (err as { reason?: unknown }).reason === 'closed';
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code) && !closed) return jsonResponse(503, { error: message, code });
   return jsonResponse(500, { error: message });
 }
