@@ -209,6 +209,12 @@ export interface Backend extends CronStore, WaitStore {
   getPool(): import('pg').Pool;
   getRedisClient(): import('ioredis').Redis;
 
+  /**
+   * Where the backend reports a problem no single call owns, such as a Redis store found wiped
+   * (StoreResetError); the queue sends it to its `error` event and the console.
+   */
+  setErrorReporter?(report: (error: Error) => void): void;
+
   /** Closes connections the library created; never closes a caller-owned pool or client. */
   close(): Promise<void>;
 }

@@ -14,7 +14,10 @@ export type QueueErrorCode =
   | 'NO_HANDLER'
   | 'JOB_WAITING'
   | 'JOB_LOST'
-  | 'STORE_REJECTED';
+  | 'STORE_REJECTED'
+  | 'STORE_UNAVAILABLE'
+  | 'STORE_RESET'
+  | 'SCHEMA_NOT_MIGRATED';
 
 export class QueueError extends Error {
   readonly code: QueueErrorCode;
@@ -109,6 +112,53 @@ export class JobLostError extends QueueError {
 export class StoreRejectedError extends QueueError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('STORE_REJECTED', message, options);
+  }
+}
+
+/**
+ * Why the store could not serve a call: `connection` (unreachable, or the connection dropped),
+ * `server` (the server refuses work for now: shutting down, starting, read-only replica, too
+ * many connections), `authentication` (the store refused the credentials), `closed` (the
+ * queue's own pool or client was already closed).
+ */
+export type StoreUnavailableReason = 'connection' | 'server' | 'authentication' | 'closed';
+
+/**
+ * The store (PostgreSQL or Redis) could not be reached or refused to serve the call. Nothing is
+ * known to have been written. `cause` is the driver's error with credentials removed.
+ * Retry later for `connection` and `server`; fix the configuration for `authentication`.
+ */
+export class StoreUnavailableError extends QueueError {
+  readonly reason: StoreUnavailableReason;
+  constructor(reason: StoreUnavailableReason, message: string, options?: { cause?: unknown }) {
+    super('STORE_UNAVAILABLE', message, options);
+    this.reason = reason;
+  }
+}
+
+/**
+ * The Redis store the queue was using was replaced by an empty or different one (a restart
+ * without persistence, FLUSHDB, deleted keys): jobs and schedules stored before are gone.
+ * Reported on the `error` event and the console; the queue carries on with fresh ids above
+ * every id it had seen.
+ */
+export class StoreResetError extends QueueError {
+  /** The store id the queue had seen, and the one found (null when the identity key was gone). */
+  readonly expectedStoreId: string;
+  readonly foundStoreId: string | null;
+  constructor(message: string, ids: { expected: string; found: string | null }) {
+    super('STORE_RESET', message);
+    this.expectedStoreId = ids.expected;
+    this.foundStoreId = ids.found;
+  }
+}
+
+/** The queue's PostgreSQL tables do not exist in its schema: the migrations were not run. */
+export class NotMigratedError extends QueueError {
+  readonly schema: string;
+  constructor(schema: string, message: string, options?: { cause?: unknown }) {
+    super('SCHEMA_NOT_MIGRATED', message, options);
+    this.schema = schema;
   }
 }
 

@@ -15,7 +15,11 @@ export {
   WaitSignal,
   JobLostError,
   StoreRejectedError,
+  StoreUnavailableError,
+  StoreResetError,
+  NotMigratedError,
   type QueueErrorCode,
+  type StoreUnavailableReason,
 } from './errors.js';
 export type { QueueEventMap, QueueEventName, QueueEventListener } from './events.js';
 export type { Processor } from './processor.js';

@@ -66,7 +66,7 @@ export function batchDepRef(index: number): number {
 export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueueConfig): JobQueue<P> {
   const resolved = resolveConfig(config);
   const clock = config.clock ?? systemClock;
-  const backend = resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved);
+  const backend = resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
   return new JobQueue<P>(backend, clock, resolved.verbose);
 }
 
@@ -82,6 +82,11 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     /** @internal */ readonly verbose: boolean,
   ) {
     this.cron = new CronSchedules(backend, clock, this.events);
+    // Loud on purpose, whatever `verbose` says: data may have been lost.
+    backend.setErrorReporter?.((error) => {
+      console.error(`[queuedev] ${error.message}`);
+      this.events.emit('error', error);
+    });
   }
 
   // §4.1 Adding jobs

@@ -8,10 +8,10 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { findMigrationsDir } from '../backends/postgres/migrations-dir.js';
-import { MIGRATIONS_TABLE, migrationLockKey, requireSchemaName } from '../backends/postgres/migrate.js';
+import { DATABASE_ENV, MIGRATIONS_TABLE, migrationLockKey, requireSchemaName } from '../backends/postgres/migrate.js';
 import { loadEnvFile } from './env-file.js';
 
-export const DATABASE_ENV = 'PG_QUEUE_DATABASE';
+export { DATABASE_ENV };
 
 export const MIGRATE_USAGE = `Usage: queue-cli migrate [up|down|redo] [options]
 

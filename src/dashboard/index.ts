@@ -6,6 +6,7 @@
 import type { PayloadMap } from '../types.js';
 import { getJob, getJobEvents, listJobs, parseJobId, processBatch, runJobAction } from './api.js';
 import { resolveDashboardConfig, type DashboardConfig, type ResolvedDashboardConfig } from './config.js';
+import { errorResponse } from './errors.js';
 import { createNonce, crossOriginRefusal, htmlResponse, jsonResponse } from './http.js';
 import { renderPage } from './page.js';
 
@@ -84,11 +85,7 @@ export function createQueueDashboard<P extends PayloadMap = PayloadMap>(config: 
     try {
       return await run(resolved, url.searchParams, id);
     } catch (err) {
-      // Checked by code: a queue from a separately bundled copy throws its own error classes.
-      if ((err as { code?: unknown } | null)?.code === 'VALIDATION_FAILED') {
-        return jsonResponse(400, { error: (err as Error).message });
-      }
-      return jsonResponse(500, { error: err instanceof Error ? err.message : String(err) });
+      return errorResponse(err);
     }
   };
 

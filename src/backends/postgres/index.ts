@@ -28,6 +28,7 @@ import type {
 } from '../../backend.js';
 import type { ResolvedPostgresConfig } from '../../config.js';
 import { DependencyError, UnsupportedOnBackendError } from '../../errors.js';
+import { withStoreErrors } from '../../store-errors.js';
 import type { CronScheduleRecord, CronScheduleStatus, JobEvent, JobRecord, Queryable, WaitToken } from '../../types.js';
 import { poolConnection, type Connection } from './connection.js';
 import { PostgresCronStore } from './cron.js';
@@ -49,12 +50,15 @@ import {
   setProgressSql,
 } from './queries/processing.js';
 import { rejectingValues } from './rejections.js';
+import { postgresErrorTranslator } from './store-errors.js';
 import { rowToEvent, rowToJob, toCascaded, toId, type EventRow, type JobRow } from './rows.js';
 import { PostgresWaitStore } from './waits.js';
 
 /** Creates the PostgreSQL backend. A pool built from `databaseConfig` is the library's; `pool` is the caller's. */
 export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
-  return new PostgresBackend(config);
+  const backend = new PostgresBackend(config);
+  // The one place driver errors are translated: every method's failure (store-errors.ts).
+  return withStoreErrors<Backend>(backend, postgresErrorTranslator(config.schema, backend.getPool()));
 }
 
 type KindRow = { kind: string; id: string };

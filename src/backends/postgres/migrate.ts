@@ -10,6 +10,8 @@ import { loadDriver } from '../../load-driver.js';
 import { findMigrationsDir } from './migrations-dir.js';
 
 export const MIGRATIONS_TABLE = 'queuedev_migrations';
+/** The environment variable `queue-cli migrate` reads the connection string from. */
+export const DATABASE_ENV = 'PG_QUEUE_DATABASE';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 

@@ -6,49 +6,66 @@
 import type { Backend, CronStore, WaitStore } from '../../backend.js';
 import type { ResolvedRedisConfig } from '../../config.js';
 import { UnsupportedOnBackendError } from '../../errors.js';
+import { withStoreErrors } from '../../store-errors.js';
+import type { Clock } from '../../types.js';
 import { openConnection } from './connection.js';
 import type { BackendContext } from './context.js';
 import { addCronSchedule, editCronSchedule, enqueueCronSlots, getCronSchedules, getDueCronSchedules, removeCronSchedule } from './cron.js';
 import { addJobs, getJob, getJobEvents, getJobs } from './jobs.js';
+import { StoreIdentity } from './identity.js';
 import { redisKeys } from './keys.js';
 import { cancelJobs, cleanupOldJobEvents, cleanupOldJobs, editJobs, reclaimStuckJobs, retryJob } from './manage.js';
 import { claimJobs, completeJobs, failJob, prolongJob, setOutput, setProgress } from './processing.js';
 import { createScriptRunner } from './scripts.js';
+import { redisErrorTranslator } from './store-errors.js';
 import { createSubscriptions } from './subscribe.js';
 import { completeToken, createToken, enterWait, expireTimedOutTokens, getToken, saveStep } from './waits.js';
 
-/** Creates the Redis backend. */
-export function createRedisBackend(config: ResolvedRedisConfig): Backend & CronStore & WaitStore {
+/**
+ * Creates the Redis backend. Every method's errors go through one translation
+ * (store-errors.ts); the ids it sees feed the store identity check (identity.ts).
+ */
+export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): Backend & CronStore & WaitStore {
   const { client, owned } = openConnection(config);
-  const ctx: BackendContext = { client, keys: redisKeys(config.keyPrefix), run: createScriptRunner(client, config.keyPrefix) };
+  const describeStore = `under key prefix ${JSON.stringify(config.keyPrefix)}`;
+  const identity = new StoreIdentity(createScriptRunner(client, config.keyPrefix), clock, describeStore);
+  const ctx: BackendContext = { client, keys: redisKeys(config.keyPrefix), run: identity.runner() };
   const subscriptions = createSubscriptions(client, ctx.keys.wake, `queuedev-wake:${config.keyPrefix}`);
+  const sawJobs = <T>(result: T, ids: (r: T) => (number | null)[]): T => {
+    identity.sawJobIds(ids(result));
+    return result;
+  };
+  const sawSchedules = <T>(result: T, ids: (r: T) => number[]): T => {
+    identity.sawScheduleIds(ids(result));
+    return result;
+  };
 
-  return {
-    addJobs: (input) => addJobs(ctx, input),
-    getJob: (id) => getJob(ctx, id),
-    getJobs: (query) => getJobs(ctx, query),
+  return withStoreErrors<Backend & CronStore & WaitStore>({
+    addJobs: async (input) => sawJobs(await addJobs(ctx, input), (r) => r.ids),
+    getJob: async (id) => sawJobs(await getJob(ctx, id), (job) => (job ? [job.id] : [])),
+    getJobs: async (query) => sawJobs(await getJobs(ctx, query), (jobs) => jobs.map((j) => j.id)),
     getJobEvents: (jobId) => getJobEvents(ctx, jobId),
     retryJob: (jobId, now) => retryJob(ctx, jobId, now),
     cancelJobs: (selector, now) => cancelJobs(ctx, selector, now),
     editJobs: (selector, edit, now) => editJobs(ctx, selector, edit, now),
     cleanupOldJobs: (input) => cleanupOldJobs(ctx, input),
     cleanupOldJobEvents: (input) => cleanupOldJobEvents(ctx, input),
-    reclaimStuckJobs: (input) => reclaimStuckJobs(ctx, input),
+    reclaimStuckJobs: async (input) => sawJobs(await reclaimStuckJobs(ctx, input), (r) => r.deadLetterJobIds),
 
-    claimJobs: (input) => claimJobs(ctx, input),
+    claimJobs: async (input) => sawJobs(await claimJobs(ctx, input), (jobs) => jobs.map((j) => j.id)),
     completeJobs: (completions, now) => completeJobs(ctx, completions, now),
-    failJob: (input) => failJob(ctx, input),
+    failJob: async (input) => sawJobs(await failJob(ctx, input), (r) => [r?.deadLetterJobId ?? null]),
     prolongJob: (input) => prolongJob(ctx, input),
     setProgress: (input) => setProgress(ctx, input),
     setOutput: (input) => setOutput(ctx, input),
     subscribeJobAvailable: (listener) => subscriptions.subscribe(listener),
 
-    addCronSchedule: (schedule, now) => addCronSchedule(ctx, schedule, now),
-    getCronSchedules: (query) => getCronSchedules(ctx, query),
+    addCronSchedule: async (schedule, now) => sawSchedules(await addCronSchedule(ctx, schedule, now), (id) => [id]),
+    getCronSchedules: async (query) => sawSchedules(await getCronSchedules(ctx, query), (list) => list.map((s) => s.id)),
     editCronSchedule: (id, edit, now) => editCronSchedule(ctx, id, edit, now),
     removeCronSchedule: (id) => removeCronSchedule(ctx, id),
     getDueCronSchedules: (now, limit) => getDueCronSchedules(ctx, now, limit),
-    enqueueCronSlots: (slots, now) => enqueueCronSlots(ctx, slots, now),
+    enqueueCronSlots: async (slots, now) => sawJobs(await enqueueCronSlots(ctx, slots, now), (r) => r.map((slot) => slot.jobId)),
 
     saveStep: (input) => saveStep(ctx, input),
     enterWait: (input) => enterWait(ctx, input),
@@ -61,6 +78,7 @@ export function createRedisBackend(config: ResolvedRedisConfig): Backend & CronS
       throw new UnsupportedOnBackendError('getPool() returns the PostgreSQL pool, so it is only available on the postgres backend; this queue uses redis (use getRedisClient())');
     },
     getRedisClient: () => client,
+    setErrorReporter: (report) => identity.setReporter(report),
 
     async close() {
       // Subscriptions use connections of their own, created here: closed whoever owns `client`.
@@ -71,5 +89,5 @@ export function createRedisBackend(config: ResolvedRedisConfig): Backend & CronS
       await client.quit();
       await ended;
     },
-  };
+  }, redisErrorTranslator(client, describeStore));
 }

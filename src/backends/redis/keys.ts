@@ -9,6 +9,7 @@
  *
  * | key            | type | contents |
  * |----------------|------|----------|
+ * | meta           | hash | the store's identity: `storeId` (random), `createdAt` (ms); see identity.ts |
  * | id             | str  | last job id (INCR) |
  * | jobs           | hash | id -> job metadata JSON (StoredJob, without payload/output/stepData) |
  * | payloads       | hash | id -> payload JSON text, stored verbatim (never decoded in Lua) |
@@ -68,6 +69,7 @@ export function redisKeys(prefix: string) {
   const k = (name: string) => `${prefix}{q}:${name}`;
   const status = Object.fromEntries(JOB_STATUSES.map((s) => [s, k(`status:${s}`)])) as Record<JobStatus, string>;
   return {
+    meta: k('meta'),
     id: k('id'),
     jobs: k('jobs'),
     payloads: k('payloads'),
@@ -112,6 +114,7 @@ export type RedisKeys = ReturnType<typeof redisKeys>;
  * declare the keys they touch by these names; the runner resolves them with `keyName`.
  */
 export const KEY_NAMES: readonly string[] = [
+  'meta',
   'id',
   'jobs',
   'payloads',

@@ -8,10 +8,12 @@
   KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready, KEYS[17] ready-by-type,
   KEYS[18] claim-hints, KEYS[19] scheduled, KEYS[20] processing, KEYS[21] finished,
   KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
-  KEYS[26] event-times, KEYS[27] wake
+  KEYS[26] event-times, KEYS[27] wake, KEYS[28] meta
   ARGV[1] now (ms); ARGV[2] the batch, a JSON array of { job, payload, added }: job is the
   stored metadata without id (dependsOnJobIds may hold placeholders -(index + 1)), payload
   the payload's JSON text, added the `added` event's metadata JSON text.
+  ARGV[3] the store id the queue expects (includes/store.lua): a different or missing one
+  raises a QUEUEDEV_STORE_RESET error before anything is written.
   Returns { 'ok', ids, insertedIds } (ids in input order; a taken or repeated idempotency key
   gives the existing id), or { 'unknown', ids } when dependsOn.jobIds names jobs that do not
   exist, or { 'ended', ids } when it names jobs already cancelled or failed for good.
@@ -22,6 +24,9 @@
 --- @include "wake"
 --- @include "state"
 --- @include "insert"
+--- @include "store"
+
+checkStore(ARGV[3])
 
 local now = tonumber(ARGV[1])
 local batch = cjson.decode(ARGV[2])

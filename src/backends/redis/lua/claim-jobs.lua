@@ -20,9 +20,11 @@
   KEYS[9] status:cancelled, KEYS[10] status:waiting, KEYS[11] tags, KEYS[12] ready,
   KEYS[13] ready-by-type, KEYS[14] claim-hints, KEYS[15] scheduled, KEYS[16] processing,
   KEYS[17] finished, KEYS[18] groups, KEYS[19] event:id, KEYS[20] events, KEYS[21] job-events,
-  KEYS[22] event-times, KEYS[23] step-names, KEYS[24] token-waiters
+  KEYS[22] event-times, KEYS[23] step-names, KEYS[24] token-waiters, KEYS[25] meta
   ARGV[1] now (ms); ARGV[2] worker id; ARGV[3] batch size; ARGV[4] JSON array of job types,
   or '' for any; ARGV[5] groupConcurrency, or '' for unlimited.
+  ARGV[6] the store id the queue expects (includes/store.lua): a different or missing one
+  raises a QUEUEDEV_STORE_RESET error before anything is written.
   Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil }
   (includes/row.lua), in claim order.
 ]]
@@ -32,6 +34,9 @@
 --- @include "state"
 --- @include "row"
 --- @include "waiters"
+--- @include "store"
+
+checkStore(ARGV[6])
 
 local PROMOTE_LIMIT = 1000
 local SCAN_LIMIT = 5000

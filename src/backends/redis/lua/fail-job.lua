@@ -11,10 +11,12 @@
   KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready, KEYS[17] ready-by-type,
   KEYS[18] claim-hints, KEYS[19] scheduled, KEYS[20] processing, KEYS[21] finished,
   KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
-  KEYS[26] event-times, KEYS[27] wake, KEYS[28] token-waiters
+  KEYS[26] event-times, KEYS[27] wake, KEYS[28] token-waiters, KEYS[29] meta
   ARGV[1] job id; ARGV[2] worker id; ARGV[3] message; ARGV[4] failure reason;
   ARGV[5] retry time (ms), or '' when no retry follows; ARGV[6] now (ms);
   ARGV[7] now as an ISO-8601 string.
+  ARGV[8] the store id the queue expects (includes/store.lua): a different or missing one
+  raises a QUEUEDEV_STORE_RESET error before anything is written.
   Returns 0 when the job was no longer this worker's, else { deadLetterJobId or 0, cascaded }
   (cascaded: array of { jobId, cascadeFrom }).
 ]]
@@ -24,6 +26,9 @@
 --- @include "wake"
 --- @include "state"
 --- @include "fail"
+--- @include "store"
+
+checkStore(ARGV[8])
 
 local job = loadJob(tonumber(ARGV[1]))
 if not job or job.status ~= 'processing' or job.lockedBy ~= ARGV[2] then return 0 end

@@ -1,0 +1,80 @@
+/**
+ * Which PostgreSQL errors mean "the store cannot serve" and which mean "the schema was never
+ * migrated", for the backend's one translation seam (src/store-errors.ts).
+ */
+import type { Pool } from 'pg';
+import { NotMigratedError, type StoreUnavailableReason } from '../../errors.js';
+import { errorChain, secretsOf, storeErrorTranslator } from '../../store-errors.js';
+import { DATABASE_ENV } from './migrate.js';
+
+/** Node socket errors: the server is unreachable or the connection dropped. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+/** SQLSTATEs of a server that refuses work for now: admin/crash shutdown, starting up, too many connections. */
+const SERVER_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53000']);
+/** invalid_authorization_specification, invalid_password. */
+const AUTH_STATES = new Set(['28000', '28P01']);
+/** Messages pg and pg-pool raise without a code. */
+const CONNECTION_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect/,
+  /is not queryable/,
+  /^Client was closed and is not queryable/,
+];
+const CLOSED_MESSAGES = [/^Cannot use a pool after calling end on the pool/];
+/** undefined_table and undefined_function: a table or function of the migrations is missing. */
+const MISSING_OBJECT_STATES = new Set(['42P01', '42883']);
+
+export function postgresUnavailableReason(err: unknown): StoreUnavailableReason | undefined {
+  for (const e of errorChain(err)) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (AUTH_STATES.has(code)) return 'authentication';
+    if (SERVER_STATES.has(code)) return 'server';
+    if (SOCKET_CODES.has(code) || code.startsWith('08')) return 'connection';
+    if (CLOSED_MESSAGES.some((m) => m.test(message))) return 'closed';
+    if (CONNECTION_MESSAGES.some((m) => m.test(message))) return 'connection';
+  }
+  return undefined;
+}
+
+/** The command that creates the queue's tables in `schema`. */
+export function migrateCommand(schema: string): string {
+  return `${DATABASE_ENV}=<connection string> npx queue-cli migrate --schema ${schema}`;
+}
+
+/**
+ * The translation for one queue: its schema (for NotMigratedError) and its pool's password
+ * (masked in every error it lets through).
+ */
+export function postgresErrorTranslator(schema: string, pool: Pool): (err: unknown) => unknown {
+  // pg.Pool keeps its settings in `options`; a password may also sit in the connection string.
+  const options = (pool as unknown as { options?: { password?: unknown; connectionString?: unknown } }).options ?? {};
+  return storeErrorTranslator({
+    store: 'PostgreSQL',
+    secrets: secretsOf(options.password, urlPassword(options.connectionString)),
+    unavailable: postgresUnavailableReason,
+    typed(err, clean) {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (typeof code !== 'string' || !MISSING_OBJECT_STATES.has(code)) return undefined;
+      const detail = (err as Error).message;
+      // Every statement of the backend names only the queue's own schema, so a missing table or
+      // function there means the migrations were not run (or not all of them).
+      return new NotMigratedError(
+        schema,
+        `The queue's tables are missing from PostgreSQL schema "${schema}" (${detail}): the migrations have not been run. ` +
+          `Run them once, and on every deploy before the new version starts: ${migrateCommand(schema)}`,
+        { cause: clean },
+      );
+    },
+  });
+}
+
+function urlPassword(connectionString: unknown): string | undefined {
+  if (typeof connectionString !== 'string') return undefined;
+  try {
+    const password = new URL(connectionString).password;
+    return password ? decodeURIComponent(password) : undefined;
+  } catch {
+    return undefined;
+  }
+}

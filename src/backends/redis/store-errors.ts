@@ -1,0 +1,49 @@
+/**
+ * Which ioredis errors mean "the store cannot serve", for the backend's one translation seam
+ * (src/store-errors.ts), and the typed error for a store found reset (identity.ts).
+ */
+import type { Redis } from 'ioredis';
+import { StoreResetError, type StoreUnavailableReason } from '../../errors.js';
+import { errorChain, secretsOf, storeErrorTranslator } from '../../store-errors.js';
+import { resetReplyFound } from './identity.js';
+
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+/** Reply prefixes of a server that refuses work for now. */
+const SERVER_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/;
+/** Reply prefixes of refused or missing credentials. */
+const AUTH_REPLIES = /^(NOAUTH|WRONGPASS)\b|^ERR (invalid password|AUTH|Client sent AUTH)/;
+/** ioredis' own messages when it cannot send a command. */
+const CONNECTION_MESSAGES = [/^Connection is closed/, /^Stream isn't writeable/, /^Reached the max retries per request limit/];
+
+function unavailableReason(client: Redis, err: unknown): StoreUnavailableReason | undefined {
+  for (const e of errorChain(err)) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (AUTH_REPLIES.test(message)) return 'authentication';
+    if (SERVER_REPLIES.test(message)) return 'server';
+    if (e.name === 'MaxRetriesPerRequestError' || SOCKET_CODES.has(code)) return 'connection';
+    if (CONNECTION_MESSAGES.some((m) => m.test(message))) {
+      // The library's own client ends only through close(); the caller's, through theirs.
+      return client.status === 'end' ? 'closed' : 'connection';
+    }
+  }
+  return undefined;
+}
+
+/** The translation for one queue's client; its passwords are masked in every error let through. */
+export function redisErrorTranslator(client: Redis, describeStore: string): (err: unknown) => unknown {
+  const options = (client.options ?? {}) as { password?: unknown; sentinelPassword?: unknown };
+  return storeErrorTranslator({
+    store: 'Redis',
+    secrets: secretsOf(options.password, options.sentinelPassword),
+    unavailable: (err) => unavailableReason(client, err),
+    typed(err) {
+      const found = resetReplyFound(err);
+      if (found === undefined) return undefined;
+      return new StoreResetError(
+        `The Redis store ${describeStore} was wiped or replaced again while the queue was adopting it; retry the call`,
+        { expected: '', found },
+      );
+    },
+  });
+}

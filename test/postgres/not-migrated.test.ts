@@ -1,0 +1,65 @@
+/**
+ * A queue on a schema nobody migrated (issue 8 item 6): a typed NotMigratedError naming the
+ * schema and the exact command to run, instead of `relation "x.job_queue" does not exist`;
+ * the dashboard answers 503 with that message.
+ */
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NotMigratedError } from '../../src/errors.js';
+import { initJobQueue, type JobQueue } from '../../src/queue.js';
+import { PG_URL, uniqueName } from '../helpers/backends.js';
+import { dashboardClient, read } from '../dashboard/support.js';
+
+describe('a queue on an unmigrated schema', () => {
+  const schema = uniqueName('qfresh');
+  const command = `npx queue-cli migrate --schema ${schema}`;
+  let pool: pg.Pool;
+  let queue: JobQueue;
+
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 4 });
+    // A fresh schema, as a deployment that forgot `queue-cli migrate` has it.
+    await pool.query(`CREATE SCHEMA "${schema}"`);
+  });
+  afterEach(async () => {
+    await queue?.close();
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it('rejects every operation with NotMigratedError naming the schema and the migrate command', async () => {
+    queue = initJobQueue({ backend: 'postgres', pool, schema });
+    for (const call of [
+      () => queue.addJob({ jobType: 'x', payload: {} }),
+      () => queue.getJob(1),
+      () => queue.getJobs(),
+      () => queue.addCronJob({ scheduleName: 's', cronExpression: '* * * * *', jobType: 'x', payload: {} }),
+    ]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NotMigratedError);
+      expect(error).toMatchObject({ code: 'SCHEMA_NOT_MIGRATED', schema });
+      expect((error as Error).message).toContain(`PG_QUEUE_DATABASE=<connection string> ${command}`);
+      expect((error as Error).message).toContain(`"${schema}"`);
+      expect(((error as Error).cause as { code?: string }).code).toBe('42P01');
+    }
+  });
+
+  it('passes NotMigratedError to a processor’s onError', async () => {
+    queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const reported: Error[] = [];
+    await queue.createProcessor({ x: async () => {} }, { onError: (e) => reported.push(e) }).start().catch(() => undefined);
+    expect(reported.length).toBeGreaterThan(0);
+    // The processor may add context (`enqueueing due cron jobs failed`), keeping the typed error as cause.
+    for (const e of reported) expect(e instanceof NotMigratedError ? e : e.cause).toBeInstanceOf(NotMigratedError);
+  });
+
+  it('answers the dashboard API with 503 and the message naming the command', async () => {
+    queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const { status, body } = await read(await dashboardClient(queue).get('/api/jobs'));
+    expect(status).toBe(503);
+    expect(body.code).toBe('SCHEMA_NOT_MIGRATED');
+    expect(body.error).toContain(command);
+  });
+});
