@@ -48,7 +48,7 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
     }
   });
 
-  it('stores the return value, relays setProgress and setOutput, and passes the payload', async () => {
+  it('stores the return value, relays setProgress (a fraction is stored rounded) and setOutput, and passes the payload', async () => {
     const a = await ctx.queue.addJob({ jobType: 'sum', payload: { values: [1, 2, 3] }, timeoutMs: 5000, forceKillOnTimeout: true });
     const b = await ctx.queue.addJob({ jobType: 'report', payload: {}, forceKillOnTimeout: true });
     const progress: unknown[] = [];
@@ -56,7 +56,7 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
     await ctx.queue
       .createProcessor({
         sum: async (payload: { values: number[] }, _signal: AbortSignal, c: JobContext) => {
-          await c.setProgress(50);
+          await c.setProgress(49.6); // stored rounded, like any progress
           const { isMainThread } = require('node:worker_threads') as typeof import('node:worker_threads');
           return { total: payload.values.reduce((x, y) => x + y, 0), isMainThread };
         },
