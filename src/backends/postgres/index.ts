@@ -49,11 +49,56 @@ import {
   setProgressSql,
 } from './queries/processing.js';
 import { rowToEvent, rowToJob, toCascaded, toId, type EventRow, type JobRow } from './rows.js';
+import { backendOnSearchPath } from './search-path.js';
 import { PostgresWaitStore } from './waits.js';
 
-/** Creates the PostgreSQL backend. A pool built from `databaseConfig` is the library's; `pool` is the caller's. */
+/**
+ * Creates the PostgreSQL backend. A pool built from `databaseConfig` is the library's; `pool` is
+ * the caller's. Without `schema`, the backend is built for the schema the connection's
+ * search_path leads to, once that is looked up (search-path.ts).
+ */
 export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
-  return new PostgresBackend(config);
+  const driver = openDriver(config);
+  if (config.schema !== undefined) return new PostgresBackend(config, driver, config.schema);
+  return backendOnSearchPath({
+    pool: driver.pool,
+    bind: (schema) => new PostgresBackend(config, driver, schema),
+    getPool: () => driver.pool,
+    getRedisClient: refuseRedisClient,
+    closeUnbound: async () => {
+      if (driver.ownsPool) await driver.pool.end();
+    },
+  });
+}
+
+/** The pool of a queue, whether the library owns it, and the settings of its connections. */
+interface Driver {
+  pool: Pool;
+  ownsPool: boolean;
+  /** Settings for a connection outside the pool (the wake-up listener). */
+  clientConfig: () => ClientConfig;
+}
+
+function openDriver(config: ResolvedPostgresConfig): Driver {
+  if (config.pool) {
+    const pool = config.pool;
+    // pg.Pool keeps the settings it was created with; the wake-up connection reuses them.
+    return { pool, ownsPool: false, clientConfig: () => ({ ...(pool as unknown as { options: ClientConfig }).options }) };
+  }
+  const resolved = config.databaseConfig!;
+  // JIT compilation costs tens to hundreds of milliseconds, far more than any statement of
+  // the queue; on large tables the planner's estimates can still cross jit_above_cost. Never
+  // JIT on the library's own connections: a startup option, so no extra query per connection.
+  const pool = createPoolFromResolved(resolved, { options: '-c jit=off' });
+  // An idle connection dropped by the server must not crash the process; the pool replaces it.
+  pool.on('error', (err) => {
+    if (config.verbose) console.log(`[queuedev] idle connection error: ${err.message}`);
+  });
+  return { pool, ownsPool: true, clientConfig: () => clientConfigOf(resolved) };
+}
+
+function refuseRedisClient(): never {
+  throw new UnsupportedOnBackendError('getRedisClient() is only available on the redis backend; this queue uses postgres (use getPool())');
 }
 
 type KindRow = { kind: string; id: string };
@@ -71,30 +116,20 @@ class PostgresBackend implements Backend {
   private readonly waits: PostgresWaitStore;
   private closing: Promise<void> | undefined;
 
-  constructor(private readonly config: ResolvedPostgresConfig) {
-    let clientConfig: () => ClientConfig;
-    if (config.pool) {
-      this.pool = config.pool;
-      this.ownsPool = false;
-      // pg.Pool keeps the settings it was created with; the wake-up connection reuses them.
-      clientConfig = () => ({ ...(config.pool as unknown as { options: ClientConfig }).options });
-    } else {
-      const resolved = config.databaseConfig!;
-      // JIT compilation costs tens to hundreds of milliseconds, far more than any statement of
-      // the queue; on large tables the planner's estimates can still cross jit_above_cost. Never
-      // JIT on the library's own connections: a startup option, so no extra query per connection.
-      this.pool = createPoolFromResolved(resolved, { options: '-c jit=off' });
-      this.ownsPool = true;
-      // An idle connection dropped by the server must not crash the process; the pool replaces it.
-      this.pool.on('error', (err) => this.log(`idle connection error: ${err.message}`));
-      clientConfig = () => clientConfigOf(resolved);
-    }
+  constructor(
+    private readonly config: ResolvedPostgresConfig,
+    driver: Driver,
+    schema: string,
+  ) {
+    this.pool = driver.pool;
+    this.ownsPool = driver.ownsPool;
+    const clientConfig = driver.clientConfig;
     this.conn = poolConnection(this.pool);
-    this.names = schemaNames(config.schema);
+    this.names = schemaNames(schema);
     this.sql = buildStatements(this.names);
-    this.groupLockKey = advisoryKey(`queuedev:group-claim:${config.schema}`);
+    this.groupLockKey = advisoryKey(`queuedev:group-claim:${schema}`);
     // Named, so operators (and tests) can tell the wake-up connection apart in pg_stat_activity.
-    const listenerConfig = () => ({ ...clientConfig(), application_name: `queuedev-wake:${config.schema}` });
+    const listenerConfig = () => ({ ...clientConfig(), application_name: `queuedev-wake:${schema}` });
     this.listener = new JobAvailableListener(listenerConfig, this.names.channel, (m) => this.log(m));
     this.cron = new PostgresCronStore(this.conn, this.names, (tx, jobs, now) => this.insertJobs(tx, jobs, now));
     this.waits = new PostgresWaitStore(this.conn, this.names);
@@ -394,7 +429,7 @@ class PostgresBackend implements Backend {
   }
 
   getRedisClient(): never {
-    throw new UnsupportedOnBackendError('getRedisClient() is only available on the redis backend; this queue uses postgres (use getPool())');
+    return refuseRedisClient();
   }
 
   close(): Promise<void> {
