@@ -99,6 +99,24 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
     expect(job?.errorHistory[0]?.message).toContain('`ran`');
   });
 
+  it('runs a handler holding regular expression literals; fails one capturing a variable in a default parameter', async () => {
+    const ok = await ctx.queue.addJob({ jobType: 'words', payload: { text: "it's a 'quoted' /path/" }, forceKillOnTimeout: true });
+    const bad = await ctx.queue.addJob({ jobType: 'defaults', payload: {}, forceKillOnTimeout: true, maxAttempts: 1 });
+    await ctx.queue
+      .createProcessor({
+        words: async (payload: { text: string }) => {
+          if (payload.text) /x/.test(payload.text);
+          return payload.text.replace(/'/g, '"').split(/[/ ]/).filter(Boolean);
+        },
+        defaults: async (_payload: unknown, _signal: AbortSignal, _ctx: JobContext, key = captured.apiKey) => key,
+      })
+      .start();
+    expect(await ctx.queue.getJob(ok)).toMatchObject({ status: 'completed', output: ['it"s', 'a', '"quoted"', 'path'] });
+    const failed = await ctx.queue.getJob(bad);
+    expect(failed).toMatchObject({ status: 'failed', failureReason: 'handler_error' });
+    expect(failed?.errorHistory[0]?.message).toContain('uses `captured` from outside');
+  });
+
   it('ignores ctx.prolong and ctx.onTimeout in this mode', async () => {
     const id = await ctx.queue.addJob({ jobType: 'slow', payload: {}, timeoutMs: 200, forceKillOnTimeout: true, maxAttempts: 1 });
     await ctx.queue
