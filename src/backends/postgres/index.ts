@@ -4,7 +4,7 @@
  * waits (waits.ts) are their own stores, delegated to.
  */
 import { createHash } from 'node:crypto';
-import type { ClientConfig, Pool } from 'pg';
+import type { Pool } from 'pg';
 import type {
   AddJobsInput,
   AddJobsResult,
@@ -32,7 +32,7 @@ import type { CronScheduleRecord, CronScheduleStatus, JobEvent, JobRecord, Query
 import { poolConnection, type Connection } from './connection.js';
 import { PostgresCronStore } from './cron.js';
 import { JobAvailableListener } from './listener.js';
-import { clientConfigOf, createPoolFromResolved } from './pool.js';
+import { openDriver, type Driver } from './pool.js';
 import { cascadeLevelSql } from './queries/cascade.js';
 import { cleanupEventsSql, jobEventsSql } from './queries/events.js';
 import { addJobsSql, getJobSql, idsByKeysSql, listJobsSql, repointDependenciesSql } from './queries/jobs.js';
@@ -69,32 +69,6 @@ export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
       if (driver.ownsPool) await driver.pool.end();
     },
   });
-}
-
-/** The pool of a queue, whether the library owns it, and the settings of its connections. */
-interface Driver {
-  pool: Pool;
-  ownsPool: boolean;
-  /** Settings for a connection outside the pool (the wake-up listener). */
-  clientConfig: () => ClientConfig;
-}
-
-function openDriver(config: ResolvedPostgresConfig): Driver {
-  if (config.pool) {
-    const pool = config.pool;
-    // pg.Pool keeps the settings it was created with; the wake-up connection reuses them.
-    return { pool, ownsPool: false, clientConfig: () => ({ ...(pool as unknown as { options: ClientConfig }).options }) };
-  }
-  const resolved = config.databaseConfig!;
-  // JIT compilation costs tens to hundreds of milliseconds, far more than any statement of
-  // the queue; on large tables the planner's estimates can still cross jit_above_cost. Never
-  // JIT on the library's own connections: a startup option, so no extra query per connection.
-  const pool = createPoolFromResolved(resolved, { options: '-c jit=off' });
-  // An idle connection dropped by the server must not crash the process; the pool replaces it.
-  pool.on('error', (err) => {
-    if (config.verbose) console.log(`[queuedev] idle connection error: ${err.message}`);
-  });
-  return { pool, ownsPool: true, clientConfig: () => clientConfigOf(resolved) };
 }
 
 function refuseRedisClient(): never {
