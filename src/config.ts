@@ -15,7 +15,8 @@ export interface ResolvedTLS {
   rejectUnauthorized: boolean;
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** A plain PostgreSQL identifier, the only kind of schema name the library builds SQL with. */
+export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 function bad(field: string, rule: string, value: unknown): never {
   throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
@@ -72,7 +73,8 @@ export interface ResolvedPostgresConfig {
   backend: 'postgres';
   databaseConfig?: Omit<DatabaseConfig, 'ssl'> & { ssl?: ResolvedTLS };
   pool?: PostgresQueueConfig['pool'];
-  schema: string;
+  /** Undefined: the schema where the connection's search_path finds the queue's tables. */
+  schema?: string;
   verbose: boolean;
 }
 
@@ -123,8 +125,9 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
     if (pc.pool !== undefined && (!isObject(pc.pool) || typeof (pc.pool as { query?: unknown }).query !== 'function')) {
       bad('pool', 'a pg.Pool', pc.pool);
     }
-    const schema = pc.schema ?? 'public';
-    if (typeof schema !== 'string' || !IDENTIFIER.test(schema)) {
+    // No schema: follow the connection's search_path (resolved by the backend at first use).
+    const schema = pc.schema;
+    if (schema !== undefined && (typeof schema !== 'string' || !IDENTIFIER.test(schema))) {
       bad('schema', 'a PostgreSQL identifier (letters, digits and _, not starting with a digit, at most 63)', schema);
     }
     return {

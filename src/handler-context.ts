@@ -27,8 +27,9 @@ export interface JobContext {
    */
   onTimeout(callback: TimeoutCallback): void;
   /**
-   * Stores progress, an integer from 0 to 100, and emits `job:progress`.
-   * Throws RangeError for any other value. Store errors are reported, never thrown.
+   * Stores progress, a finite number from 0 to 100 rounded to an integer (33.7 is stored as 34),
+   * and emits `job:progress` with the stored value. Throws RangeError for any other value. Store
+   * errors are reported, never thrown.
    */
   setProgress(percent: number): Promise<void>;
   /**
@@ -118,11 +119,13 @@ export class HandlerContext implements JobContext {
   }
 
   setProgress(percent: number): Promise<void> {
-    if (typeof percent !== 'number' || !Number.isInteger(percent) || percent < 0 || percent > 100) {
-      throw new RangeError(`Expected progress to be an integer from 0 to 100, got ${String(percent)}`);
+    // Handlers often compute progress as a fraction (done / total * 100); the job stores an integer.
+    // Keep this rule in step with ctx.setProgress of the forced-timeout worker (worker-source.ts).
+    if (typeof percent !== 'number' || !Number.isFinite(percent) || percent < 0 || percent > 100) {
+      throw new RangeError(`Expected progress to be a finite number from 0 to 100, got ${String(percent)}`);
     }
     const { job, workerId, backend, clock, events } = this.deps;
-    const progress = percent;
+    const progress = Math.round(percent);
     return this.write('setProgress', async () => {
       if (await backend.setProgress({ jobId: job.id, workerId, progress, now: clock.now() })) {
         events.emit('job:progress', { jobId: job.id, progress });

@@ -91,8 +91,10 @@ export interface PostgresQueueConfig {
   /** A caller-owned `pg.Pool`; the library never closes it. */
   pool?: import('pg').Pool;
   /**
-   * Schema holding the queue's tables (as created by `queue-cli migrate --schema`).
-   * @default 'public'
+   * Schema holding the queue's tables (as created by `queue-cli migrate --schema`). Without it,
+   * the schema where the connection's `search_path` finds the tables, looked up once.
+   * @default the connection's search_path (`public` unless the connection sets another)
+   * @example schema: 'billing_queue'
    */
   schema?: string;
   /** Log queue activity to the console. @default false */

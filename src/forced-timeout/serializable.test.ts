@@ -81,6 +81,66 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
     expect(result).toEqual({ isSerializable: false, error: expect.stringContaining('uses `this`') });
   });
 
+  it('accepts regular expression literals, whatever characters they hold', () => {
+    const handlers: unknown[] = [
+      (p: string) => p.replace(/'/g, '"').replace(/"/g, "'"),
+      (p: string) => /[/]\/\/ not a comment/.test(p),
+      (p: string) => p.split(/[{}()[\]]/).length,
+      (p: string) => p.match(/`(\w+)`/)?.[1],
+      (p: boolean, s: string) => {
+        if (p) /x/.test(s);
+        return s.replace(/\/\*/g, '');
+      },
+    ];
+    for (const h of handlers) expect(check(h), String(h)).toEqual({ isSerializable: true });
+  });
+
+  it('finds captures in default parameters and destructuring defaults, and only there where they escape', () => {
+    const cases: [unknown, string][] = [
+      [(_payload: unknown, _signal: AbortSignal, client = outerClient) => client, 'outerClient'],
+      [({ retries = outerConfig.retries }: { retries?: number }) => retries, 'outerConfig'],
+      [function (p: number = outerConfig.retries) { return p; }, 'outerConfig'],
+      [
+        (p: { a?: unknown; list: unknown[] }) => {
+          const { a = outerClient } = p;
+          const [b = outerConfig] = p.list;
+          return [a, b];
+        },
+        'outerClient`, `outerConfig',
+      ],
+      [
+        (p: number) => {
+          {
+            const outerClient = p;
+            void outerClient;
+          }
+          return outerClient; // the block's declaration does not reach here
+        },
+        'outerClient',
+      ],
+    ];
+    for (const [handler, names] of cases) expect(check(handler).error, String(handler)).toContain(`uses \`${names}\` from outside`);
+    // A default naming an earlier parameter, or a variable of its own body, captures nothing.
+    expect(check((a: number, b = a, { c = b } = {}) => a + b + c)).toEqual({ isSerializable: true });
+  });
+
+  it('tells `this` and `arguments` of the handler from those of functions and classes inside it', () => {
+    const accepted = [
+      new Function(`return function (p) { return arguments.length + p; }`)(),
+      new Function(`return (p) => { function inner() { return [this, arguments]; } return inner(p); }`)(),
+      new Function(`return (p) => { class A { x = this; static s = this; static { this.t = 1; } m() { return this.x; } } return new A().m(p); }`)(),
+    ];
+    for (const h of accepted) expect(check(h), String(h)).toEqual({ isSerializable: true });
+    const arrowArguments = new Function(`return () => arguments.length`)();
+    expect(check(arrowArguments).error).toContain('uses `arguments` from outside');
+    const rejectedThis = [
+      new Function(`return function () { return [1].map(() => this); }`)(),
+      new Function(`return (p = this) => p`)(),
+      new Function(`return () => { class A { [this.key] = 1; } return A; }`)(),
+    ];
+    for (const h of rejectedThis) expect(check(h).error, String(h)).toContain('uses `this`');
+  });
+
   it('rejects bound functions, native functions, classes and method shorthand', () => {
     expect(check(function f() {}.bind({})).error).toContain('bound function');
     expect(check(Math.max).error).toContain('native code');

@@ -4,7 +4,7 @@
  * it in a real worker thread.
  */
 import { Worker } from 'node:worker_threads';
-import { analyzeHandlerSource } from './free-identifiers.js';
+import { analyzeHandlerSource, type SourceAnalysis } from './free-identifiers.js';
 import { workerProgram } from './worker-source.js';
 
 export interface SerializationCheck {
@@ -16,9 +16,10 @@ export interface SerializationCheck {
 /**
  * Names a handler may use without declaring them: the worker's globals, the CommonJS names the
  * worker provides, and `__name`, which TypeScript runners (tsx, esbuild keepNames) insert into
- * function sources and the worker defines.
+ * function sources and the worker defines. Not `arguments`: a function handler has its own, but
+ * in an arrow handler it is the enclosing function's, which the worker does not have.
  */
-const EXTRA_GLOBALS = ['require', 'module', 'exports', '__dirname', '__filename', 'arguments', '__name', 'undefined'];
+const EXTRA_GLOBALS = ['require', 'module', 'exports', '__dirname', '__filename', '__name'];
 
 let globals: Set<string> | undefined;
 function knownGlobals(): Set<string> {
@@ -34,7 +35,7 @@ function knownGlobals(): Set<string> {
 /**
  * Checks, without running it, that `handler` can be rebuilt from its source in a worker thread:
  * not native or bound, not a class or method shorthand, no `this`, no captured outer variables
- * (as far as a scan of the source can tell).
+ * (found by parsing the source and resolving its scopes).
  * @example validateHandlerSerializable(async (payload) => { const { send } = await import('./mail.js'); await send(payload); }, 'email')
  */
 export function validateHandlerSerializable(handler: unknown, jobType: string): SerializationCheck {
@@ -56,7 +57,13 @@ export function validateHandlerSerializable(handler: unknown, jobType: string): 
   } catch {
     return no('it is a method shorthand (such as `run(payload) {}` in an object or class); write it as `async (payload) => {}` or `async function (payload) {}`');
   }
-  const { freeIdentifiers, usesThis } = analyzeHandlerSource(source, knownGlobals());
+  let analysis: SourceAnalysis;
+  try {
+    analysis = analyzeHandlerSource(source, knownGlobals());
+  } catch (err) {
+    return no(`its source could not be parsed (${(err as Error).message})`);
+  }
+  const { freeIdentifiers, usesThis } = analysis;
   if (usesThis) return no('it uses `this`, which a worker thread cannot provide');
   if (freeIdentifiers.length > 0) {
     const names = freeIdentifiers.map((n) => `\`${n}\``).join(', ');

@@ -43,8 +43,9 @@ if (handler && workerData.compileOnly) {
     prolong() {},
     onTimeout() {},
     setProgress(percent) {
-      if (typeof percent !== 'number' || !Number.isInteger(percent) || percent < 0 || percent > 100) {
-        throw new RangeError('Expected progress to be an integer from 0 to 100, got ' + String(percent));
+      // The same rule as ctx.setProgress in the parent, which rounds the relayed value.
+      if (typeof percent !== 'number' || !Number.isFinite(percent) || percent < 0 || percent > 100) {
+        throw new RangeError('Expected progress to be a finite number from 0 to 100, got ' + String(percent));
       }
       post({ type: 'progress', progress: percent });
       return Promise.resolve();

@@ -48,7 +48,7 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
     }
   });
 
-  it('stores the return value, relays setProgress and setOutput, and passes the payload', async () => {
+  it('stores the return value, relays setProgress (a fraction is stored rounded) and setOutput, and passes the payload', async () => {
     const a = await ctx.queue.addJob({ jobType: 'sum', payload: { values: [1, 2, 3] }, timeoutMs: 5000, forceKillOnTimeout: true });
     const b = await ctx.queue.addJob({ jobType: 'report', payload: {}, forceKillOnTimeout: true });
     const progress: unknown[] = [];
@@ -56,7 +56,7 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
     await ctx.queue
       .createProcessor({
         sum: async (payload: { values: number[] }, _signal: AbortSignal, c: JobContext) => {
-          await c.setProgress(50);
+          await c.setProgress(49.6); // stored rounded, like any progress
           const { isMainThread } = require('node:worker_threads') as typeof import('node:worker_threads');
           return { total: payload.values.reduce((x, y) => x + y, 0), isMainThread };
         },
@@ -97,6 +97,24 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
     expect(job?.errorHistory[0]?.message).toContain('cannot run with forceKillOnTimeout');
     expect(job?.errorHistory[0]?.message).toContain('`captured`');
     expect(job?.errorHistory[0]?.message).toContain('`ran`');
+  });
+
+  it('runs a handler holding regular expression literals; fails one capturing a variable in a default parameter', async () => {
+    const ok = await ctx.queue.addJob({ jobType: 'words', payload: { text: "it's a 'quoted' /path/" }, forceKillOnTimeout: true });
+    const bad = await ctx.queue.addJob({ jobType: 'defaults', payload: {}, forceKillOnTimeout: true, maxAttempts: 1 });
+    await ctx.queue
+      .createProcessor({
+        words: async (payload: { text: string }) => {
+          if (payload.text) /x/.test(payload.text);
+          return payload.text.replace(/'/g, '"').split(/[/ ]/).filter(Boolean);
+        },
+        defaults: async (_payload: unknown, _signal: AbortSignal, _ctx: JobContext, key = captured.apiKey) => key,
+      })
+      .start();
+    expect(await ctx.queue.getJob(ok)).toMatchObject({ status: 'completed', output: ['it"s', 'a', '"quoted"', 'path'] });
+    const failed = await ctx.queue.getJob(bad);
+    expect(failed).toMatchObject({ status: 'failed', failureReason: 'handler_error' });
+    expect(failed?.errorHistory[0]?.message).toContain('uses `captured` from outside');
   });
 
   it('ignores ctx.prolong and ctx.onTimeout in this mode', async () => {

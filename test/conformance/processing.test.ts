@@ -74,7 +74,7 @@ forEachBackend('processor (§4.6)', (ctx) => {
       .createProcessor({
         work: async (_p: unknown, _s: AbortSignal, c: JobContext) => {
           await c.setProgress(40);
-          for (const bad of [101, -1, 2.5, Number.NaN]) {
+          for (const bad of [101, -1, 100.2, Number.NaN, Number.POSITIVE_INFINITY, '50' as unknown as number]) {
             try {
               await c.setProgress(bad);
             } catch (err) {
@@ -86,8 +86,31 @@ forEachBackend('processor (§4.6)', (ctx) => {
       .start();
     expect((await ctx.queue.getJob(id))?.progress).toBe(40);
     expect(progress).toEqual([{ jobId: id, progress: 40 }]);
-    expect(thrown).toHaveLength(4);
+    expect(thrown).toHaveLength(6);
     for (const err of thrown) expect(err).toBeInstanceOf(RangeError);
+  });
+
+  it('stores a fractional ctx.setProgress rounded to an integer and emits the stored value', async () => {
+    const id = await ctx.queue.addJob({ jobType: 'work', payload: {} });
+    const progress: unknown[] = [];
+    const stored: unknown[] = [];
+    ctx.queue.on('job:progress', (e) => progress.push(e));
+    await ctx.queue
+      .createProcessor({
+        work: async (_p: unknown, _s: AbortSignal, c: JobContext) => {
+          for (const value of [33.7, 0.4, 99.5]) {
+            await c.setProgress(value);
+            stored.push((await ctx.queue.getJob(id))?.progress);
+          }
+        },
+      })
+      .start();
+    expect(stored).toEqual([34, 0, 100]);
+    expect(progress).toEqual([
+      { jobId: id, progress: 34 },
+      { jobId: id, progress: 0 },
+      { jobId: id, progress: 100 },
+    ]);
   });
 
   it('writes un-awaited progress and output before recording the completion', async () => {

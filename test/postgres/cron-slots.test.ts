@@ -153,4 +153,23 @@ describe('enqueueCronSlots under contention (postgres)', () => {
     ]);
     expect(await queue.backend.getCronSchedules({})).toEqual(before);
   });
+
+  it('a next_run_at written with microseconds (by SQL, a restore) fires exactly once per slot', async () => {
+    const clock = new ManualClock(T0);
+    const queue = ctx.queue({ clock });
+    const id = await queue.addCronJob({ scheduleName: 'micro', cronExpression: '* * * * *', jobType: 'micro', payload: {}, allowOverlap: true });
+    const enqueued: number[] = [];
+    for (const minute of [1, 2]) {
+      // 0.7 ms past the slot: PostgreSQL keeps microseconds, a JavaScript Date does not.
+      await ctx.sql.query(`UPDATE ${ctx.table('cron_schedules')} SET next_run_at = $1::timestamptz + interval '700 microseconds' WHERE id = $2`, [
+        new Date(T0.getTime() + minute * MINUTE),
+        id,
+      ]);
+      clock.set(T0.getTime() + minute * MINUTE + MINUTE / 2);
+      enqueued.push(await queue.enqueueDueCronJobs(), await queue.enqueueDueCronJobs());
+    }
+    expect(enqueued).toEqual([1, 0, 1, 0]);
+    expect(await queue.getJobs({ jobType: 'micro' })).toHaveLength(2);
+    expect((await queue.getCronJob(id))?.nextRunAt).toEqual(new Date(T0.getTime() + 3 * MINUTE));
+  });
 });

@@ -4,7 +4,7 @@
  * waits (waits.ts) are their own stores, delegated to.
  */
 import { createHash } from 'node:crypto';
-import type { ClientConfig, Pool } from 'pg';
+import type { Pool } from 'pg';
 import type {
   AddJobsInput,
   AddJobsResult,
@@ -33,7 +33,7 @@ import type { CronScheduleRecord, CronScheduleStatus, JobEvent, JobRecord, Query
 import { poolConnection, type Connection } from './connection.js';
 import { PostgresCronStore } from './cron.js';
 import { JobAvailableListener } from './listener.js';
-import { clientConfigOf, createPoolFromResolved } from './pool.js';
+import { openDriver, type Driver } from './pool.js';
 import { cascadeLevelSql } from './queries/cascade.js';
 import { cleanupEventsSql, jobEventsSql } from './queries/events.js';
 import { addJobsSql, getJobSql, idsByKeysSql, listJobsSql, repointDependenciesSql } from './queries/jobs.js';
@@ -52,13 +52,35 @@ import {
 import { rejectingValues } from './rejections.js';
 import { postgresErrorTranslator } from './store-errors.js';
 import { rowToEvent, rowToJob, toCascaded, toId, type EventRow, type JobRow } from './rows.js';
+import { backendOnSearchPath } from './search-path.js';
 import { PostgresWaitStore } from './waits.js';
 
-/** Creates the PostgreSQL backend. A pool built from `databaseConfig` is the library's; `pool` is the caller's. */
+/**
+ * Creates the PostgreSQL backend. A pool built from `databaseConfig` is the library's; `pool` is
+ * the caller's. Without `schema`, the backend is built for the schema the connection's
+ * search_path leads to, once that is looked up (search-path.ts).
+ */
 export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
-  const backend = new PostgresBackend(config);
+  const driver = openDriver(config);
   // The one place driver errors are translated: every method's failure (store-errors.ts).
-  return withStoreErrors<Backend>(backend, postgresErrorTranslator(config.schema, backend.getPool()));
+  const build = (schema: string): Backend =>
+    withStoreErrors<Backend>(new PostgresBackend(config, driver, schema), postgresErrorTranslator(schema, driver.pool));
+  if (config.schema !== undefined) return build(config.schema);
+  const onSearchPath = backendOnSearchPath({
+    pool: driver.pool,
+    bind: build,
+    getPool: () => driver.pool,
+    getRedisClient: refuseRedisClient,
+    closeUnbound: async () => {
+      if (driver.ownsPool) await driver.pool.end();
+    },
+  });
+  // The schema lookup itself meets the same store errors before any schema is known.
+  return withStoreErrors<Backend>(onSearchPath, postgresErrorTranslator(null, driver.pool));
+}
+
+function refuseRedisClient(): never {
+  throw new UnsupportedOnBackendError('getRedisClient() is only available on the redis backend; this queue uses postgres (use getPool())');
 }
 
 type KindRow = { kind: string; id: string };
@@ -76,30 +98,20 @@ class PostgresBackend implements Backend {
   private readonly waits: PostgresWaitStore;
   private closing: Promise<void> | undefined;
 
-  constructor(private readonly config: ResolvedPostgresConfig) {
-    let clientConfig: () => ClientConfig;
-    if (config.pool) {
-      this.pool = config.pool;
-      this.ownsPool = false;
-      // pg.Pool keeps the settings it was created with; the wake-up connection reuses them.
-      clientConfig = () => ({ ...(config.pool as unknown as { options: ClientConfig }).options });
-    } else {
-      const resolved = config.databaseConfig!;
-      // JIT compilation costs tens to hundreds of milliseconds, far more than any statement of
-      // the queue; on large tables the planner's estimates can still cross jit_above_cost. Never
-      // JIT on the library's own connections: a startup option, so no extra query per connection.
-      this.pool = createPoolFromResolved(resolved, { options: '-c jit=off' });
-      this.ownsPool = true;
-      // An idle connection dropped by the server must not crash the process; the pool replaces it.
-      this.pool.on('error', (err) => this.log(`idle connection error: ${err.message}`));
-      clientConfig = () => clientConfigOf(resolved);
-    }
+  constructor(
+    private readonly config: ResolvedPostgresConfig,
+    driver: Driver,
+    schema: string,
+  ) {
+    this.pool = driver.pool;
+    this.ownsPool = driver.ownsPool;
+    const clientConfig = driver.clientConfig;
     this.conn = poolConnection(this.pool);
-    this.names = schemaNames(config.schema);
+    this.names = schemaNames(schema);
     this.sql = buildStatements(this.names);
-    this.groupLockKey = advisoryKey(`queuedev:group-claim:${config.schema}`);
+    this.groupLockKey = advisoryKey(`queuedev:group-claim:${schema}`);
     // Named, so operators (and tests) can tell the wake-up connection apart in pg_stat_activity.
-    const listenerConfig = () => ({ ...clientConfig(), application_name: `queuedev-wake:${config.schema}` });
+    const listenerConfig = () => ({ ...clientConfig(), application_name: `queuedev-wake:${schema}` });
     this.listener = new JobAvailableListener(listenerConfig, this.names.channel, (m) => this.log(m));
     this.cron = new PostgresCronStore(this.conn, this.names, (tx, jobs, now) => this.insertJobs(tx, jobs, now));
     this.waits = new PostgresWaitStore(this.conn, this.names);
@@ -401,7 +413,7 @@ class PostgresBackend implements Backend {
   }
 
   getRedisClient(): never {
-    throw new UnsupportedOnBackendError('getRedisClient() is only available on the redis backend; this queue uses postgres (use getPool())');
+    return refuseRedisClient();
   }
 
   close(): Promise<void> {

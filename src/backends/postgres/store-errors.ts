@@ -43,10 +43,10 @@ export function migrateCommand(schema: string): string {
 }
 
 /**
- * The translation for one queue: its schema (for NotMigratedError) and its pool's password
- * (masked in every error it lets through).
+ * The translation for one queue: its schema (for NotMigratedError; null while the schema is not
+ * known yet) and its pool's password (masked in every error it lets through).
  */
-export function postgresErrorTranslator(schema: string, pool: Pool): (err: unknown) => unknown {
+export function postgresErrorTranslator(schema: string | null, pool: Pool): (err: unknown) => unknown {
   // pg.Pool keeps its settings in `options`; a password may also sit in the connection string.
   const options = (pool as unknown as { options?: { password?: unknown; connectionString?: unknown } }).options ?? {};
   return storeErrorTranslator({
@@ -55,7 +55,7 @@ export function postgresErrorTranslator(schema: string, pool: Pool): (err: unkno
     unavailable: postgresUnavailableReason,
     typed(err, clean) {
       const code = (err as { code?: unknown } | null)?.code;
-      if (typeof code !== 'string' || !MISSING_OBJECT_STATES.has(code)) return undefined;
+      if (schema === null || typeof code !== 'string' || !MISSING_OBJECT_STATES.has(code)) return undefined;
       const detail = (err as Error).message;
       // Every statement of the backend names only the queue's own schema, so a missing table or
       // function there means the migrations were not run (or not all of them).

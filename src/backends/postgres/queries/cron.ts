@@ -110,6 +110,10 @@ export function removeCronScheduleSql(t: SchemaNames): string {
  * key: the planner cannot estimate the JSON's length). Moves each schedule's next_run_at from `expected` to `next_run_at`
  * while it is active; a schedule whose next_run_at another caller already moved is left out.
  *
+ * - `expected` went through a JavaScript Date, which keeps milliseconds (the driver truncates
+ *   the rest). The library writes milliseconds only, but a next_run_at written by SQL, a restore
+ *   or another tool may carry microseconds and would never compare equal: compare at the
+ *   precision the library writes, truncating like the driver does.
  * - Rows are locked in id order first, so two callers with overlapping lists never deadlock.
  *   A caller that waited for the lock sees the winner's next_run_at (READ COMMITTED rechecks
  *   the condition on the newest row version) and loses the slot.
@@ -134,7 +138,7 @@ UPDATE ${t.cronSchedules} s
 SET next_run_at = x.next_run_at, updated_at = $2::timestamptz
 FROM input x
 WHERE s.id = ANY($3::bigint[]) AND s.id = x.schedule_id AND s.id IN (SELECT id FROM locked)
-  AND s.status = 'active' AND s.next_run_at = x.expected
+  AND s.status = 'active' AND date_trunc('milliseconds', s.next_run_at) = x.expected
 RETURNING x.i, s.id,
   s.allow_overlap OR NOT EXISTS (
     SELECT 1 FROM ${t.jobs} j
