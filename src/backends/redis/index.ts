@@ -13,14 +13,20 @@ import { addJobs, getJob, getJobEvents, getJobs } from './jobs.js';
 import { redisKeys } from './keys.js';
 import { cancelJobs, cleanupOldJobEvents, cleanupOldJobs, editJobs, reclaimStuckJobs, retryJob } from './manage.js';
 import { claimJobs, completeJobs, failJob, prolongJob, setOutput, setProgress } from './processing.js';
-import { createScriptRunner } from './scripts.js';
+import { createScriptRunner, type ScriptRunner } from './scripts.js';
 import { createSubscriptions } from './subscribe.js';
 import { completeToken, createToken, enterWait, expireTimedOutTokens, getToken, saveStep } from './waits.js';
 
 /** Creates the Redis backend. */
 export function createRedisBackend(config: ResolvedRedisConfig): Backend & CronStore & WaitStore {
-  const { client, owned } = openConnection(config);
-  const ctx: BackendContext = { client, keys: redisKeys(config.keyPrefix), run: createScriptRunner(client, config.keyPrefix) };
+  const { client, owned, ready } = openConnection(config);
+  const runScript = createScriptRunner(client, config.keyPrefix);
+  // Nothing is sent before the client is known to be on its database (see openConnection).
+  const run: ScriptRunner = async (name, args) => {
+    await ready();
+    return runScript(name, args);
+  };
+  const ctx: BackendContext = { client, keys: redisKeys(config.keyPrefix), run };
   const subscriptions = createSubscriptions(client, ctx.keys.wake, `queuedev-wake:${config.keyPrefix}`);
 
   return {
@@ -54,7 +60,10 @@ export function createRedisBackend(config: ResolvedRedisConfig): Backend & CronS
     enterWait: (input) => enterWait(ctx, input),
     createToken: (input) => createToken(ctx, input),
     completeToken: (input) => completeToken(ctx, input),
-    getToken: (tokenId) => getToken(ctx, tokenId),
+    getToken: async (tokenId) => {
+      await ready(); // getToken reads with the client directly, not through `run`
+      return getToken(ctx, tokenId);
+    },
     expireTimedOutTokens: (now) => expireTimedOutTokens(ctx, now),
 
     getPool() {
