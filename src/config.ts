@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, describeValue } from './errors.js';
+import { requireKnownConfigKeys } from './option-keys.js';
 import type { DatabaseConfig, JobQueueConfig, PostgresQueueConfig, RedisConfig, RedisQueueConfig, TLSConfig } from './types.js';
 
 /** TLS options as the drivers take them (PEM text, never `file://`). */
@@ -24,6 +25,24 @@ function bad(field: string, rule: string, value: unknown): never {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Refuses two options that each decide the same thing. */
+function notBoth(config: Record<string, unknown>, a: string, b: string, why: string): void {
+  if (config[a] !== undefined && config[b] !== undefined) {
+    throw new ConfigError(`Give \`${a}\` or \`${b}\`, not both: ${why}`);
+  }
+}
+
+const COMMON_KEYS = ['backend', 'verbose', 'clock'];
+const POSTGRES_KEYS = ['databaseConfig', 'pool', 'schema'];
+const REDIS_KEYS = ['redisConfig', 'client', 'keyPrefix'];
+const TLS_KEYS = ['ca', 'cert', 'key', 'rejectUnauthorized'];
+
+/** Each backend's options, named when given to the other backend. */
+function otherBackendKeys(keys: string[], backend: 'postgres' | 'redis'): Record<string, string> {
+  const hint = backend === 'redis' ? "set `backend: 'redis'` to use it" : "it does not apply to `backend: 'redis'`";
+  return Object.fromEntries(keys.map((k) => [k, `\`${k}\` is an option of the ${backend} backend; ${hint}`]));
 }
 
 function optionalString(field: string, value: unknown): void {
@@ -57,6 +76,7 @@ function loadPem(field: string, value: unknown): string | undefined {
 export function resolveTLS(field: string, tls: unknown): ResolvedTLS | undefined {
   if (tls === undefined) return undefined;
   if (!isObject(tls)) bad(field, 'an object { ca?, cert?, key?, rejectUnauthorized? }', tls);
+  requireKnownConfigKeys(field, tls, TLS_KEYS, `\`${field}\``);
   const t = tls as TLSConfig;
   if (t.rejectUnauthorized !== undefined && typeof t.rejectUnauthorized !== 'boolean') {
     bad(`${field}.rejectUnauthorized`, 'a boolean', t.rejectUnauthorized);
@@ -88,6 +108,7 @@ export interface ResolvedRedisConfig {
 
 export function resolveDatabaseConfig(field: string, value: unknown): NonNullable<ResolvedPostgresConfig['databaseConfig']> {
   if (!isObject(value)) bad(field, 'an object', value);
+  requireKnownConfigKeys(field, value, ['connectionString', 'host', 'port', 'database', 'user', 'password', 'ssl'], `\`${field}\``);
   const d = value as DatabaseConfig;
   optionalString(`${field}.connectionString`, d.connectionString);
   optionalString(`${field}.host`, d.host);
@@ -119,9 +140,11 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
   const backend = c.backend ?? 'postgres';
   if (backend === 'postgres') {
     const pc = c as PostgresQueueConfig & Record<string, unknown>;
+    requireKnownConfigKeys('', pc, [...COMMON_KEYS, ...POSTGRES_KEYS], 'the queue configuration', otherBackendKeys(REDIS_KEYS, 'redis'));
     if (pc.databaseConfig === undefined && pc.pool === undefined) {
       throw new ConfigError('The postgres backend needs `databaseConfig` or `pool`; neither was given');
     }
+    notBoth(pc, 'pool', 'databaseConfig', 'the queue uses the given pool, so the connection settings would be ignored');
     if (pc.pool !== undefined && (!isObject(pc.pool) || typeof (pc.pool as { query?: unknown }).query !== 'function')) {
       bad('pool', 'a pg.Pool', pc.pool);
     }
@@ -140,9 +163,11 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
   }
   if (backend === 'redis') {
     const rc = c as RedisQueueConfig & Record<string, unknown>;
+    requireKnownConfigKeys('', rc, [...COMMON_KEYS, ...REDIS_KEYS], 'the queue configuration', otherBackendKeys(POSTGRES_KEYS, 'postgres'));
     if (rc.redisConfig === undefined && rc.client === undefined) {
       throw new ConfigError('The redis backend needs `redisConfig` or `client`; neither was given');
     }
+    notBoth(rc, 'client', 'redisConfig', 'the queue uses the given client, so the connection settings would be ignored');
     if (rc.client !== undefined && (!isObject(rc.client) || typeof (rc.client as { defineCommand?: unknown }).defineCommand !== 'function')) {
       bad('client', 'an ioredis client', rc.client);
     }
@@ -150,7 +175,11 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
     let keyPrefix = rc.keyPrefix;
     if (rc.redisConfig !== undefined) {
       if (!isObject(rc.redisConfig)) bad('redisConfig', 'an object', rc.redisConfig);
+      requireKnownConfigKeys('redisConfig', rc.redisConfig, ['url', 'host', 'port', 'password', 'db', 'tls', 'keyPrefix'], '`redisConfig`');
       const r = rc.redisConfig as RedisConfig;
+      if (r.keyPrefix !== undefined && rc.keyPrefix !== undefined) {
+        throw new ConfigError('Give `keyPrefix` or `redisConfig.keyPrefix`, not both: they set the same prefix');
+      }
       optionalString('redisConfig.url', r.url);
       optionalString('redisConfig.host', r.host);
       optionalPort('redisConfig.port', r.port);

@@ -8,6 +8,7 @@ import { nextCronRun, requireCronExpression, requireTimezone } from './cron.js';
 import { NotFoundError, ValidationError, describeValue } from './errors.js';
 import type { QueueEvents } from './events.js';
 import type { Clock, CronJobOptions, CronScheduleRecord, EditCronJobOptions, JobOptions } from './types.js';
+import { requireKnownKeys } from './option-keys.js';
 import { normalizeJob, requireNonEmptyString } from './validation.js';
 
 /** Due schedules read per round trip. */
@@ -15,6 +16,7 @@ const DUE_PAGE_SIZE = 100;
 
 const JOB_FIELDS = ['maxAttempts', 'priority', 'timeoutMs', 'tags', 'retryDelay', 'retryBackoff', 'retryDelayMax'] as const;
 const EDITABLE = ['cronExpression', 'timezone', 'allowOverlap', 'payload', ...JOB_FIELDS] as const;
+const CRON_OPTION_KEYS = ['scheduleName', 'jobType', ...EDITABLE] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -36,6 +38,7 @@ function requireAllowOverlap(value: unknown): boolean {
 
 export function normalizeCronJob(options: CronJobOptions, now: Date): NewCronSchedule {
   if (!isObject(options)) throw new ValidationError('options', `Expected cron options to be an object, got ${describeValue(options)}`);
+  requireKnownKeys('', options, CRON_OPTION_KEYS, 'cron job options');
   const scheduleName = requireNonEmptyString('scheduleName', options.scheduleName);
   const cronExpression = requireCronExpression('cronExpression', options.cronExpression);
   const timezone = options.timezone === undefined ? 'UTC' : requireTimezone('timezone', options.timezone);
@@ -62,11 +65,7 @@ export function normalizeCronJob(options: CronJobOptions, now: Date): NewCronSch
 /** Validates an edit against the current schedule; recomputes nextRunAt when the timing changed. */
 export function normalizeCronEdit(current: CronScheduleRecord, updates: EditCronJobOptions, now: Date): CronScheduleEdit {
   if (!isObject(updates)) throw new ValidationError('updates', `Expected updates to be an object, got ${describeValue(updates)}`);
-  for (const key of Object.keys(updates)) {
-    if (!(EDITABLE as readonly string[]).includes(key)) {
-      throw new ValidationError(`updates.${key}`, `Expected no \`updates.${key}\`: editable fields are ${EDITABLE.join(', ')}`);
-    }
-  }
+  requireKnownKeys('updates', updates, EDITABLE, 'cron schedule edits');
   const u = updates as Record<string, unknown>;
   const edit: CronScheduleEdit = {};
   if (u.cronExpression !== undefined) edit.cronExpression = requireCronExpression('updates.cronExpression', u.cronExpression);

@@ -5,6 +5,7 @@
  */
 import { Cron } from 'croner';
 import { ValidationError, describeValue } from './errors.js';
+import { unstorableStringReason } from './storable.js';
 
 function compile(expression: string, timezone: string): Cron {
   return new Cron(expression, { timezone, paused: true, mode: '5-part' });
@@ -18,6 +19,10 @@ export function requireCronExpression(field: string, expression: unknown): strin
       `Expected \`${field}\` to be a standard 5-field cron expression (minute hour day month weekday), got ${describeValue(expression)}`,
     );
   }
+  const unstorable = unstorableStringReason(expression);
+  if (unstorable) {
+    throw new ValidationError(field, `Expected \`${field}\` to be a cron expression without ${unstorable}, got ${describeValue(expression)}`);
+  }
   try {
     compile(expression, 'UTC');
   } catch (err) {
@@ -28,7 +33,7 @@ export function requireCronExpression(field: string, expression: unknown): strin
 
 /** Throws ValidationError unless `timezone` is an IANA time zone this runtime knows. */
 export function requireTimezone(field: string, timezone: unknown): string {
-  if (typeof timezone !== 'string' || timezone.length === 0) {
+  if (typeof timezone !== 'string' || timezone.length === 0 || unstorableStringReason(timezone) !== null) {
     throw new ValidationError(field, `Expected \`${field}\` to be an IANA time zone such as 'Europe/Berlin', got ${describeValue(timezone)}`);
   }
   try {

@@ -1,5 +1,7 @@
 /** Durations of waits and token timeouts (DETAILS "Handler context"). */
 import { ValidationError, describeValue } from './errors.js';
+import { MAX_DATE } from './storable.js';
+import { requireKnownKeys } from './option-keys.js';
 
 /** `ctx.waitFor` input; the parts are added up. */
 export interface WaitDuration {
@@ -30,12 +32,10 @@ export function durationToMs(duration: WaitDuration, field = 'duration'): number
   if (typeof duration !== 'object' || duration === null || Array.isArray(duration)) {
     throw new ValidationError(field, `Expected \`${field}\` to be an object such as { minutes: 5 }, got ${describeValue(duration)}`);
   }
+  requireKnownKeys(field, duration, Object.keys(UNIT_MS), 'a wait duration');
   let total = 0;
   for (const [unit, value] of Object.entries(duration)) {
     const ms = UNIT_MS[unit as keyof WaitDuration];
-    if (ms === undefined) {
-      throw new ValidationError(`${field}.${unit}`, `Expected no \`${field}.${unit}\`: units are ${Object.keys(UNIT_MS).join(', ')}`);
-    }
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new ValidationError(`${field}.${unit}`, `Expected \`${field}.${unit}\` to be a finite number >= 0, got ${describeValue(value)}`);
@@ -44,6 +44,19 @@ export function durationToMs(duration: WaitDuration, field = 'duration'): number
   }
   if (!(total > 0)) throw new ValidationError(field, `Expected \`${field}\` to add up to more than 0, got ${total} ms`);
   return total;
+}
+
+/** The instant `ms` after `now`; throws ValidationError naming `field` when it lies past MAX_DATE. */
+export function timeAfter(now: Date, ms: number, field: string): Date {
+  const at = new Date(now.getTime() + ms);
+  if (!(at.getTime() <= MAX_DATE.getTime())) {
+    const end = Number.isNaN(at.getTime()) ? 'beyond any representable date' : at.toISOString();
+    throw new ValidationError(
+      field,
+      `Expected \`${field}\` to end by ${MAX_DATE.toISOString()}, the latest time both stores hold; it would end ${end}`,
+    );
+  }
+  return at;
 }
 
 const TIMEOUT_UNITS: Record<string, number> = { s: SECOND, m: 60 * SECOND, h: 3600 * SECOND, d: 86_400 * SECOND };

@@ -3,13 +3,14 @@
  * fenced by the backend: once the job is no longer this worker's, writes do nothing.
  */
 import type { Backend, EnterWaitResult } from './backend.js';
-import { durationToMs, type WaitDuration } from './duration.js';
+import { durationToMs, timeAfter, type WaitDuration } from './duration.js';
 import { JobLostError, NotFoundError, ValidationError, WaitSignal, describeValue } from './errors.js';
 import { createToken, requireTokenId } from './tokens.js';
 import { toError, type QueueEvents } from './events.js';
 import type { JobDeadline, TimeoutCallback } from './job-deadline.js';
 import type { Clock, CreateTokenOptions, JobRecord, TokenWaitResult, WaitToken } from './types.js';
-import { requireJson, unstorableStringReason } from './validation.js';
+import { unstorableStringReason } from './storable.js';
+import { requireDate, requireJson } from './validation.js';
 
 export type { TimeoutCallback } from './job-deadline.js';
 
@@ -172,13 +173,11 @@ export class HandlerContext implements JobContext {
 
   waitFor(duration: WaitDuration): Promise<void> {
     const ms = durationToMs(duration, 'duration');
-    return this.timedWait((now) => new Date(now.getTime() + ms));
+    return this.timedWait((now) => timeAfter(now, ms, 'duration'));
   }
 
   waitUntil(date: Date): Promise<void> {
-    if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
-      throw new ValidationError('date', `Expected \`date\` of ctx.waitUntil to be a valid Date, got ${describeValue(date)}`);
-    }
+    requireDate('date', date);
     return this.timedWait(() => date);
   }
 

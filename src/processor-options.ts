@@ -5,6 +5,8 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, describeValue } from './errors.js';
+import { requireKnownConfigKeys } from './option-keys.js';
+import { MAX_TIMER_MS, unstorableStringReason } from './storable.js';
 import type { JobContext } from './handler-context.js';
 import type { PayloadMap } from './types.js';
 
@@ -97,8 +99,11 @@ function positiveInteger(field: string, value: unknown, max = 2_147_483_647): nu
   return value;
 }
 
+/** A worker id or job type: written to and compared in the store, so held to its string rule. */
 function nonEmptyString(field: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim().length === 0) bad(field, 'a non-empty string', value);
+  const unstorable = unstorableStringReason(value);
+  if (unstorable) bad(field, `a string without ${unstorable}`, value);
   return value;
 }
 
@@ -113,14 +118,12 @@ export function resolveProcessorOptions(options: unknown): ResolvedProcessorOpti
     bad('options', 'an object of processor options', options);
   }
   const o = options as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (!KNOWN.includes(key) && o[key] !== undefined) bad(key, `absent (processor options: ${KNOWN.join(', ')})`, o[key]);
-  }
+  requireKnownConfigKeys('', o, KNOWN, 'processor options');
   if (o.onError !== undefined && typeof o.onError !== 'function') bad('onError', 'a function', o.onError);
   if (o.verbose !== undefined && typeof o.verbose !== 'boolean') bad('verbose', 'a boolean', o.verbose);
   if (o.pollInterval !== undefined) {
-    if (typeof o.pollInterval !== 'number' || !Number.isFinite(o.pollInterval) || o.pollInterval <= 0) {
-      bad('pollInterval', 'a finite number of milliseconds > 0', o.pollInterval);
+    if (typeof o.pollInterval !== 'number' || !(o.pollInterval > 0) || o.pollInterval > MAX_TIMER_MS) {
+      bad('pollInterval', `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`, o.pollInterval);
     }
   }
   let jobTypes: string[] | undefined;

@@ -7,6 +7,7 @@ import { createPostgresBackend } from './backends/postgres/index.js';
 import { createRedisBackend } from './backends/redis/index.js';
 import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
+import { clampSpanMs, storableTimeBefore } from './storable.js';
 import { ValidationError } from './errors.js';
 import { QueueEvents, type QueueEventListener, type QueueEventName } from './events.js';
 import { CronSchedules } from './cron-schedules.js';
@@ -19,6 +20,7 @@ import {
   normalizeEdit,
   normalizeFilter,
   normalizeJob,
+  requireAddOptions,
   requireInteger,
   requireJobId,
   requirePage,
@@ -95,7 +97,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   async addJob<T extends keyof P & string>(options: JobOptions<P, T>, addOptions?: AddJobOptions): Promise<number> {
     const now = this.clock.now();
     const job = normalizeJob('', options as JobOptions, now);
-    const { ids, insertedIds } = await this.backend.addJobs({ jobs: [job], now, db: addOptions?.db });
+    const { ids, insertedIds } = await this.backend.addJobs({ jobs: [job], now, db: requireAddOptions(addOptions) });
     this.emitAdded(insertedIds, [job.jobType]);
     this.log(`added job ${ids[0]} (${job.jobType})`);
     return ids[0]!;
@@ -108,7 +110,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     const now = this.clock.now();
     const jobs = list.map((o, index) => normalizeJob(`jobs[${index}]`, o as JobOptions, now, { index, size: list.length }));
     assertNoPlaceholderCycles(jobs);
-    const { ids, insertedIds } = await this.backend.addJobs({ jobs, now, db: addOptions?.db });
+    const { ids, insertedIds } = await this.backend.addJobs({ jobs, now, db: requireAddOptions(addOptions) });
     // The first job carrying an id is the one inserted; later duplicates of its key map to it.
     const typeById = new Map<number, string>();
     ids.forEach((id, i) => typeById.has(id) || typeById.set(id, jobs[i]!.jobType));
@@ -198,7 +200,9 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     if (typeof maxProcessingTimeMinutes !== 'number' || !(maxProcessingTimeMinutes >= 0) || !Number.isFinite(maxProcessingTimeMinutes)) {
       throw new ValidationError('maxProcessingTimeMinutes', `Expected \`maxProcessingTimeMinutes\` to be a finite number >= 0, got ${String(maxProcessingTimeMinutes)}`);
     }
-    const result = await this.backend.reclaimStuckJobs({ maxProcessingMs: maxProcessingTimeMinutes * 60_000, now: this.clock.now() });
+    const now = this.clock.now();
+    const maxProcessingMs = clampSpanMs(now, maxProcessingTimeMinutes * 60_000);
+    const result = await this.backend.reclaimStuckJobs({ maxProcessingMs, now });
     for (const { jobId } of result.cascaded) this.events.emit('job:cancelled', { jobId });
     return result.requeuedIds.length + result.failedIds.length;
   }
@@ -355,6 +359,6 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
       throw new ValidationError('daysToKeep', `Expected \`daysToKeep\` to be a finite number >= 0, got ${String(daysToKeep)}`);
     }
     requireInteger('batchSize', batchSize, 1);
-    return { olderThan: new Date(this.clock.now().getTime() - daysToKeep * DAY_MS), batchSize };
+    return { olderThan: storableTimeBefore(this.clock.now(), daysToKeep * DAY_MS), batchSize };
   }
 }

@@ -6,6 +6,8 @@
 import type { Backend } from './backend.js';
 import { ConfigError, describeValue } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
+import { requireKnownConfigKeys } from './option-keys.js';
+import { MAX_TIMER_MS, clampSpanMs, storableTimeBefore } from './storable.js';
 import type { Clock } from './types.js';
 
 export interface SupervisorOptions {
@@ -97,12 +99,10 @@ export function resolveSupervisorOptions(options: unknown): ResolvedSupervisorOp
   if (typeof options !== 'object' || options === null || Array.isArray(options)) bad('options', 'an object of supervisor options', options);
   const o = options as Record<string, unknown>;
   const known = [...Object.keys(DEFAULTS), 'onError'];
-  for (const key of Object.keys(o)) {
-    if (!known.includes(key) && o[key] !== undefined) bad(key, `absent (supervisor options: ${known.join(', ')})`, o[key]);
-  }
-  const number = (field: keyof typeof DEFAULTS, min: number, rule: string, integer = false): number => {
+  requireKnownConfigKeys('', o, known, 'supervisor options');
+  const number = (field: keyof typeof DEFAULTS, min: number, rule: string, integer = false, max = Infinity): number => {
     const v = o[field] ?? DEFAULTS[field];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) bad(field, rule, v);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) bad(field, rule, v);
     return v;
   };
   const flag = (field: keyof typeof DEFAULTS): boolean => {
@@ -111,13 +111,14 @@ export function resolveSupervisorOptions(options: unknown): ResolvedSupervisorOp
     return v;
   };
   if (o.onError !== undefined && typeof o.onError !== 'function') bad('onError', 'a function', o.onError);
-  const intervalMs = number('intervalMs', 1, 'a finite number of milliseconds >= 1');
+  // A timer longer than MAX_TIMER_MS fires after 1 ms in Node.js, which would spin the loop.
+  const intervalMs = number('intervalMs', 1, `a number of milliseconds from 1 to ${MAX_TIMER_MS}`, false, MAX_TIMER_MS);
   return {
     intervalMs,
     stuckJobsTimeoutMinutes: number('stuckJobsTimeoutMinutes', 0, 'a finite number of minutes >= 0'),
     cleanupJobsDaysToKeep: number('cleanupJobsDaysToKeep', 0, 'a finite number of days >= 0 (0 disables)'),
     cleanupEventsDaysToKeep: number('cleanupEventsDaysToKeep', 0, 'a finite number of days >= 0 (0 disables)'),
-    cleanupBatchSize: number('cleanupBatchSize', 1, 'a positive integer', true),
+    cleanupBatchSize: number('cleanupBatchSize', 1, 'an integer from 1 to 2147483647', true, 2_147_483_647),
     reclaimStuckJobs: flag('reclaimStuckJobs'),
     expireTimedOutTokens: flag('expireTimedOutTokens'),
     onError: (o.onError as ((error: Error) => void) | undefined) ?? ((error) => console.error('[queuedev] supervisor error:', error)),
@@ -199,16 +200,15 @@ class JobSupervisor implements Supervisor {
 
   private async reclaim(): Promise<number> {
     const { backend, clock, events } = this.host;
-    const result = await backend.reclaimStuckJobs({
-      maxProcessingMs: this.options.stuckJobsTimeoutMinutes * 60_000,
-      now: clock.now(),
-    });
+    const now = clock.now();
+    const maxProcessingMs = clampSpanMs(now, this.options.stuckJobsTimeoutMinutes * 60_000);
+    const result = await backend.reclaimStuckJobs({ maxProcessingMs, now });
     for (const { jobId } of result.cascaded) events.emit('job:cancelled', { jobId });
     return result.requeuedIds.length + result.failedIds.length;
   }
 
   private retention(days: number) {
-    return { olderThan: new Date(this.host.clock.now().getTime() - days * DAY_MS), batchSize: this.options.cleanupBatchSize };
+    return { olderThan: storableTimeBefore(this.host.clock.now(), days * DAY_MS), batchSize: this.options.cleanupBatchSize };
   }
 
   private async task(name: string, run: () => Promise<number>): Promise<number> {

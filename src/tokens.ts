@@ -7,6 +7,7 @@ import type { WaitStore } from './backend.js';
 import { parseTokenTimeout } from './duration.js';
 import { ValidationError, describeValue } from './errors.js';
 import type { Clock, CreateTokenOptions, WaitToken } from './types.js';
+import { requireKnownKeys } from './option-keys.js';
 import { requireJson, requireTags } from './validation.js';
 
 const TOKEN_ID = /^wp_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -28,6 +29,7 @@ export async function createToken(
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
     throw new ValidationError('options', `Expected token options to be an object { timeout?, tags? }, got ${describeValue(options)}`);
   }
+  if (options) requireKnownKeys('', options, ['timeout', 'tags'], 'token options');
   const now = clock.now();
   const timeoutAt = options?.timeout === undefined ? null : new Date(now.getTime() + parseTokenTimeout(options.timeout, 'timeout'));
   const tags = options?.tags === undefined ? [] : requireTags('tags', options.tags);

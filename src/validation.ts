@@ -5,6 +5,15 @@
  */
 import type { JobEdit, NewJob } from './backend.js';
 import { DependencyError, ValidationError, describeValue } from './errors.js';
+import { requireKnownKeys } from './option-keys.js';
+import {
+  MAX_DATE,
+  MAX_IDEMPOTENCY_KEY_BYTES,
+  MAX_JSON_DEPTH,
+  MIN_DATE,
+  isStorableDate,
+  unstorableStringReason,
+} from './storable.js';
 import {
   JOB_STATUSES,
   TAG_QUERY_MODES,
@@ -12,22 +21,14 @@ import {
   type JobFilter,
   type JobOptions,
   type JobStatus,
+  type Queryable,
   type TagQueryMode,
 } from './types.js';
 
 const INT32_MAX = 2_147_483_647;
 const INT32_MIN = -2_147_483_648;
 
-/**
- * Why a string cannot be stored alike in both stores, or null when it can. PostgreSQL text and
- * jsonb refuse NUL, and jsonb refuses a lone UTF-16 surrogate (half of a pair), which Redis would
- * keep as replacement bytes: both are refused here so the two backends hold the same values.
- */
-export function unstorableStringReason(value: string): string | null {
-  if (value.includes('\u0000')) return 'NUL characters';
-  if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) return 'lone UTF-16 surrogates';
-  return null;
-}
+export { unstorableStringReason } from './storable.js';
 
 function fail(field: string, rule: string, value: unknown): never {
   throw new ValidationError(field, `Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
@@ -67,9 +68,20 @@ function requireBoolean(field: string, value: unknown): boolean {
   return value;
 }
 
+/** A valid Date that both stores hold (see MIN_DATE and MAX_DATE). */
 export function requireDate(field: string, value: unknown): Date {
   if (!(value instanceof Date) || Number.isNaN(value.getTime())) fail(field, 'a valid Date', value);
+  if (!isStorableDate(value)) fail(field, `a Date from ${MIN_DATE.toISOString()} to ${MAX_DATE.toISOString()}`, value);
   return value;
+}
+
+/** An idempotency key: a non-empty string of at most MAX_IDEMPOTENCY_KEY_BYTES in UTF-8. */
+function requireIdempotencyKey(field: string, value: unknown): string {
+  const key = requireNonEmptyString(field, value, MAX_IDEMPOTENCY_KEY_BYTES);
+  if (Buffer.byteLength(key, 'utf8') > MAX_IDEMPOTENCY_KEY_BYTES) {
+    fail(field, `a string of at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes in UTF-8 (${Buffer.byteLength(key, 'utf8')} bytes)`, value);
+  }
+  return key;
 }
 
 /** A job id: a positive safe integer. */
@@ -112,7 +124,8 @@ export function requirePage(limit: unknown, offset: unknown): { limit?: number; 
 /**
  * Checks that `value` survives a JSON round trip unchanged in both stores: plain objects,
  * arrays, strings without NUL or lone surrogates (see unstorableStringReason), finite numbers, booleans, null.
- * `toJSON` (e.g. Date) is honoured as JSON.stringify would.
+ * `toJSON` (e.g. Date) is honoured as JSON.stringify would. Arrays and objects nest at most
+ * MAX_JSON_DEPTH deep.
  */
 export function requireJson(field: string, value: unknown): unknown {
   const ancestors: unknown[] = [];
@@ -132,6 +145,9 @@ export function requireJson(field: string, value: unknown): unknown {
     }
     if (typeof v !== 'object') fail(path, 'JSON-storable (no functions, symbols, bigints or undefined)', v);
     if (ancestors.includes(v)) fail(path, 'JSON-storable (no circular references)', v);
+    if (ancestors.length === MAX_JSON_DEPTH) {
+      fail(field, `JSON-storable (arrays and objects nested at most ${MAX_JSON_DEPTH} deep; deeper at ${path})`, value);
+    }
     ancestors.push(v);
     if (Array.isArray(v)) {
       v.forEach((item, i) => walk(`${path}[${i}]`, item === undefined ? null : item));
@@ -152,6 +168,25 @@ export function requireJson(field: string, value: unknown): unknown {
   return value;
 }
 
+/** The options of addJob and of each addJobs entry. */
+const JOB_OPTION_KEYS = [
+  'jobType',
+  'payload',
+  'maxAttempts',
+  'priority',
+  'runAt',
+  'timeoutMs',
+  'forceKillOnTimeout',
+  'tags',
+  'idempotencyKey',
+  'retryDelay',
+  'retryBackoff',
+  'retryDelayMax',
+  'deadLetterJobType',
+  'group',
+  'dependsOn',
+] as const;
+
 function optional<T>(value: T | undefined, check: (v: T) => unknown): void {
   if (value !== undefined) check(value);
 }
@@ -169,6 +204,7 @@ export function normalizeJob(
   const at = (name: string) => (field ? `${field}.${name}` : name);
   if (!isPlainObject(options)) fail(field || 'job', 'an object of job options', options);
   const o = options as JobOptions & Record<string, unknown>;
+  requireKnownKeys(field, o, JOB_OPTION_KEYS, 'job options');
   const jobType = requireNonEmptyString(at('jobType'), o.jobType);
   if (!('payload' in o) || o.payload === undefined) fail(at('payload'), 'a JSON value (it is required)', o.payload);
   requireJson(at('payload'), o.payload);
@@ -182,7 +218,7 @@ export function normalizeJob(
     o.forceKillOnTimeout === undefined ? false : requireBoolean(at('forceKillOnTimeout'), o.forceKillOnTimeout);
   const tags = o.tags === undefined ? [] : requireTags(at('tags'), o.tags);
   const idempotencyKey =
-    o.idempotencyKey === undefined ? null : requireNonEmptyString(at('idempotencyKey'), o.idempotencyKey, 1024);
+    o.idempotencyKey === undefined ? null : requireIdempotencyKey(at('idempotencyKey'), o.idempotencyKey);
   const retryDelay = o.retryDelay === undefined ? null : requireFiniteNumber(at('retryDelay'), o.retryDelay, 0);
   const retryBackoff = o.retryBackoff === undefined ? null : requireBoolean(at('retryBackoff'), o.retryBackoff);
   const retryDelayMax =
@@ -193,6 +229,7 @@ export function normalizeJob(
   let group: NewJob['group'] = null;
   if (o.group !== undefined) {
     if (!isPlainObject(o.group)) fail(at('group'), 'an object { id: string; tier?: string }', o.group);
+    requireKnownKeys(at('group'), o.group, ['id', 'tier'], '`group`');
     group = {
       id: requireNonEmptyString(at('group.id'), o.group.id),
       tier: o.group.tier === undefined ? null : requireNonEmptyString(at('group.tier'), o.group.tier),
@@ -203,6 +240,7 @@ export function normalizeJob(
   let dependsOnTags: string[] | null = null;
   if (o.dependsOn !== undefined) {
     if (!isPlainObject(o.dependsOn)) fail(at('dependsOn'), 'an object { jobIds?: number[]; tags?: string[] }', o.dependsOn);
+    requireKnownKeys(at('dependsOn'), o.dependsOn, ['jobIds', 'tags'], '`dependsOn`');
     const { jobIds, tags: depTags } = o.dependsOn;
     if (jobIds !== undefined) {
       if (!Array.isArray(jobIds)) fail(at('dependsOn.jobIds'), 'an array of job ids', jobIds);
@@ -258,6 +296,14 @@ export function normalizeJob(
   };
 }
 
+/** The second argument of addJob and addJobs; returns its `db`. */
+export function requireAddOptions(options: unknown): Queryable | undefined {
+  if (options === undefined) return undefined;
+  if (!isPlainObject(options)) fail('addOptions', 'an object { db? }', options);
+  requireKnownKeys('addOptions', options, ['db'], 'the add options');
+  return options.db as Queryable | undefined;
+}
+
 /** Rejects placeholder cycles inside one `addJobs` batch (a → b → a). */
 export function assertNoPlaceholderCycles(jobs: NewJob[]): void {
   const state = new Uint8Array(jobs.length); // 0 new, 1 on the path, 2 done
@@ -291,14 +337,7 @@ const EDIT_FIELDS = [
 export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
   if (!isPlainObject(updates)) fail('updates', 'an object of job fields', updates);
   const u = updates as Record<string, unknown>;
-  for (const key of Object.keys(u)) {
-    if (key === 'jobType') {
-      throw new ValidationError('updates.jobType', 'Expected no `updates.jobType`: the type of a job cannot be changed');
-    }
-    if (!(EDIT_FIELDS as readonly string[]).includes(key)) {
-      fail(`updates.${key}`, `absent (editable fields: ${EDIT_FIELDS.join(', ')})`, u[key]);
-    }
-  }
+  requireKnownKeys('updates', u, EDIT_FIELDS, 'job edits', { jobType: 'the type of a job cannot be changed' });
   const edit: JobEdit = {};
   if (u.payload !== undefined) edit.payload = requireJson('updates.payload', u.payload);
   optional(u.maxAttempts, (v) => (edit.maxAttempts = requireInteger('updates.maxAttempts', v, 1)));
@@ -323,10 +362,7 @@ export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
 export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | undefined {
   if (filter === undefined || filter === null) return undefined;
   if (!isPlainObject(filter)) fail(field, 'an object { jobType?, priority?, runAt?, tags? }', filter);
-  const known = ['jobType', 'priority', 'runAt', 'tags'];
-  for (const key of Object.keys(filter)) {
-    if (!known.includes(key)) fail(`${field}.${key}`, `absent (filter members: ${known.join(', ')})`, filter[key]);
-  }
+  requireKnownKeys(field, filter, ['jobType', 'priority', 'runAt', 'tags'], 'a job filter');
   const out: JobFilter = {};
   if (filter.jobType !== undefined) out.jobType = requireNonEmptyString(`${field}.jobType`, filter.jobType);
   if (filter.priority !== undefined) {
@@ -337,10 +373,9 @@ export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | 
     if (r instanceof Date) out.runAt = requireDate(`${field}.runAt`, r);
     else {
       if (!isPlainObject(r)) fail(`${field}.runAt`, 'a Date or { gt?, gte?, lt?, lte?, eq? } of Dates', r);
-      const ops = ['gt', 'gte', 'lt', 'lte', 'eq'];
+      requireKnownKeys(`${field}.runAt`, r, ['gt', 'gte', 'lt', 'lte', 'eq'], 'a runAt range');
       const range: Record<string, Date> = {};
       for (const [op, v] of Object.entries(r)) {
-        if (!ops.includes(op)) fail(`${field}.runAt.${op}`, `absent (range operators: ${ops.join(', ')})`, v);
         if (v !== undefined) range[op] = requireDate(`${field}.runAt.${op}`, v);
       }
       out.runAt = range;
@@ -349,6 +384,7 @@ export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | 
   if (filter.tags !== undefined) {
     const t = filter.tags;
     if (!isPlainObject(t)) fail(`${field}.tags`, "an object { values: string[]; mode?: 'exact' | 'all' | 'any' | 'none' }", t);
+    requireKnownKeys(`${field}.tags`, t, ['values', 'mode'], 'a tag filter');
     out.tags = {
       values: requireTags(`${field}.tags.values`, t.values),
       mode: t.mode === undefined ? 'all' : requireTagMode(`${field}.tags.mode`, t.mode),

@@ -3,6 +3,7 @@
  * start-up with a ConfigError naming the field, not on the first request.
  */
 import { ConfigError, describeValue } from '../errors.js';
+import { requireKnownConfigKeys } from '../option-keys.js';
 import type { JobHandlers, ProcessorOptions } from '../processor-options.js';
 import type { JobQueue } from '../queue.js';
 import type { PayloadMap } from '../types.js';
@@ -82,9 +83,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig {
   if (!isObject(config)) bad('config', 'an object { jobQueue, jobHandlers, basePath, processorOptions? }', config);
-  for (const key of Object.keys(config)) {
-    if (!KNOWN.includes(key) && config[key] !== undefined) bad(key, `absent (dashboard options: ${KNOWN.join(', ')})`, config[key]);
-  }
+  requireKnownConfigKeys('', config, KNOWN, 'dashboard options');
   const { jobQueue, jobHandlers, basePath, processorOptions } = config;
 
   const queue = jobQueue as Record<string, unknown> | undefined;

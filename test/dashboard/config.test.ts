@@ -49,7 +49,7 @@ forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
     ['processorOptions', { processorOptions: 'fast' }, 'Expected `processorOptions` to be an object of processor options, got "fast" (string)'],
     ['processorOptions', { processorOptions: { batchSize: 0 } }, 'Invalid `processorOptions`: Expected `batchSize` to be an integer between 1 and 10000, got 0 (number)'],
     ['processorOptions', { processorOptions: { pollInterval: -1 } }, 'Invalid `processorOptions`: Expected `pollInterval`'],
-    ['an unknown option', { basepath: '/jobs' }, 'Expected `basepath` to be absent'],
+    ['an unknown option', { basepath: '/jobs' }, 'Unknown option `basepath` in dashboard options, got "/jobs" (string). Did you mean `basePath`?'],
   ])('rejects a bad %s with a ConfigError', (_, overrides, message) => {
     const run = create(overrides);
     expect(run).toThrow(ConfigError);

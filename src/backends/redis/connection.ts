@@ -4,16 +4,47 @@
  */
 import type { Redis, RedisOptions } from 'ioredis';
 import type { ResolvedRedisConfig } from '../../config.js';
+import { ConfigError } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
 
 export interface RedisConnection {
   client: Redis;
   /** True when the library created the client and must close it. */
   owned: boolean;
+  /** Resolves once the client is on the configured database; every operation awaits it. */
+  ready: () => Promise<void>;
+}
+
+const READY = (): Promise<void> => Promise.resolve();
+
+/**
+ * ioredis selects `db` on connect, but when the server refuses it (an index beyond its
+ * `databases` setting) it only emits an error and carries on in db 0, where the queue would
+ * then read and write. So the first operation sends a SELECT of its own and every operation
+ * waits for its reply: a refusal fails them all with a ConfigError. The server's database
+ * count is not asked for, as managed Redis often disables CONFIG GET. A connection failure is
+ * not remembered; the next operation tries again.
+ */
+function selectCheck(client: Redis, db: number): () => Promise<void> {
+  let check: Promise<void> | null = null;
+  return () =>
+    (check ??= client.select(db).then(
+      () => undefined,
+      (err: unknown) => {
+        if ((err as Error).name !== 'ReplyError') {
+          check = null;
+          throw err;
+        }
+        throw new ConfigError(
+          `Expected \`redisConfig.db\` (or the database in \`redisConfig.url\`) to be a database the Redis server has, got ${db} (number); the server replied: ${(err as Error).message}`,
+          { cause: err },
+        );
+      },
+    ));
 }
 
 export function openConnection(config: ResolvedRedisConfig): RedisConnection {
-  if (config.client) return { client: config.client, owned: false };
+  if (config.client) return { client: config.client, owned: false, ready: READY };
   const { Redis: RedisClient } = loadDriver<typeof import('ioredis')>('ioredis');
   const rc = config.redisConfig ?? {};
   const options: RedisOptions = {};
@@ -34,5 +65,7 @@ export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   // Connection errors reach the caller as failed commands (and the processor's onError); without
   // a listener ioredis would also print every reconnect attempt to the console.
   client.on('error', () => {});
-  return { client, owned: true };
+  // The database ioredis settled on: a path in `url` wins over `db`.
+  const db = client.options.db ?? 0;
+  return { client, owned: true, ready: db === 0 ? READY : selectCheck(client, db) };
 }

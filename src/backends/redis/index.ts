@@ -16,7 +16,7 @@ import { StoreIdentity } from './identity.js';
 import { redisKeys } from './keys.js';
 import { cancelJobs, cleanupOldJobEvents, cleanupOldJobs, editJobs, reclaimStuckJobs, retryJob } from './manage.js';
 import { claimJobs, completeJobs, failJob, prolongJob, setOutput, setProgress } from './processing.js';
-import { createScriptRunner } from './scripts.js';
+import { createScriptRunner, type ScriptRunner } from './scripts.js';
 import { redisErrorTranslator } from './store-errors.js';
 import { createSubscriptions } from './subscribe.js';
 import { completeToken, createToken, enterWait, expireTimedOutTokens, getToken, saveStep } from './waits.js';
@@ -26,9 +26,15 @@ import { completeToken, createToken, enterWait, expireTimedOutTokens, getToken, 
  * (store-errors.ts); the ids it sees feed the store identity check (identity.ts).
  */
 export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): Backend & CronStore & WaitStore {
-  const { client, owned } = openConnection(config);
+  const { client, owned, ready } = openConnection(config);
+  const runScript = createScriptRunner(client, config.keyPrefix);
+  // Nothing is sent before the client is known to be on its database (see openConnection).
+  const run: ScriptRunner = async (name, args) => {
+    await ready();
+    return runScript(name, args);
+  };
   const describeStore = `under key prefix ${JSON.stringify(config.keyPrefix)}`;
-  const identity = new StoreIdentity(createScriptRunner(client, config.keyPrefix), clock, describeStore);
+  const identity = new StoreIdentity(run, clock, describeStore);
   const ctx: BackendContext = { client, keys: redisKeys(config.keyPrefix), run: identity.runner() };
   const subscriptions = createSubscriptions(client, ctx.keys.wake, `queuedev-wake:${config.keyPrefix}`);
   const sawJobs = <T>(result: T, ids: (r: T) => (number | null)[]): T => {
@@ -71,7 +77,10 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
     enterWait: (input) => enterWait(ctx, input),
     createToken: (input) => createToken(ctx, input),
     completeToken: (input) => completeToken(ctx, input),
-    getToken: (tokenId) => getToken(ctx, tokenId),
+    getToken: async (tokenId) => {
+      await ready(); // getToken reads with the client directly, not through `run`
+      return getToken(ctx, tokenId);
+    },
     expireTimedOutTokens: (now) => expireTimedOutTokens(ctx, now),
 
     getPool() {
