@@ -13,7 +13,8 @@ export type QueueErrorCode =
   | 'JOB_TIMEOUT'
   | 'NO_HANDLER'
   | 'JOB_WAITING'
-  | 'JOB_LOST';
+  | 'JOB_LOST'
+  | 'QUEUE_CLOSED';
 
 export class QueueError extends Error {
   readonly code: QueueErrorCode;
@@ -93,10 +94,21 @@ export class WaitSignal extends QueueError {
   }
 }
 
-/** A handler's write found the job no longer processing and locked by this worker (fencing). */
+/**
+ * The job is no longer processing and locked by this worker (fencing): it was reclaimed, or
+ * otherwise taken away while its handler ran. Thrown by a handler's fenced write, and the abort
+ * signal's reason when the processor gives up a run whose job it lost.
+ */
 export class JobLostError extends QueueError {
   constructor(message: string) {
     super('JOB_LOST', message);
+  }
+}
+
+/** The queue was closed (`queue.close()`); it runs no more operations. */
+export class QueueClosedError extends QueueError {
+  constructor(message: string) {
+    super('QUEUE_CLOSED', message);
   }
 }
 

@@ -14,6 +14,7 @@ export {
   NoHandlerError,
   WaitSignal,
   JobLostError,
+  QueueClosedError,
   type QueueErrorCode,
 } from './errors.js';
 export type { QueueEventMap, QueueEventName, QueueEventListener } from './events.js';
