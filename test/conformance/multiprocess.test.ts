@@ -201,7 +201,7 @@ forEachBackend('multiple processes', (ctx) => {
   });
 
   it('a worker whose hung job is reclaimed gives the run up, frees the slot and reports the loss once', { timeout: 60_000 }, async () => {
-    const worker = await spawnWorker('jammed', { QD_CONCURRENCY: '1', QD_LEASE_CHECK: '100' });
+    const worker = await spawnWorker('jammed', { QD_CONCURRENCY: '1' });
     const id = await ctx.queue.addJob({ jobType: 'hang-once', payload: { n: 1 }, maxAttempts: 3 });
     await waitFor(async () => (await hangs()) === 1, 20_000, 'the handler to hang');
     // Threshold 0: anything processing counts as stuck, and nothing else is processing here.
