@@ -198,6 +198,11 @@ export interface Backend extends CronStore, WaitStore {
   setProgress(input: { jobId: number; workerId: string; progress: number; now: Date }): Promise<boolean>;
   /** Stores output (JSON). Fenced. */
   setOutput(input: { jobId: number; workerId: string; output: unknown; now: Date }): Promise<boolean>;
+  /**
+   * Of `jobIds`, the ones still processing and locked by `workerId`, in one statement or script:
+   * the processor's periodic check that the jobs its handlers run are still its own. Read-only.
+   */
+  heldJobIds(input: { workerId: string; jobIds: number[] }): Promise<number[]>;
 
   /**
    * Calls `listener` soon after a job may have become available (an add, a retry), from any

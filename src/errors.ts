@@ -17,7 +17,8 @@ export type QueueErrorCode =
   | 'STORE_REJECTED'
   | 'STORE_UNAVAILABLE'
   | 'STORE_RESET'
-  | 'SCHEMA_NOT_MIGRATED';
+  | 'SCHEMA_NOT_MIGRATED'
+  | 'QUEUE_CLOSED';
 
 export class QueueError extends Error {
   readonly code: QueueErrorCode;
@@ -97,7 +98,11 @@ export class WaitSignal extends QueueError {
   }
 }
 
-/** A handler's write found the job no longer processing and locked by this worker (fencing). */
+/**
+ * The job is no longer processing and locked by this worker (fencing): it was reclaimed, or
+ * otherwise taken away while its handler ran. Thrown by a handler's fenced write, and the abort
+ * signal's reason when the processor gives up a run whose job it lost.
+ */
 export class JobLostError extends QueueError {
   constructor(message: string) {
     super('JOB_LOST', message);
@@ -159,6 +164,13 @@ export class NotMigratedError extends QueueError {
   constructor(schema: string, message: string, options?: { cause?: unknown }) {
     super('SCHEMA_NOT_MIGRATED', message, options);
     this.schema = schema;
+  }
+}
+
+/** The queue was closed (`queue.close()`); it runs no more operations. */
+export class QueueClosedError extends QueueError {
+  constructor(message: string) {
+    super('QUEUE_CLOSED', message);
   }
 }
 

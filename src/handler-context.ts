@@ -80,6 +80,8 @@ export interface ContextDeps {
   clock: Clock;
   events: QueueEvents;
   report(error: Error): void;
+  /** A fenced write found the job no longer this worker's: the processor gives the run up. */
+  jobLost?(error: JobLostError): void;
 }
 
 /** @internal A context plus what the runner reads back after the handler ends. */
@@ -130,6 +132,8 @@ export class HandlerContext implements JobContext {
     return this.write('setProgress', async () => {
       if (await backend.setProgress({ jobId: job.id, workerId, progress, now: clock.now() })) {
         events.emit('job:progress', { jobId: job.id, progress });
+      } else {
+        this.lost('the progress');
       }
     });
   }
@@ -142,6 +146,8 @@ export class HandlerContext implements JobContext {
     return this.write('setOutput', async () => {
       if (await backend.setOutput({ jobId: job.id, workerId, output: value, now: clock.now() })) {
         events.emit('job:output', { jobId: job.id, output: value });
+      } else {
+        this.lost('the output');
       }
     });
   }
@@ -233,15 +239,20 @@ export class HandlerContext implements JobContext {
     return new WaitSignal(`Job ${job.id} (${job.jobType}) is ${what}; the handler runs again when it resumes`);
   }
 
+  /** Tells the processor the job is lost (it gives the run up) and returns the error to throw. */
   private lost(what: string): JobLostError {
-    const { job } = this.deps;
-    return new JobLostError(`Job ${job.id} is no longer processing under this worker; ${what} was not recorded`);
+    const { job, workerId } = this.deps;
+    const error = new JobLostError(`Job ${job.id} (${job.jobType}) is no longer processing under worker ${workerId}; ${what} was not recorded`);
+    this.deps.jobLost?.(error);
+    return error;
   }
 
   /** Records a deadline move (prolong or an onTimeout extension); also refreshes the lock. */
   recordProlong(timeoutMs: number | null): void {
     const { job, workerId, backend, clock } = this.deps;
-    void this.write('prolong', () => backend.prolongJob({ jobId: job.id, workerId, timeoutMs, now: clock.now() }));
+    void this.write('prolong', async () => {
+      if (!(await backend.prolongJob({ jobId: job.id, workerId, timeoutMs, now: clock.now() }))) this.lost('the prolong');
+    });
   }
 
   /**

@@ -18,11 +18,13 @@ export {
   StoreUnavailableError,
   StoreResetError,
   NotMigratedError,
+  QueueClosedError,
   type QueueErrorCode,
   type StoreUnavailableReason,
 } from './errors.js';
 export type { QueueEventMap, QueueEventName, QueueEventListener } from './events.js';
-export type { Processor } from './processor.js';
+export type { Processor, ProcessorStats } from './processor.js';
+export type { CloseOptions } from './queue-lifecycle.js';
 export type { JobHandler, JobHandlers, ProcessorOptions } from './processor-options.js';
 export type { JobContext, TimeoutCallback } from './handler-context.js';
 export type { WaitDuration } from './duration.js';

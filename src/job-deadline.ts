@@ -43,6 +43,14 @@ export class JobDeadline {
     this.callbacks.push(callback);
   }
 
+  /**
+   * The deadline has passed although its timer has not fired: the event loop was blocked (by
+   * the handler or by other code) past it. False once the run ended or a wait stopped it.
+   */
+  overdue(): boolean {
+    return !this.settled && this.expiresAt !== null && Date.now() >= this.expiresAt;
+  }
+
   /** The run ended: no timeout will fire. */
   stop(): void {
     this.settled = true;

@@ -2,7 +2,7 @@
  * Runs one claimed job's handler and classifies the outcome (SPEC §4.6, §4.7). Writing the
  * outcome to the store is the processor's part.
  */
-import { JobTimeoutError, NoHandlerError } from './errors.js';
+import { JobLostError, JobTimeoutError, NoHandlerError } from './errors.js';
 import { toError } from './events.js';
 import { runInWorkerThread } from './forced-timeout/worker-runner.js';
 import { HandlerContext, type ContextDeps } from './handler-context.js';
@@ -11,13 +11,23 @@ import type { JobHandler } from './processor-options.js';
 import type { FailureReason, JobRecord } from './types.js';
 import { requireJson } from './validation.js';
 
-export type RunOutcome =
+export type RunOutcome = (
   | { status: 'completed'; hasOutput: boolean; output?: unknown }
   /** The handler entered a wait: the job is `waiting` in the store already. */
   | { status: 'waiting' }
-  | { status: 'failed'; error: Error; reason: FailureReason };
+  | { status: 'failed'; error: Error; reason: FailureReason }
+  /** The job stopped being this worker's while the handler ran: nothing may be written for it. */
+  | { status: 'lost'; error: JobLostError }
+) & {
+  /**
+   * Present when the run was given up (timeout, lost job) while the handler's code still runs:
+   * settles when it returns. Such a handler holds no concurrency slot.
+   */
+  abandoned?: Promise<void>;
+};
 
-export async function runJob(job: JobRecord, handler: JobHandler | undefined, deps: ContextDeps): Promise<RunOutcome> {
+/** `lost` aborts, with a JobLostError as its reason, when the job is found to be no longer ours. */
+export async function runJob(job: JobRecord, handler: JobHandler | undefined, deps: ContextDeps, lost: AbortSignal): Promise<RunOutcome> {
   if (!handler) {
     return {
       status: 'failed',
@@ -25,55 +35,80 @@ export async function runJob(job: JobRecord, handler: JobHandler | undefined, de
       error: new NoHandlerError(`No handler is registered for job type "${job.jobType}" (job ${job.id})`),
     };
   }
-  if (job.forceKillOnTimeout) return runForced(job, handler, deps);
-  return runInProcess(job, handler, deps);
+  if (job.forceKillOnTimeout) return runForced(job, handler, deps, lost);
+  return runInProcess(job, handler, deps, lost);
 }
 
-async function runInProcess(job: JobRecord, handler: JobHandler, deps: ContextDeps): Promise<RunOutcome> {
+async function runInProcess(job: JobRecord, handler: JobHandler, deps: ContextDeps, lost: AbortSignal): Promise<RunOutcome> {
   const controller = new AbortController();
   const deadline = new JobDeadline(job.timeoutMs, (ms) => ctx.recordProlong(ms), deps.report);
   const ctx = new HandlerContext(deps, deadline);
   const startedAt = Date.now();
-  const timedOut = deadline.expired.then(() => {
+  const timeout = (): RunOutcome => {
     const error = new JobTimeoutError(
       deadline.moved
         ? `Job ${job.id} (${job.jobType}) timed out after ${Date.now() - startedAt} ms (its deadline was moved by prolong or onTimeout)`
         : `Job ${job.id} (${job.jobType}) timed out after ${job.timeoutMs} ms`,
     );
     controller.abort(error);
-    return { status: 'failed', reason: 'timeout', error } as const;
+    return { status: 'failed', reason: 'timeout', error };
+  };
+  const timedOut = deadline.expired.then(timeout);
+  const givenUp = aborted(lost).then((error): RunOutcome => {
+    controller.abort(error);
+    // A job that just entered a wait is no longer processing, but that run ended as a wait.
+    return ctx.waiting ? { status: 'waiting' } : { status: 'lost', error };
   });
+  let handlerReturned = false;
   const finished = (async (): Promise<RunOutcome> => {
     try {
       const value = await handler(job.payload, controller.signal, ctx);
+      handlerReturned = true;
+      // Code that blocks the event loop keeps the deadline's timer from firing: a result that
+      // arrives after the deadline is still a timeout.
+      if (deadline.overdue()) return timeout();
       await ctx.idle();
       // A handler that swallowed the wait signal still ends as a wait: the store says waiting.
       return ctx.waiting ? { status: 'waiting' } : completion(ctx, value, job, deps);
     } catch (err) {
+      handlerReturned = true;
       if (ctx.waiting) return { status: 'waiting' };
+      if (deadline.overdue()) return timeout();
       return { status: 'failed', reason: 'handler_error', error: toError(err) };
     }
   })();
   try {
     // A handler that ignores the abort keeps running, but the job fails at the deadline.
-    return await Promise.race([finished, timedOut]);
+    const outcome = await Promise.race([finished, timedOut, givenUp]);
+    if (handlerReturned) return outcome;
+    return { ...outcome, abandoned: finished.then(() => undefined) };
   } finally {
     deadline.stop();
   }
 }
 
-async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps): Promise<RunOutcome> {
+async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps, lost: AbortSignal): Promise<RunOutcome> {
   // prolong and onTimeout do nothing in this mode (SPEC §4.7 rule 3); progress and output are relayed.
   const ctx = new HandlerContext(deps, null);
   try {
-    const result = await runInWorkerThread({ job, handler, ctx, report: deps.report });
+    // A lost job terminates the thread, as a timeout does.
+    const result = await runInWorkerThread({ job, handler, ctx, report: deps.report, lost });
     // Relayed progress and output were sent before the result; let their writes land first.
     await ctx.idle();
     return completion(ctx, result, job, deps);
   } catch (err) {
+    if (err instanceof JobLostError) return { status: 'lost', error: err };
     const error = toError(err);
     return { status: 'failed', reason: error instanceof JobTimeoutError ? 'timeout' : 'handler_error', error };
   }
+}
+
+/** Resolves with the signal's reason once it aborts. */
+function aborted(signal: AbortSignal): Promise<JobLostError> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(signal.reason as JobLostError);
+    else signal.addEventListener('abort', () => resolve(signal.reason as JobLostError), { once: true });
+  });
 }
 
 /** The return value is the output unless ctx.setOutput was used (DETAILS "Handler context"). */

@@ -57,8 +57,19 @@ export interface ProcessorOptions {
    */
   pollInterval?: number;
   /**
-   * Called with every internal error (store errors, listener errors). The queue's `error`
-   * event fires as well.
+   * Milliseconds between checks that the jobs this processor runs are still its own. A job
+   * reclaimed by the supervisor (its handler hung, or took longer than `stuckJobsTimeoutMinutes`)
+   * is given up: the handler's abort signal fires with a JobLostError, its concurrency slot is
+   * freed, whatever it returns later is ignored, and the loss is reported once through `onError`
+   * and the `error` event. Only runs held longer than this are checked, with one store call for
+   * all of them. @default pollInterval, within 1000 to 60000
+   * @example { leaseCheckInterval: 10_000 }
+   */
+  leaseCheckInterval?: number;
+  /**
+   * Called with every internal error (store errors, listener errors, jobs lost to reclaim). The
+   * queue's `error` event fires as well. A failure of the background loop that repeats every
+   * interval (the store is down) is reported once, and again when it changes or after recovery.
    * @default none
    */
   onError?: (error: Error) => void;
@@ -79,12 +90,16 @@ export interface ResolvedProcessorOptions {
   concurrency: number;
   groupConcurrency: number | undefined;
   pollInterval: number;
+  leaseCheckInterval: number;
   onError: ((error: Error) => void) | undefined;
   verbose: boolean;
   jobTypes: string[] | undefined;
 }
 
-const KNOWN = ['workerId', 'batchSize', 'concurrency', 'groupConcurrency', 'pollInterval', 'onError', 'verbose', 'jobType'];
+const KNOWN = ['workerId', 'batchSize', 'concurrency', 'groupConcurrency', 'pollInterval', 'leaseCheckInterval', 'onError', 'verbose', 'jobType'];
+/** Bounds of the default lease check interval: not a query per fast poll, not minutes of a dead slot. */
+const LEASE_CHECK_MIN_MS = 1000;
+const LEASE_CHECK_MAX_MS = 60_000;
 /** Claiming more than this in one round trip holds locks on jobs nobody runs yet. */
 const MAX_BATCH_SIZE = 10_000;
 
@@ -126,6 +141,11 @@ export function resolveProcessorOptions(options: unknown): ResolvedProcessorOpti
       bad('pollInterval', `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`, o.pollInterval);
     }
   }
+  if (o.leaseCheckInterval !== undefined) {
+    if (typeof o.leaseCheckInterval !== 'number' || !Number.isFinite(o.leaseCheckInterval) || o.leaseCheckInterval <= 0) {
+      bad('leaseCheckInterval', 'a finite number of milliseconds > 0', o.leaseCheckInterval);
+    }
+  }
   let jobTypes: string[] | undefined;
   if (o.jobType !== undefined) {
     if (Array.isArray(o.jobType)) {
@@ -135,12 +155,15 @@ export function resolveProcessorOptions(options: unknown): ResolvedProcessorOpti
       jobTypes = [nonEmptyString('jobType', o.jobType)];
     }
   }
+  const pollInterval = (o.pollInterval as number | undefined) ?? 5000;
   return {
     workerId: o.workerId === undefined ? defaultWorkerId() : nonEmptyString('workerId', o.workerId),
     batchSize: o.batchSize === undefined ? 10 : positiveInteger('batchSize', o.batchSize, MAX_BATCH_SIZE),
     concurrency: o.concurrency === undefined ? 10 : positiveInteger('concurrency', o.concurrency),
     groupConcurrency: o.groupConcurrency === undefined ? undefined : positiveInteger('groupConcurrency', o.groupConcurrency),
-    pollInterval: (o.pollInterval as number | undefined) ?? 5000,
+    pollInterval,
+    leaseCheckInterval:
+      (o.leaseCheckInterval as number | undefined) ?? Math.min(Math.max(pollInterval, LEASE_CHECK_MIN_MS), LEASE_CHECK_MAX_MS),
     onError: o.onError as ResolvedProcessorOptions['onError'],
     verbose: (o.verbose as boolean | undefined) ?? false,
     jobTypes,

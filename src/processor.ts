@@ -4,10 +4,12 @@
  * backend only makes each step atomic.
  */
 import type { Backend } from './backend.js';
+import type { JobLostError } from './errors.js';
 import { retryAt } from './backoff.js';
 import { CompletionBuffer } from './completion-buffer.js';
 import { toError, type QueueEvents } from './events.js';
 import { failureMessage } from './failure.js';
+import { HeldRuns } from './held-runs.js';
 import { runJob, type RunOutcome } from './job-runner.js';
 import {
   requireHandlers,
@@ -16,7 +18,25 @@ import {
   type ProcessorOptions,
   type ResolvedProcessorOptions,
 } from './processor-options.js';
+import { RepeatedErrors } from './repeated-errors.js';
 import type { Clock, JobRecord } from './types.js';
+
+/** What `processor.stats()` returns: the processor's state at this moment. */
+export interface ProcessorStats {
+  /** Whether the background loop is active. */
+  running: boolean;
+  /** The `concurrency` option. */
+  concurrency: number;
+  /** Concurrency slots taken by running handlers (at most `concurrency`). */
+  slotsInUse: number;
+  /** The jobs whose handlers hold a slot, oldest first. */
+  jobs: { id: number; jobType: string; startedAt: Date }[];
+  /**
+   * Handlers given up on (their job timed out or was lost to reclaim) whose code has not
+   * returned yet. They hold no slot, but still use memory and, if they never return, leak.
+   */
+  abandoned: number;
+}
 
 export interface Processor {
   /** Claims one batch, runs it and resolves with the number of jobs processed (serverless use). */
@@ -25,10 +45,16 @@ export interface Processor {
   startInBackground(): void;
   /** Stops claiming; running handlers are not awaited (their outcomes are still recorded). */
   stop(): void;
-  /** Stops claiming and resolves when running handlers have ended and are recorded, or after `timeoutMs`. */
+  /**
+   * Stops claiming and resolves as soon as running handlers have ended and their outcomes are
+   * recorded, or after `timeoutMs`. A claim in flight is awaited (its jobs are already locked to
+   * this worker), except while the store fails: then nothing runs yet and nothing is awaited.
+   */
   stopAndDrain(timeoutMs?: number): Promise<void>;
   /** Whether the background loop is active. */
   isRunning(): boolean;
+  /** Running handlers and the slots they hold. */
+  stats(): ProcessorStats;
 }
 
 /** @internal What a processor needs from its queue. */
@@ -45,6 +71,8 @@ export interface ProcessorHost {
 
 /** Waits after consecutive store errors in the loop, growing up to the last value. */
 const ERROR_BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
+/** Longest a drain waits for a claim in flight (see claimInFlight). */
+const CLAIM_WAIT_MS = 2000;
 /** Retries of a failure write before the job is left to reclaim. */
 const WRITE_RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 4000, 8000, 15_000];
 
@@ -58,8 +86,16 @@ class JobProcessor implements Processor {
   private loopGeneration = 0;
   /** Every job in progress, background or one-shot, until its outcome is recorded. */
   private readonly active = new Set<Promise<void>>();
-  /** Handlers running now: what `concurrency` limits. A slot frees when its handler ends. */
+  /** Handlers running now: what `concurrency` limits. A slot frees when its handler ends or is given up. */
   private handlersRunning = 0;
+  /** Runs given up whose handler code has not returned (see ProcessorStats.abandoned). */
+  private abandoned = 0;
+  private readonly held: HeldRuns;
+  private readonly repeated = new RepeatedErrors();
+  /** The background loop's claim while it is in flight. */
+  private claiming: Promise<unknown> | undefined;
+  /** The last claim failed: the store is failing, and a claim in flight may hang for long. */
+  private claimFailing = false;
   /** When the background loop last enqueued due cron jobs (real time, ms). */
   private lastCronCheck = Number.NEGATIVE_INFINITY;
   private readonly completions: CompletionBuffer;
@@ -73,6 +109,9 @@ class JobProcessor implements Processor {
     private readonly options: ResolvedProcessorOptions,
   ) {
     this.completions = new CompletionBuffer(host.backend, host.clock, (e) => this.report(e));
+    this.held = new HeldRuns(host.backend, options.workerId, options.leaseCheckInterval, (e) =>
+      e ? this.reportRepeated('lease check', e) : this.repeated.recovered('lease check'),
+    );
   }
 
   async start(): Promise<number> {
@@ -125,7 +164,7 @@ class JobProcessor implements Processor {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
     const drained = (async () => {
-      await this.loopDone; // a claim in flight may still add jobs
+      await this.claimInFlight();
       while (this.active.size > 0) await Promise.all(this.active);
       await this.completions.flush();
     })();
@@ -138,6 +177,32 @@ class JobProcessor implements Processor {
 
   isRunning(): boolean {
     return this.running;
+  }
+
+  /**
+   * Waits for the loop's claim in flight: the jobs it claims are locked to this worker and must
+   * run. A failing store can hold a claim until the driver gives up (ioredis retries for about
+   * ten seconds) while nothing runs, so it is awaited only while claims succeed, and at most
+   * CLAIM_WAIT_MS: a healthy claim takes milliseconds.
+   */
+  private async claimInFlight(): Promise<void> {
+    const claim = this.claiming;
+    if (!claim || this.claimFailing) return;
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLAIM_WAIT_MS)));
+    await Promise.race([claim.catch(() => undefined), stalled]);
+    clearTimeout(timer);
+  }
+
+  stats(): ProcessorStats {
+    const runs = this.held.list().sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
+    return {
+      running: this.running,
+      concurrency: this.options.concurrency,
+      slotsInUse: this.handlersRunning,
+      jobs: runs.map((r) => ({ id: r.job.id, jobType: r.job.jobType, startedAt: r.startedAt })),
+      abandoned: this.abandoned,
+    };
   }
 
   private async loop(): Promise<void> {
@@ -154,12 +219,20 @@ class JobProcessor implements Processor {
       const wanted = Math.min(this.options.batchSize, free);
       let jobs: JobRecord[];
       try {
-        jobs = await this.claim(wanted);
+        const claim = this.claim(wanted);
+        this.claiming = claim;
+        jobs = await claim;
         errors = 0;
+        this.claimFailing = false;
+        this.repeated.recovered('claim');
       } catch (err) {
-        this.report(toError(err, 'claiming jobs failed'));
+        this.claimFailing = true;
+        // A claim cut short by close() is no news to whoever closed the queue.
+        if (this.running) this.reportRepeated('claim', toError(err, 'claiming jobs failed'));
         await this.sleep(ERROR_BACKOFF_MS[Math.min(errors++, ERROR_BACKOFF_MS.length - 1)]!, false);
         continue;
+      } finally {
+        this.claiming = undefined;
       }
       // Claimed jobs run even if stop() came meanwhile: they are locked to this worker.
       for (const job of jobs) void this.track(job);
@@ -181,8 +254,9 @@ class JobProcessor implements Processor {
     this.lastCronCheck = now;
     try {
       await enqueue();
+      this.repeated.recovered('cron');
     } catch (err) {
-      this.report(toError(err, 'enqueueing due cron jobs failed'));
+      this.reportRepeated('cron', toError(err, 'enqueueing due cron jobs failed'));
     }
   }
 
@@ -217,22 +291,34 @@ class JobProcessor implements Processor {
   private async process(job: JobRecord): Promise<void> {
     const { backend, clock, events } = this.host;
     this.handlersRunning++;
+    const run = this.held.add(job);
     let outcome: RunOutcome;
     try {
-      outcome = await runJob(job, this.handlers[job.jobType], {
+      const deps = {
         job,
         workerId: this.options.workerId,
         backend,
         clock,
         events,
-        report: (e) => this.report(e),
-      });
+        report: (e: Error) => this.report(e),
+        jobLost: (e: JobLostError) => this.held.giveUp(run, e),
+      };
+      outcome = await runJob(job, this.handlers[job.jobType], deps, run.lost.signal);
     } finally {
       // The slot is refilled at once, while the outcome is still being written.
+      this.held.remove(run);
       this.handlersRunning--;
       this.wake();
     }
-    if (outcome.status === 'completed') {
+    if (outcome.abandoned) {
+      this.abandoned++;
+      void outcome.abandoned.finally(() => this.abandoned--);
+    }
+    if (outcome.status === 'lost') {
+      // Nothing is written: the job belongs to whoever holds it now.
+      this.report(outcome.error);
+      this.log(outcome.error.message);
+    } else if (outcome.status === 'completed') {
       const input = { jobId: job.id, workerId: this.options.workerId, ...(outcome.hasOutput ? { output: outcome.output } : {}) };
       if (await this.completions.add(input)) {
         events.emit('job:completed', { jobId: job.id, jobType: job.jobType });
@@ -298,6 +384,12 @@ class JobProcessor implements Processor {
   private wake(): void {
     this.wakeRequested = true;
     this.wakeSleeper?.();
+  }
+
+  /** Reports a background-loop error once while it repeats (see RepeatedErrors). */
+  private reportRepeated(task: string, error: Error): void {
+    if (this.repeated.isNew(task, error)) this.report(error);
+    else this.log(`${error.message} (again)`);
   }
 
   /** Every error goes to onError and to the queue's `error` event; neither may throw out. */

@@ -13,6 +13,7 @@ import { QueueEvents, type QueueEventListener, type QueueEventName } from './eve
 import { CronSchedules } from './cron-schedules.js';
 import { createProcessor, type Processor } from './processor.js';
 import type { JobHandlers, ProcessorOptions } from './processor-options.js';
+import { QueueLifecycle, type CloseOptions } from './queue-lifecycle.js';
 import { createSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
 import { completeToken, createToken, getToken } from './tokens.js';
 import {
@@ -75,15 +76,20 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
 export class JobQueue<P extends PayloadMap = PayloadMap> {
   /** @internal */
   readonly events = new QueueEvents();
+  /** @internal The store, refusing every call once the queue is closed. */
+  readonly backend: Backend;
   private readonly cron: CronSchedules;
+  private readonly lifecycle: QueueLifecycle;
 
   /** @internal Use initJobQueue. */
   constructor(
-    /** @internal */ readonly backend: Backend,
+    backend: Backend,
     /** @internal */ readonly clock: Clock,
     /** @internal */ readonly verbose: boolean,
   ) {
-    this.cron = new CronSchedules(backend, clock, this.events);
+    this.lifecycle = new QueueLifecycle(backend);
+    this.backend = this.lifecycle.backend;
+    this.cron = new CronSchedules(this.backend, clock, this.events);
     // Loud on purpose, whatever `verbose` says: data may have been lost.
     backend.setErrorReporter?.((error) => {
       console.error(`[queuedev] ${error.message}`);
@@ -280,19 +286,21 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /**
    * Creates a processor running `handlers` (one per job type). Before claiming, it enqueues due
-   * cron schedules (SPEC §4.4 rule 1). Throws ConfigError on invalid options.
+   * cron schedules (SPEC §4.4 rule 1). `close()` stops it. Throws ConfigError on invalid
+   * options, QueueClosedError once the queue is closing.
    */
   createProcessor(handlers: JobHandlers<P>, options?: ProcessorOptions): Processor {
-    return createProcessor(
-      { ...this.host(), enqueueDueCronJobs: () => this.cron.enqueueDue() },
-      handlers,
-      options,
-    );
+    const host = { ...this.host(), enqueueDueCronJobs: () => this.cron.enqueueDue() };
+    return this.lifecycle.adopt(() => createProcessor(host, handlers, options), 'createProcessor');
   }
 
-  /** Creates a maintenance supervisor. Throws ConfigError on invalid options. */
+  /**
+   * Creates a maintenance supervisor; `close()` stops it. Throws ConfigError on invalid options,
+   * QueueClosedError once the queue is closing.
+   */
   createSupervisor(options?: SupervisorOptions): Supervisor {
-    return createSupervisor({ ...this.host(), expireTimedOutTokens: () => this.expireTimedOutTokens() }, options);
+    const host = { ...this.host(), expireTimedOutTokens: () => this.expireTimedOutTokens() };
+    return this.lifecycle.adopt(() => createSupervisor(host, options), 'createSupervisor');
   }
 
   private host() {
@@ -326,9 +334,14 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     return this.backend.getRedisClient();
   }
 
-  /** Closes the pool or client the library created. A caller-owned one is left open. */
-  close(): Promise<void> {
-    return this.backend.close();
+  /**
+   * Shuts the queue down: stops every processor and supervisor created from it, waits up to
+   * `timeoutMs` for running handlers to end and be recorded, then closes the pool or client the
+   * library created (a caller-owned one is left open). Afterwards every operation rejects with
+   * a QueueClosedError. Calling it again returns the same promise.
+   */
+  close(options?: CloseOptions): Promise<void> {
+    return this.lifecycle.close(options);
   }
 
   /** @internal */

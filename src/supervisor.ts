@@ -8,6 +8,7 @@ import { ConfigError, describeValue } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
 import { requireKnownConfigKeys } from './option-keys.js';
 import { MAX_TIMER_MS, clampSpanMs, storableTimeBefore } from './storable.js';
+import { RepeatedErrors } from './repeated-errors.js';
 import type { Clock } from './types.js';
 
 export interface SupervisorOptions {
@@ -26,8 +27,10 @@ export interface SupervisorOptions {
   /** Run the token expiry task. @default true */
   expireTimedOutTokens?: boolean;
   /**
-   * Called when a task fails; the queue's `error` event fires as well.
-   * @default writes the error to the console
+   * Called when a task fails; the queue's `error` event fires as well. In the background loop a
+   * failure that repeats every interval (the store is down) is reported once, and again when
+   * its message changes or after the task has succeeded in between.
+   * @default writes the error's message to the console, one line
    */
   onError?: (error: Error) => void;
   /** Log each run. @default false */
@@ -49,7 +52,10 @@ export interface Supervisor {
   startInBackground(): void;
   /** Stops the loop; a run in progress finishes on its own. */
   stop(): void;
-  /** Stops the loop and resolves when the current run has ended, or after `timeoutMs`. */
+  /**
+   * Stops the loop and resolves when the current run has ended, or after `timeoutMs`. While
+   * the store is failing (the last task failed) a run in flight is not awaited: it can only fail.
+   */
   stopAndDrain(timeoutMs?: number): Promise<void>;
   /** Whether the background loop is active. */
   isRunning(): boolean;
@@ -121,7 +127,8 @@ export function resolveSupervisorOptions(options: unknown): ResolvedSupervisorOp
     cleanupBatchSize: number('cleanupBatchSize', 1, 'an integer from 1 to 2147483647', true, 2_147_483_647),
     reclaimStuckJobs: flag('reclaimStuckJobs'),
     expireTimedOutTokens: flag('expireTimedOutTokens'),
-    onError: (o.onError as ((error: Error) => void) | undefined) ?? ((error) => console.error('[queuedev] supervisor error:', error)),
+    // One line, not a stack trace: the loop may report a failing store again after recovery.
+    onError: (o.onError as ((error: Error) => void) | undefined) ?? ((error) => console.error('[queuedev] supervisor error:', error.message)),
     verbose: flag('verbose'),
   };
 }
@@ -134,6 +141,9 @@ class JobSupervisor implements Supervisor {
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<unknown> = Promise.resolve();
+  private readonly repeated = new RepeatedErrors();
+  /** The last task run failed: the store is likely down. */
+  private failing = false;
 
   constructor(
     private readonly host: SupervisorHost,
@@ -167,7 +177,7 @@ class JobSupervisor implements Supervisor {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
     try {
-      await Promise.race([this.current.then(() => undefined), timedOut]);
+      if (!this.failing) await Promise.race([this.current.then(() => undefined), timedOut]);
     } finally {
       clearTimeout(timer);
     }
@@ -213,9 +223,15 @@ class JobSupervisor implements Supervisor {
 
   private async task(name: string, run: () => Promise<number>): Promise<number> {
     try {
-      return await run();
+      const count = await run();
+      this.failing = false;
+      this.repeated.recovered(name);
+      return count;
     } catch (err) {
+      this.failing = true;
       const error = toError(err, `supervisor: ${name} failed`);
+      // The loop reports a repeating failure once; a direct start() always reports.
+      if (this.running && !this.repeated.isNew(name, error)) return 0;
       try {
         this.options.onError(error);
       } catch (e) {

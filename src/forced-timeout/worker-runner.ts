@@ -25,14 +25,18 @@ type WorkerMessage =
  */
 export const forcedWorkerEvents = new EventEmitter<{ start: [threadId: number]; exit: [threadId: number] }>();
 
-/** Resolves with the handler's return value; rejects with its error, a JobTimeoutError or a HandlerSerializationError. */
+/**
+ * Resolves with the handler's return value; rejects with its error, a JobTimeoutError, a
+ * HandlerSerializationError, or the reason of `lost` (the thread is terminated then too).
+ */
 export function runInWorkerThread(input: {
   job: JobRecord;
   handler: JobHandler;
   ctx: HandlerContext;
   report: (error: Error) => void;
+  lost: AbortSignal;
 }): Promise<unknown> {
-  const { job, handler, ctx, report } = input;
+  const { job, handler, ctx, report, lost } = input;
   const check = validateHandlerSerializable(handler, job.jobType);
   if (!check.isSerializable) return Promise.reject(new HandlerSerializationError(check.error!));
 
@@ -43,26 +47,31 @@ export function runInWorkerThread(input: {
     });
     const threadId = worker.threadId;
     forcedWorkerEvents.emit('start', threadId);
+    const startedAt = Date.now();
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
+    const onLost = () => settle(() => reject(lost.reason as Error));
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      lost.removeEventListener('abort', onLost);
       outcome();
       // Also after a result: the handler may have left timers or sockets running in the thread.
       void worker.terminate();
     };
 
-    if (job.timeoutMs !== null) {
-      timer = setTimeout(
-        () => settle(() => reject(new JobTimeoutError(`Job ${job.id} (${job.jobType}) timed out after ${job.timeoutMs} ms; its worker thread was terminated`))),
-        job.timeoutMs,
-      );
-    }
+    const timedOut = () =>
+      settle(() => reject(new JobTimeoutError(`Job ${job.id} (${job.jobType}) timed out after ${job.timeoutMs} ms; its worker thread was terminated`)));
+    if (job.timeoutMs !== null) timer = setTimeout(timedOut, job.timeoutMs);
+    if (lost.aborted) onLost();
+    else lost.addEventListener('abort', onLost);
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'progress') void ctx.setProgress(message.progress);
       else if (message.type === 'output') relayOutput(ctx, message.output, report);
+      // This thread's event loop may have been blocked past the deadline, delaying the timer:
+      // a result that arrives after the deadline is still a timeout.
+      else if (job.timeoutMs !== null && Date.now() - startedAt >= job.timeoutMs) timedOut();
       else if (message.ok) settle(() => resolve(message.value));
       else settle(() => reject(rebuildError(message.error)));
     });

@@ -56,12 +56,17 @@ if (handler && workerData.compileOnly) {
     },
   };
   const signal = new AbortController().signal;
+  // A handler awaiting something that holds no handle (a promise nobody resolves, an unref'd
+  // timer) would let the thread exit at once, looking like a crash. This ref'd timer keeps it
+  // alive until the handler settles; the parent terminates the thread at the deadline.
+  const keepAlive = setInterval(() => {}, 1 << 30);
   Promise.resolve()
     .then(() => handler(workerData.payload, signal, ctx))
     .then(
       (value) => post({ type: 'result', ok: true, value }),
       (err) => post({ type: 'result', ok: false, error: describe(err) }),
-    );
+    )
+    .finally(() => clearInterval(keepAlive));
 }
 `;
 }

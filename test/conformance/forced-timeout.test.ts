@@ -132,4 +132,27 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
     expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'failed', failureReason: 'timeout' });
     expect((await ctx.queue.getJobEvents(id)).filter((e) => e.eventType === 'prolonged')).toEqual([]);
   });
+
+  it('keeps the thread alive for a handler that awaits something holding no handle, until the timeout', async () => {
+    const forever = await ctx.queue.addJob({ jobType: 'forever', payload: {}, timeoutMs: 300, forceKillOnTimeout: true, maxAttempts: 1 });
+    const unref = await ctx.queue.addJob({ jobType: 'unref', payload: {}, timeoutMs: 10_000, forceKillOnTimeout: true, maxAttempts: 1 });
+    await ctx.queue
+      .createProcessor({
+        forever: async () => {
+          await new Promise(() => {});
+        },
+        // Resolves after 50 ms although the timer alone would not keep the thread alive.
+        unref: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 50).unref());
+          return 'done';
+        },
+      })
+      .start();
+    const job = await ctx.queue.getJob(forever);
+    expect(job).toMatchObject({ status: 'failed', failureReason: 'timeout' });
+    expect(job?.errorHistory[0]?.message).toContain('timed out after 300 ms');
+    const u = await ctx.queue.getJob(unref);
+    expect(u?.errorHistory).toEqual([]);
+    expect(u).toMatchObject({ status: 'completed', output: 'done' });
+  });
 });

@@ -23,7 +23,8 @@ forEachBackend('multiple processes', (ctx) => {
       CREATE TABLE IF NOT EXISTS ${s}.test_group_live (group_id TEXT PRIMARY KEY, n INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS ${s}.test_group_seen (group_id TEXT NOT NULL, n INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS ${s}.test_hangs (n INTEGER NOT NULL);
-      TRUNCATE ${s}.test_runs, ${s}.test_group_live, ${s}.test_group_seen, ${s}.test_hangs;
+      CREATE TABLE IF NOT EXISTS ${s}.test_notes (text TEXT NOT NULL);
+      TRUNCATE ${s}.test_runs, ${s}.test_group_live, ${s}.test_group_seen, ${s}.test_hangs, ${s}.test_notes;
     `);
   });
 
@@ -92,6 +93,11 @@ forEachBackend('multiple processes', (ctx) => {
   async function hangs(): Promise<number> {
     if (ctx.backend === 'postgres') return (await ctx.sql.query(`SELECT count(*)::int AS c FROM "${ctx.schema}".test_hangs`)).rows[0].c;
     return ctx.redis.llen(`${ctx.keyPrefix}test:hangs`);
+  }
+
+  async function notes(): Promise<string[]> {
+    if (ctx.backend === 'postgres') return (await ctx.sql.query(`SELECT text FROM "${ctx.schema}".test_notes`)).rows.map((r) => r.text);
+    return ctx.redis.lrange(`${ctx.keyPrefix}test:notes`, 0, -1);
   }
 
   it('four processes drain 2,000 jobs, each exactly once', { timeout: 120_000 }, async () => {
@@ -192,5 +198,24 @@ forEachBackend('multiple processes', (ctx) => {
     } finally {
       await queue.close();
     }
+  });
+
+  it('a worker whose hung job is reclaimed gives the run up, frees the slot and reports the loss once', { timeout: 60_000 }, async () => {
+    const worker = await spawnWorker('jammed', { QD_CONCURRENCY: '1' });
+    const id = await ctx.queue.addJob({ jobType: 'hang-once', payload: { n: 1 }, maxAttempts: 3 });
+    await waitFor(async () => (await hangs()) === 1, 20_000, 'the handler to hang');
+    // Threshold 0: anything processing counts as stuck, and nothing else is processing here.
+    expect((await ctx.queue.createSupervisor({ stuckJobsTimeoutMinutes: 0 }).start()).reclaimedJobs).toBe(1);
+    // The only slot of the worker was held by the hung run: it runs the job again, then more.
+    await waitFor(async () => (await ctx.queue.getJob(id))?.status === 'completed', 20_000, 'the reclaimed job to complete');
+    const more = await ctx.queue.addJobs([2, 3, 4].map((n) => ({ jobType: 'count', payload: { n } })));
+    await waitFor(async () => (await runCount()) === 4, 20_000, 'three more jobs in the freed slot');
+    await stopWorkers([worker]);
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 2 });
+    for (const other of more) expect((await ctx.queue.getJob(other))?.status).toBe('completed');
+    expect((await runs()).every((r) => r.worker === 'jammed')).toBe(true);
+    const seen = await notes();
+    expect(seen.filter((n) => n.startsWith('aborted:'))).toEqual(['aborted:1:JOB_LOST']);
+    expect(seen.filter((n) => n.startsWith('error:'))).toEqual(['error:JOB_LOST']);
   });
 });

@@ -1,4 +1,5 @@
 /** Helpers shared by the processing conformance files (processor, retries, timeouts, ...). */
+import { Redis } from 'ioredis';
 import { afterEach, expect } from 'vitest';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Processor } from '../../src/processor.js';
@@ -59,4 +60,26 @@ export function ownedQueue(ctx: BackendContext, options: { clock?: Clock; applic
     return initJobQueue({ databaseConfig: { connectionString: url.toString() }, schema: ctx.schema, clock: options.clock });
   }
   return initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: ctx.keyPrefix }, clock: options.clock });
+}
+
+/**
+ * A queue on a store that is not there: every store call fails at once (PostgreSQL: a refused
+ * connection; Redis: a client with no offline queue, which fails commands instead of retrying).
+ * The caller closes it.
+ */
+export function unreachableQueue(ctx: BackendContext): JobQueue<PayloadMap> {
+  const url = '127.0.0.1:1'; // port 1: nothing listens there
+  if (ctx.backend === 'postgres') {
+    return initJobQueue({ databaseConfig: { connectionString: `postgres://postgres@${url}/none` }, schema: ctx.schema });
+  }
+  const client = new Redis(`redis://${url}`, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  client.on('error', () => {});
+  const queue = initJobQueue({ backend: 'redis', client, keyPrefix: ctx.keyPrefix });
+  const close = queue.close.bind(queue);
+  // The client is the test's: disconnect it with the queue.
+  queue.close = async (options) => {
+    await close(options);
+    client.disconnect();
+  };
+  return queue;
 }

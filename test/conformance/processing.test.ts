@@ -381,6 +381,8 @@ forEachBackend('processor (§4.6)', (ctx) => {
       [{ batchSize: 0 }, '`batchSize`'],
       [{ concurrency: 1.5 }, '`concurrency`'],
       [{ pollInterval: -1 }, '`pollInterval`'],
+      [{ leaseCheckInterval: 0 }, '`leaseCheckInterval`'],
+      [{ leaseCheckInterval: Number.POSITIVE_INFINITY }, '`leaseCheckInterval`'],
       [{ jobType: [] }, '`jobType`'],
       [{ jobType: [''] }, '`jobType[0]`'],
       [{ onError: 'log' }, '`onError`'],

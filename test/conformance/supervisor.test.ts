@@ -2,11 +2,11 @@
  * The supervisor (SPEC §4.9, §2.10): reclaim, cleanup of jobs and events, switches, the
  * background loop, and error reporting.
  */
-import { afterEach, expect, it, vi } from 'vitest';
+import { afterEach, expect, it, onTestFinished, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { DAY_MS, claimJob, completeJob } from './job-states.js';
-import { ownedQueue, trackRunners, waitFor } from './processing-support.js';
+import { trackRunners, unreachableQueue, waitFor } from './processing-support.js';
 
 const MINUTE = 60_000;
 
@@ -91,8 +91,8 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
   });
 
   it('reports a failing task to onError and the error event, runs the other tasks, and resolves', async () => {
-    const queue = ownedQueue(ctx);
-    await queue.close(); // every store call now fails for real
+    const queue = unreachableQueue(ctx); // every store call fails for real
+    onTestFinished(() => queue.close());
     const onError: Error[] = [];
     const errorEvents: Error[] = [];
     queue.on('error', (e) => errorEvents.push(e));
@@ -108,8 +108,8 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
   });
 
   it('writes errors to the console when no onError is given', async () => {
-    const queue = ownedQueue(ctx);
-    await queue.close();
+    const queue = unreachableQueue(ctx);
+    onTestFinished(() => queue.close());
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
     await queue.createSupervisor({ cleanupJobsDaysToKeep: 0, cleanupEventsDaysToKeep: 0, expireTimedOutTokens: false }).start();
     expect(consoleError).toHaveBeenCalledTimes(1);

@@ -176,4 +176,36 @@ forEachBackend('timeouts (§4.6)', (ctx) => {
     expect(errors.map((e) => e.message)).toEqual(['callback bug']);
     expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'failed', failureReason: 'timeout' });
   });
+
+  it('records a result that arrives after the deadline as a timeout, when the handler blocked the event loop', async () => {
+    const sync = await ctx.queue.addJob({ jobType: 'sync', payload: {}, timeoutMs: 100, maxAttempts: 1 });
+    const async_ = await ctx.queue.addJob({ jobType: 'async', payload: {}, timeoutMs: 100, maxAttempts: 1 });
+    const block = (ms: number) => {
+      const end = Date.now() + ms;
+      while (Date.now() < end) {
+        // blocks the event loop: the deadline's timer cannot fire
+      }
+    };
+    const failures: Error[] = [];
+    ctx.queue.on('job:failed', (e) => failures.push(e.error));
+    await ctx.queue
+      .createProcessor(
+        {
+          sync: () => (block(400), 'too late'),
+          async: async () => {
+            await sleep(10);
+            block(400);
+            return 'too late';
+          },
+        },
+        { concurrency: 1 },
+      )
+      .start();
+    for (const id of [sync, async_]) {
+      const job = await ctx.queue.getJob(id);
+      expect(job).toMatchObject({ status: 'failed', failureReason: 'timeout', output: null });
+      expect(job?.errorHistory[0]?.message).toContain('timed out after 100 ms');
+    }
+    expect(failures.every((e) => e instanceof JobTimeoutError)).toBe(true);
+  });
 });

@@ -42,6 +42,8 @@ describe('public exports', () => {
       api.HandlerSerializationError,
       api.JobTimeoutError,
       api.NoHandlerError,
+      api.JobLostError,
+      api.QueueClosedError,
     ]) {
       expect(ErrorClass.prototype).toBeInstanceOf(Error);
     }
@@ -49,6 +51,20 @@ describe('public exports', () => {
     expect(new api.ValidationError('f', 'x')).toMatchObject({ code: 'VALIDATION_FAILED', field: 'f', name: 'ValidationError' });
     expect(new api.DependencyError('x').code).toBe('DEPENDENCY_INVALID');
     expect(new api.UnsupportedOnBackendError('x').code).toBe('UNSUPPORTED_ON_BACKEND');
+    expect(new api.QueueClosedError('x')).toMatchObject({ code: 'QUEUE_CLOSED', name: 'QueueClosedError' });
+  });
+
+  it('processor.stats() and close() options have the documented shapes', () => {
+    expectTypeOf<api.ProcessorStats>().toEqualTypeOf<{
+      running: boolean;
+      concurrency: number;
+      slotsInUse: number;
+      jobs: { id: number; jobType: string; startedAt: Date }[];
+      abandoned: number;
+    }>();
+    expectTypeOf<api.Processor['stats']>().returns.toEqualTypeOf<api.ProcessorStats>();
+    expectTypeOf<JobQueue['close']>().parameters.toEqualTypeOf<[options?: api.CloseOptions]>();
+    expectTypeOf<api.ProcessorOptions['leaseCheckInterval']>().toEqualTypeOf<number | undefined>();
   });
 
   it('exports the status and tag mode lists', () => {

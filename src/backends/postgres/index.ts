@@ -37,6 +37,7 @@ import { openDriver, type Driver } from './pool.js';
 import { cascadeLevelSql } from './queries/cascade.js';
 import { cleanupEventsSql, jobEventsSql } from './queries/events.js';
 import { addJobsSql, getJobSql, idsByKeysSql, listJobsSql, repointDependenciesSql } from './queries/jobs.js';
+import { heldJobIdsSql } from './queries/leases.js';
 import { cancelJobsSql, cleanupJobsSql, editJobsSql, reclaimSql, retryJobSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
 import {
@@ -350,6 +351,12 @@ class PostgresBackend implements Backend {
     return rows.length > 0;
   }
 
+  async heldJobIds({ workerId, jobIds }: { workerId: string; jobIds: number[] }): Promise<number[]> {
+    if (jobIds.length === 0) return [];
+    const { rows } = await this.conn.query<{ id: string }>(this.sql.heldJobIds, [jobIds, workerId], true);
+    return rows.map((r) => toId(r.id));
+  }
+
   // Cron schedules (SPEC §4.4)
 
   addCronSchedule(schedule: NewCronSchedule, now: Date): Promise<number> {
@@ -449,6 +456,7 @@ function buildStatements(t: SchemaNames) {
     prolongJob: prolongJobSql(t),
     setProgress: setProgressSql(t),
     setOutput: setOutputSql(t),
+    heldJobIds: heldJobIdsSql(t),
   };
 }
 

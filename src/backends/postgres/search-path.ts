@@ -61,7 +61,7 @@ const DEFERRED = [
   'cleanupOldJobEvents', 'reclaimStuckJobs', 'claimJobs', 'completeJobs', 'failJob', 'prolongJob', 'setProgress',
   'setOutput', 'subscribeJobAvailable', 'addCronSchedule', 'getCronSchedules', 'editCronSchedule',
   'removeCronSchedule', 'getDueCronSchedules', 'enqueueCronSlots', 'saveStep', 'enterWait', 'createToken',
-  'completeToken', 'getToken', 'expireTimedOutTokens',
+  'completeToken', 'getToken', 'expireTimedOutTokens', 'heldJobIds',
 ] as const satisfies readonly AsyncMember[];
 
 // A Backend method added later must be listed in DEFERRED (or handled below); this fails to

@@ -3,6 +3,7 @@
  * Redis (or one Redis Cluster slot: all keys share the `{q}` hash tag, see keys.ts). Each change
  * is one Lua script (lua/*.lua, built into lua.generated.ts by scripts/build-lua.ts).
  */
+import type { Redis } from 'ioredis';
 import type { Backend, CronStore, WaitStore } from '../../backend.js';
 import type { ResolvedRedisConfig } from '../../config.js';
 import { UnsupportedOnBackendError } from '../../errors.js';
@@ -14,12 +15,39 @@ import { addCronSchedule, editCronSchedule, enqueueCronSlots, getCronSchedules, 
 import { addJobs, getJob, getJobEvents, getJobs } from './jobs.js';
 import { StoreIdentity } from './identity.js';
 import { redisKeys } from './keys.js';
+import { heldJobIds } from './leases.js';
 import { cancelJobs, cleanupOldJobEvents, cleanupOldJobs, editJobs, reclaimStuckJobs, retryJob } from './manage.js';
 import { claimJobs, completeJobs, failJob, prolongJob, setOutput, setProgress } from './processing.js';
 import { createScriptRunner, type ScriptRunner } from './scripts.js';
 import { redisErrorTranslator } from './store-errors.js';
 import { createSubscriptions } from './subscribe.js';
 import { completeToken, createToken, enterWait, expireTimedOutTokens, getToken, saveStep } from './waits.js';
+
+/** Longest wait for QUIT's goodbye before the socket is simply closed. */
+const QUIT_WAIT_MS = 2000;
+
+/**
+ * QUIT lets replies in flight arrive first; but while Redis is unreachable it waits in the
+ * offline queue (and ioredis stops reconnecting once quitting), so it may never settle. Then,
+ * or when QUIT is slow, the connection is dropped: close() always settles.
+ */
+async function closeClient(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+  if (client.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_WAIT_MS)));
+    // A failed QUIT is no reason to keep the connection: it is dropped below.
+    await Promise.race([Promise.all([client.quit().catch(() => undefined), ended]), slow]);
+    clearTimeout(timer);
+  }
+  // Read again: the awaits above may have ended the connection (TypeScript narrowed it).
+  if ((client.status as string) !== 'end') {
+    client.disconnect();
+    // 'end' follows a disconnect at once, or not at all when no socket was open.
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 100))]);
+  }
+}
 
 /**
  * Creates the Redis backend. Every method's errors go through one translation
@@ -64,6 +92,7 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
     prolongJob: (input) => prolongJob(ctx, input),
     setProgress: (input) => setProgress(ctx, input),
     setOutput: (input) => setOutput(ctx, input),
+    heldJobIds: (input) => heldJobIds(ctx, input),
     subscribeJobAvailable: (listener) => subscriptions.subscribe(listener),
 
     addCronSchedule: async (schedule, now) => sawSchedules(await addCronSchedule(ctx, schedule, now), (id) => [id]),
@@ -92,11 +121,7 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
     async close() {
       // Subscriptions use connections of their own, created here: closed whoever owns `client`.
       await subscriptions.closeAll();
-      if (!owned || client.status === 'end') return;
-      // QUIT's reply comes before the socket closes; wait for the end so that close() means closed.
-      const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
-      await client.quit();
-      await ended;
+      if (owned) await closeClient(client);
     },
   }, redisErrorTranslator(client, describeStore));
 }

@@ -1,0 +1,124 @@
+/**
+ * Closing a queue: close() stops and drains what the queue created, with a bounded wait, and
+ * then refuses every operation with a QueueClosedError. Background loops report an error that
+ * repeats every interval once, not once per interval.
+ */
+import { expect, it, vi } from 'vitest';
+import { QueueClosedError, ValidationError } from '../../src/errors.js';
+import { forEachBackend } from '../helpers/backends.js';
+import { deferred, ownedQueue, sleep, unreachableQueue, waitFor } from './processing-support.js';
+
+forEachBackend('closing a queue', (ctx) => {
+  it('stops the processors and supervisors created from it and drains running handlers', async () => {
+    const queue = ownedQueue(ctx);
+    const started = deferred();
+    const release = deferred();
+    const processor = queue.createProcessor(
+      {
+        work: async () => {
+          started.resolve();
+          await release.promise;
+          return 'drained';
+        },
+      },
+      { pollInterval: 50 },
+    );
+    const supervisor = queue.createSupervisor({ intervalMs: 50 });
+    processor.startInBackground();
+    supervisor.startInBackground();
+    const id = await queue.addJob({ jobType: 'work', payload: {} });
+    await started.promise;
+    const closed = queue.close();
+    expect(processor.isRunning()).toBe(false);
+    expect(supervisor.isRunning()).toBe(false);
+    release.resolve();
+    await closed;
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', output: 'drained' });
+  });
+
+  it('waits at most timeoutMs for a handler that never ends', async () => {
+    const queue = ownedQueue(ctx);
+    const started = deferred();
+    const processor = queue.createProcessor({
+      work: async () => {
+        started.resolve();
+        await new Promise(() => {});
+      },
+    });
+    processor.startInBackground();
+    const id = await queue.addJob({ jobType: 'work', payload: {} });
+    await started.promise;
+    const outcome = await Promise.race([queue.close({ timeoutMs: 100 }).then(() => 'closed'), sleep(20_000).then(() => 'still open')]);
+    expect(outcome).toBe('closed');
+    expect(processor.isRunning()).toBe(false);
+    // Left to reclaim: the job stays processing.
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'processing' });
+  });
+
+  it('refuses every operation afterwards with a QueueClosedError', async () => {
+    const queue = ownedQueue(ctx);
+    await queue.addJob({ jobType: 'work', payload: {} });
+    await queue.close();
+    await expect(queue.addJob({ jobType: 'work', payload: {} })).rejects.toThrow(QueueClosedError);
+    await expect(queue.getJob(1)).rejects.toThrow(QueueClosedError);
+    await expect(queue.getJobsByStatus('pending')).rejects.toMatchObject({ code: 'QUEUE_CLOSED' });
+    await expect(queue.reclaimStuckJobs()).rejects.toThrow(QueueClosedError);
+    expect(() => queue.createProcessor({})).toThrow(QueueClosedError);
+    expect(() => queue.createSupervisor()).toThrow(QueueClosedError);
+    // A second close is the same close.
+    await expect(queue.close()).resolves.toBeUndefined();
+  });
+
+  it('rejects an invalid close timeout with a ValidationError naming the field', async () => {
+    expect(() => ctx.queue.close({ timeoutMs: -1 })).toThrow(ValidationError);
+    expect(() => ctx.queue.close({ timeoutMs: Number.NaN })).toThrow('`timeoutMs`');
+  });
+
+  it('reports a claim failure that repeats every poll once', async () => {
+    const queue = unreachableQueue(ctx);
+    const onError: Error[] = [];
+    const events: Error[] = [];
+    queue.on('error', (e) => events.push(e));
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      const processor = queue.createProcessor({}, { pollInterval: 10, verbose: true, onError: (e) => onError.push(e) });
+      processor.startInBackground();
+      // Verbose mode logs each repeat that was not reported.
+      const repeats = () => log.mock.calls.filter((c) => String(c[0]).includes('claiming jobs failed') && String(c[0]).includes('(again)'));
+      await waitFor(() => repeats().length >= 2, 10_000, 'two more failed claims');
+      // Once per background task: the claim, and the cron enqueue that precedes each claim.
+      expect(onError.map((e) => e.message.split(':')[0]).sort()).toEqual(['claiming jobs failed', 'enqueueing due cron jobs failed']);
+      expect(events).toEqual(onError);
+    } finally {
+      await queue.close({ timeoutMs: 1000 });
+      log.mockRestore();
+    }
+  });
+
+  it('reports a supervisor task failure that repeats every interval once, as one console line by default', async () => {
+    const queue = unreachableQueue(ctx);
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      const supervisor = queue.createSupervisor({
+        intervalMs: 10,
+        verbose: true,
+        cleanupJobsDaysToKeep: 0,
+        cleanupEventsDaysToKeep: 0,
+        expireTimedOutTokens: false,
+      });
+      supervisor.startInBackground();
+      const runs = () => log.mock.calls.filter((c) => String(c[0]).includes('supervisor run')).length;
+      await waitFor(() => runs() >= 3, 10_000, 'three supervisor runs');
+      expect(consoleError).toHaveBeenCalledTimes(1);
+      const args = consoleError.mock.calls[0]!;
+      expect(args.join(' ')).toContain('reclaiming stuck jobs');
+      // A message, not an Error with its stack trace.
+      expect(args.every((a) => typeof a === 'string' && !a.includes('\n'))).toBe(true);
+    } finally {
+      await queue.close({ timeoutMs: 1000 });
+      consoleError.mockRestore();
+      log.mockRestore();
+    }
+  });
+});
