@@ -50,7 +50,7 @@ describe('redis driver access and ownership', () => {
   it('closes the client it created from redisConfig', async () => {
     const q = initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: ctx.prefix } });
     await q.addJob({ jobType: 'x', payload: {} });
-    const client = q.getRedisClient();
+    const client = q.getRedisClient() as Redis;
     expect(client.status).toBe('ready');
     await q.close();
     expect(client.status).toBe('end');
