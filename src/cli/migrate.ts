@@ -96,7 +96,9 @@ export async function runMigrate(args: string[]): Promise<number> {
   try {
     if (parsed.action === 'redo') {
       const undone = await run('down', parsed.count ?? 1);
-      if (undone.length > 0) await run('up', undone.length);
+      // A dry run undid nothing, so the up pass would find nothing to apply: say what it would.
+      if (parsed.dryRun) for (const m of [...undone].reverse()) log(`dry run: would apply ${m.name}`);
+      else if (undone.length > 0) await run('up', undone.length);
     } else {
       await run(parsed.action, parsed.count);
     }
