@@ -7,7 +7,8 @@ export default defineConfig({
     'cli/index': 'src/cli/index.ts',
   },
   format: ['esm', 'cjs'],
-  dts: true,
+  // Declarations for the two import paths only: the CLI is a command, not an API.
+  dts: { entry: { index: 'src/index.ts', 'dashboard/index': 'src/dashboard/index.ts' } },
   sourcemap: true,
   clean: true,
   shims: true,

@@ -21,6 +21,7 @@ import type {
   Queryable,
   WaitToken,
 } from './types.js';
+import type { PostgresPool, RedisClient } from './types.js';
 
 /** A job ready to insert: validated, defaults applied (see validation.ts `normalizeJob`). */
 export interface NewJob {
@@ -211,8 +212,8 @@ export interface Backend extends CronStore, WaitStore {
   subscribeJobAvailable(listener: () => void): Promise<() => Promise<void>>;
 
   // Driver access (each backend refuses the other's with UnsupportedOnBackendError)
-  getPool(): import('pg').Pool;
-  getRedisClient(): import('ioredis').Redis;
+  getPool(): PostgresPool;
+  getRedisClient(): RedisClient;
 
   /**
    * Where the backend reports a problem no single call owns, such as a Redis store found wiped

@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, describeValue } from './errors.js';
 import { requireKnownConfigKeys } from './option-keys.js';
+import type { Pool } from 'pg';
+import type { Redis } from 'ioredis';
 import type { DatabaseConfig, JobQueueConfig, PostgresQueueConfig, RedisConfig, RedisQueueConfig, TLSConfig } from './types.js';
 
 /** TLS options as the drivers take them (PEM text, never `file://`). */
@@ -92,7 +94,8 @@ export function resolveTLS(field: string, tls: unknown): ResolvedTLS | undefined
 export interface ResolvedPostgresConfig {
   backend: 'postgres';
   databaseConfig?: Omit<DatabaseConfig, 'ssl'> & { ssl?: ResolvedTLS };
-  pool?: PostgresQueueConfig['pool'];
+  /** The public type is structural; the backend works with the `pg.Pool` it is. */
+  pool?: Pool;
   /** Undefined: the schema where the connection's search_path finds the queue's tables. */
   schema?: string;
   verbose: boolean;
@@ -101,7 +104,8 @@ export interface ResolvedPostgresConfig {
 export interface ResolvedRedisConfig {
   backend: 'redis';
   redisConfig?: Omit<RedisConfig, 'tls' | 'keyPrefix'> & { tls?: ResolvedTLS };
-  client?: RedisQueueConfig['client'];
+  /** The public type is structural; the backend works with the ioredis client it is. */
+  client?: Redis;
   keyPrefix: string;
   verbose: boolean;
 }
@@ -156,7 +160,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
     return {
       backend: 'postgres',
       databaseConfig: pc.databaseConfig === undefined ? undefined : resolveDatabaseConfig('databaseConfig', pc.databaseConfig),
-      pool: pc.pool,
+      pool: pc.pool as Pool | undefined,
       schema,
       verbose: pc.verbose ?? false,
     };
@@ -195,7 +199,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
     if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || /[{}\s]/.test(keyPrefix)) {
       bad('keyPrefix', 'a non-empty string without braces or spaces (the braces mark the Redis Cluster hash tag)', keyPrefix);
     }
-    return { backend: 'redis', redisConfig, client: rc.client, keyPrefix, verbose: rc.verbose ?? false };
+    return { backend: 'redis', redisConfig, client: rc.client as Redis | undefined, keyPrefix, verbose: rc.verbose ?? false };
   }
   return bad('backend', "'postgres' or 'redis'", backend);
 }

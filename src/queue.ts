@@ -48,6 +48,7 @@ import type {
   TagQueryMode,
   WaitToken,
 } from './types.js';
+import type { PostgresPool, RedisClient } from './types.js';
 
 const DAY_MS = 86_400_000;
 /** Rows removed per statement/script by cleanupOldJobs when called directly. */
@@ -325,12 +326,12 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   // Drivers and lifecycle
 
   /** The pg.Pool (PostgreSQL backend only; throws UnsupportedOnBackendError on Redis). */
-  getPool(): import('pg').Pool {
+  getPool(): PostgresPool {
     return this.backend.getPool();
   }
 
   /** The ioredis client (Redis backend only; throws UnsupportedOnBackendError on PostgreSQL). */
-  getRedisClient(): import('ioredis').Redis {
+  getRedisClient(): RedisClient {
     return this.backend.getRedisClient();
   }
 

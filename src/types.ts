@@ -84,12 +84,44 @@ export interface Queryable {
   query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
 }
 
+/*
+ * The driver types below describe a `pg.Pool` and an ioredis client by the members queuedev
+ * uses, instead of importing them from `pg` and `ioredis`: the published declarations then
+ * type-check in a project that installed only one of the two drivers (or neither).
+ */
+
+/** A connection checked out of a {@link PostgresPool}; `pg.PoolClient` satisfies it. */
+export interface PostgresPoolClient extends Queryable {
+  release(err?: Error | boolean): void;
+}
+
+/**
+ * A PostgreSQL connection pool: any `pg.Pool` (pg 8). Cast the result of `getPool()` or
+ * `createPool()` to `pg.Pool` when you need the rest of its API.
+ * @example initJobQueue({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) })
+ */
+export interface PostgresPool extends Queryable {
+  connect(): Promise<PostgresPoolClient>;
+  end(): Promise<void>;
+}
+
+/**
+ * An ioredis client, `Redis` or `Cluster`, of ioredis 5 or 6. Cast the result of
+ * `getRedisClient()` to `Redis` (or `Cluster`) when you need its commands.
+ * @example initJobQueue({ backend: 'redis', client: new Redis(process.env.REDIS_URL) })
+ */
+export interface RedisClient {
+  /** queuedev registers its Lua scripts with it (the runtime check of the `client` option). */
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number; readOnly?: boolean }): void;
+  quit(): Promise<unknown>;
+}
+
 export interface PostgresQueueConfig {
   backend?: 'postgres';
   /** Connection settings; the library creates and owns the pool (closed by `close()`). */
   databaseConfig?: DatabaseConfig;
   /** A caller-owned `pg.Pool`; the library never closes it. */
-  pool?: import('pg').Pool;
+  pool?: PostgresPool;
   /**
    * Schema holding the queue's tables (as created by `queue-cli migrate --schema`). Without it,
    * the schema where the connection's `search_path` finds the tables, looked up once.
@@ -118,8 +150,8 @@ export interface RedisQueueConfig {
   backend: 'redis';
   /** Connection settings; the library creates and owns the client (closed by `close()`). */
   redisConfig?: RedisConfig;
-  /** A caller-owned `ioredis` client; the library never closes it. */
-  client?: import('ioredis').Redis;
+  /** A caller-owned `ioredis` client (`Redis` or `Cluster`); the library never closes it. */
+  client?: RedisClient;
   /** Key prefix used with `client`. @default 'dq:' */
   keyPrefix?: string;
   /** Log queue activity to the console. @default false */

@@ -2,6 +2,7 @@
 /**
  * queue-cli: the command line of queuedev (SPEC §4.12).
  */
+import { packageVersion } from '../package-root.js';
 import { MIGRATE_USAGE, UsageError, runMigrate } from './migrate.js';
 
 const NOT_YET = ['init', 'install-skills', 'install-rules', 'install-mcp', 'mcp'] as const;
@@ -16,12 +17,20 @@ Commands:
   install-mcp      configure the documentation server for assistant clients (not available yet in this version)
   mcp              run the documentation server over stdio (not available yet in this version)
 
+Options:
+  -h, --help       print this usage
+  -v, --version    print the installed queuedev version
+
 The Redis backend needs no migrations.`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     console.log(USAGE);
+    return 0;
+  }
+  if (command === '--version' || command === '-v') {
+    console.log(packageVersion());
     return 0;
   }
   if (command === 'migrate') {
@@ -51,7 +60,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    console.error(err);
+    // One line, never a stack: the message says what went wrong.
+    console.error(`queue-cli: ${(err as Error)?.message ?? String(err)}`);
     process.exitCode = 1;
   },
 );

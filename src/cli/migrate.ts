@@ -1,27 +1,27 @@
 /**
- * `queue-cli migrate` (SPEC §4.12): applies the shipped migrations with node-pg-migrate's own
- * command line, so every flag it knows (`--verbose`, `--no-reject-unauthorized`, `--dry-run`,
- * `down`, ...) passes straight through. The connection string comes from PG_QUEUE_DATABASE.
- * Running it as a child process also lets an `--envPath` file set NODE_EXTRA_CA_CERTS, which
- * Node reads only at startup.
+ * `queue-cli migrate` (SPEC §4.12): applies the shipped migrations with the library's own
+ * migrate(), so the command and the test suite run the same code. The connection string comes
+ * from PG_QUEUE_DATABASE or --database-url.
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { findMigrationsDir } from '../backends/postgres/migrations-dir.js';
-import { DATABASE_ENV, MIGRATIONS_TABLE, migrationLockKey, requireSchemaName } from '../backends/postgres/migrate.js';
+import { DATABASE_ENV, MIGRATIONS_TABLE, migrate, requireSchemaName } from '../backends/postgres/migrate.js';
 import { loadEnvFile } from './env-file.js';
 
 export { DATABASE_ENV };
 
-export const MIGRATE_USAGE = `Usage: queue-cli migrate [up|down|redo] [options]
+export const MIGRATE_USAGE = `Usage: queue-cli migrate [up|down|redo] [count] [options]
 
 Applies the queuedev PostgreSQL migrations. The connection string is read from ${DATABASE_ENV}.
+up applies every pending migration (or the next [count]); down undoes the last one (or the last
+[count]); redo undoes and reapplies the last one (or the last [count]).
 
 Options:
-  --envPath <file>      load environment variables from this file first
-  -s, --schema <name>   schema of the queue's tables (created when missing), default public
-  other options         passed to node-pg-migrate, e.g. --verbose, --no-reject-unauthorized,
-                        --dry-run; see npx node-pg-migrate --help
+  --database-url <url>      connection string; default: the ${DATABASE_ENV} variable
+  --envPath <file>          load environment variables from this file first
+  -s, --schema <name>       schema of the queue's tables (created when missing), default public
+  --dry-run                 print what would run, change nothing
+  --verbose                 also print each migration's SQL
+  --no-reject-unauthorized  accept a server certificate no trusted CA signed
 
 A custom CA for the connection goes in NODE_EXTRA_CA_CERTS (a file path). Applied migrations
 are recorded in <schema>.${MIGRATIONS_TABLE}.`;
@@ -29,93 +29,127 @@ are recorded in <schema>.${MIGRATIONS_TABLE}.`;
 /** A problem with the command line, reported with the usage and exit code 1. */
 export class UsageError extends Error {}
 
-interface ParsedArgs {
+export interface ParsedArgs {
+  action: 'up' | 'down' | 'redo';
+  count?: number;
+  databaseUrl?: string;
   envPath?: string;
   schema: string;
-  action: string;
-  passThrough: string[];
+  dryRun: boolean;
+  verbose: boolean;
+  rejectUnauthorized: boolean;
 }
 
-/** Takes out the options queue-cli handles itself; everything else is node-pg-migrate's. */
 export function parseMigrateArgs(args: string[]): ParsedArgs {
-  let envPath: string | undefined;
-  let schema = 'public';
-  let action: string | undefined;
-  const passThrough: string[] = [];
-  const valueOf = (flag: string, i: number): string => {
-    const value = args[i + 1];
-    if (value === undefined || value.startsWith('-')) throw new UsageError(`${flag} needs a value`);
-    return value;
-  };
+  const parsed: ParsedArgs = { action: 'up', schema: 'public', dryRun: false, verbose: false, rejectUnauthorized: true };
+  let sawAction = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    if (name === '--envPath' || name === '--env-path') {
-      envPath = inline ?? valueOf(name, i++);
-    } else if (name === '-s' || name === '--schema') {
-      schema = inline ?? valueOf(name, i++);
-    } else if (['-m', '--migrations-dir', '-t', '--migrations-table', '-d', '--database-url-var', '--migrations-schema'].includes(name)) {
-      throw new UsageError(`${name} is set by queue-cli and cannot be changed`);
-    } else if (action === undefined && ['up', 'down', 'redo'].includes(arg)) {
-      action = arg;
-    } else {
-      passThrough.push(arg);
-    }
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = (): string => {
+      if (eq > 0) return arg.slice(eq + 1);
+      const next = args[++i];
+      if (next === undefined || next.startsWith('-')) throw new UsageError(`${name} needs a value`);
+      return next;
+    };
+    if (name === '--envPath' || name === '--env-path') parsed.envPath = value();
+    else if (name === '-s' || name === '--schema') parsed.schema = value();
+    else if (name === '--database-url') parsed.databaseUrl = value();
+    else if (name === '--dry-run') parsed.dryRun = true;
+    else if (name === '--verbose') parsed.verbose = true;
+    else if (name === '--no-reject-unauthorized') parsed.rejectUnauthorized = false;
+    else if (!sawAction && (arg === 'up' || arg === 'down' || arg === 'redo')) {
+      parsed.action = arg;
+      sawAction = true;
+    } else if (parsed.count === undefined && /^[1-9][0-9]*$/.test(arg)) parsed.count = Number(arg);
+    else throw new UsageError(`unknown argument "${arg}"`);
   }
   try {
-    requireSchemaName(schema, '--schema');
+    requireSchemaName(parsed.schema, '--schema');
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  return { envPath, schema, action: action ?? 'up', passThrough };
+  return parsed;
 }
 
-/** Runs the command; resolves with the exit code. */
+// Node reads NODE_EXTRA_CA_CERTS once, at startup: note what the process started with.
+const startupExtraCA = process.env.NODE_EXTRA_CA_CERTS;
+
+/** Runs the command; resolves with the exit code. Failures reject with a one-line message. */
 export async function runMigrate(args: string[]): Promise<number> {
   const parsed = parseMigrateArgs(args);
   if (parsed.envPath !== undefined) loadEnvFile(parsed.envPath);
-  if (!process.env[DATABASE_ENV]) {
+  // An --envPath file that sets a CA file needs a fresh Node process to take it in.
+  if (process.env.NODE_EXTRA_CA_CERTS !== startupExtraCA) return rerunWithEnvironment();
+  const url = parsed.databaseUrl ?? process.env[DATABASE_ENV];
+  if (!url) {
     throw new UsageError(
       `${DATABASE_ENV} is not set. Set it to the database's connection string, e.g. ` +
-        `${DATABASE_ENV}=postgres://user:password@localhost:5432/app queue-cli migrate, or put it in a file passed with --envPath.`,
+        `${DATABASE_ENV}=postgres://user:password@localhost:5432/app queue-cli migrate, pass --database-url, or put it in a file passed with --envPath.`,
     );
   }
-  const bin = createRequire(import.meta.url).resolve('node-pg-migrate/bin/node-pg-migrate');
-  const userSetVerbose = parsed.passThrough.some((a) => /^--(no-)?verbose(=|$)/.test(a));
-  const childArgs = [
-    bin,
-    parsed.action,
-    '--migrations-dir', findMigrationsDir(),
-    '--migrations-table', MIGRATIONS_TABLE,
-    '--database-url-var', DATABASE_ENV,
-    '--schema', parsed.schema,
-    '--create-schema',
-    // Only the .sql files are migrations.
-    '--ignore-pattern', '(?!.*\\.sql$).*',
-    // The same lock as the library's migrate(), so the two never run on one schema at once.
-    '--lock-value', String(migrationLockKey(parsed.schema)),
-    // node-pg-migrate prints every SQL statement by default; keep that for --verbose.
-    ...(userSetVerbose ? [] : ['--no-verbose']),
-    ...parsed.passThrough,
-  ];
+  const databaseUrl = parsed.rejectUnauthorized ? url : { connectionString: url, ssl: { rejectUnauthorized: false } };
+  const log = (message: string) => console.log(message);
+  const run = (direction: 'up' | 'down', count: number | undefined) =>
+    migrate({ databaseUrl, schema: parsed.schema, direction, count, dryRun: parsed.dryRun, verbose: parsed.verbose, log });
+  try {
+    if (parsed.action === 'redo') {
+      const undone = await run('down', parsed.count ?? 1);
+      // A dry run undid nothing, so the up pass would find nothing to apply: say what it would.
+      if (parsed.dryRun) for (const m of [...undone].reverse()) log(`dry run: would apply ${m.name}`);
+      else if (undone.length > 0) await run('up', undone.length);
+    } else {
+      await run(parsed.action, parsed.count);
+    }
+  } catch (err) {
+    throw new Error(describeFailure(err, url), { cause: err });
+  }
+  return 0;
+}
+
+function rerunWithEnvironment(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, childArgs, { stdio: ['inherit', 'inherit', 'pipe'], env: process.env });
-    let pending = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      const lines = (pending + chunk).split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) writeStderr(line);
-    });
+    const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: process.env });
     child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (pending) writeStderr(pending);
-      resolve(code ?? (signal ? 1 : 0));
-    });
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
 
-/** node-pg-migrate wants 13- or 17-digit timestamp prefixes and complains about `001_`, which it orders fine. */
-function writeStderr(line: string): void {
-  if (!line.startsWith("Can't determine timestamp for")) process.stderr.write(`${line}\n`);
+/** Where the command tried to connect, without the password. */
+function targetOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname.length > 1 ? u.pathname : ''}`;
+  } catch {
+    return 'the database';
+  }
+}
+
+/** One line: what went wrong and what to do about it. */
+export function describeFailure(err: unknown, url: string): string {
+  const e = err as Error & { code?: string };
+  const where = targetOf(url);
+  const message = (e?.message ?? String(err)).split('\n')[0] ?? '';
+  const fixUrl = `check that PostgreSQL is running there and that ${DATABASE_ENV} (or --database-url) names it`;
+  switch (e?.code) {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+      return `cannot connect to PostgreSQL at ${where} (${e.code}): ${fixUrl}`;
+    case '28P01':
+    case '28000':
+      return `PostgreSQL at ${where} refused the login (${message}): fix the user or password in ${DATABASE_ENV} (or --database-url)`;
+    case '3D000':
+      return `${message} at ${where}: create the database first, or fix its name in ${DATABASE_ENV} (or --database-url)`;
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return `cannot verify the certificate of PostgreSQL at ${where} (${message}): set NODE_EXTRA_CA_CERTS to the CA file, or pass --no-reject-unauthorized`;
+    default:
+      return message;
+  }
 }

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, QueueError, UnsupportedOnBackendError } from '../../src/errors.js';
@@ -96,7 +97,7 @@ describe('createPool and TLS files (§2.1 rules 1-2)', () => {
     const pool = createPool({
       connectionString: PG_URL,
       ssl: { ca: `file://${caPath}`, cert: pathToFileURL(certPath).href, key: `file://${keyPath}`, rejectUnauthorized: false },
-    });
+    }) as pg.Pool;
     try {
       expect(pool).toBeInstanceOf(pg.Pool);
       const ssl = pool.options.ssl as { ca: string; cert: string; key: string; rejectUnauthorized: boolean };
@@ -111,7 +112,7 @@ describe('createPool and TLS files (§2.1 rules 1-2)', () => {
   });
 
   it('uses a value that does not start with file:// as PEM text, even when it looks like a path', async () => {
-    const pool = createPool({ connectionString: PG_URL, ssl: { ca: caPath } });
+    const pool = createPool({ connectionString: PG_URL, ssl: { ca: caPath } }) as pg.Pool;
     try {
       expect(pool.options.ssl).toMatchObject({ ca: caPath, rejectUnauthorized: true });
     } finally {
@@ -165,14 +166,14 @@ forEachBackend('driver access and ownership (§4.1, §2.1 rule 3, §7)', (ctx) =
     if (ctx.backend === 'postgres') {
       const q = initJobQueue({ databaseConfig: { connectionString: PG_URL }, schema: ctx.schema });
       expect(await q.getAllJobs()).toEqual([]);
-      const pool = q.getPool();
+      const pool = q.getPool() as pg.Pool;
       await q.close();
       expect(pool.ended).toBe(true);
       await expect(pool.query('SELECT 1')).rejects.toThrow();
     } else {
       const q = initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL }, keyPrefix: ctx.keyPrefix });
       expect(await q.getAllJobs()).toEqual([]);
-      const client = q.getRedisClient();
+      const client = q.getRedisClient() as Redis;
       await q.close();
       expect(['end', 'close']).toContain(client.status);
     }

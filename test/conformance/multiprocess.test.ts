@@ -5,6 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { PG_URL, REDIS_URL, forEachBackend } from '../helpers/backends.js';
 import { ownedQueue, trackRunners, waitFor } from './processing-support.js';
@@ -185,7 +186,7 @@ forEachBackend('multiple processes', (ctx) => {
         // ioredis reconnects and resends unanswered commands, so a cut is usually invisible
         // to the processor: here the test asserts continuity, and that errors, if any, are
         // reported on both channels.
-        const id = await queue.getRedisClient().client('ID');
+        const id = await (queue.getRedisClient() as Redis).client('ID');
         expect(await ctx.redis.client('KILL', 'ID', String(id))).toBe(1);
       }
 

@@ -3,7 +3,7 @@
  * and the library's migrate() used by the test harness.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,12 +115,22 @@ describe('queue-cli migrate (postgres)', () => {
     expect(await history('public')).toEqual([]);
   });
 
-  it('passes other options through to node-pg-migrate (--dry-run changes nothing)', async () => {
+  it('--dry-run lists what would run and changes nothing, not even the schema', async () => {
     const dry = await cli(['migrate', '-s', 'jobs_dry', '--dry-run'], { PG_QUEUE_DATABASE: dbUrl });
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain('dry run');
-    expect(await tablesIn('jobs_dry')).toEqual(['queuedev_migrations']);
-    expect(await history('jobs_dry')).toEqual([]);
+    expect(dry.stdout).toContain('dry run: would apply 001_initial');
+    expect(dry.stdout).toContain('dry run: would apply 002_cron_and_waits');
+    expect(await tablesIn('jobs_dry')).toEqual([]);
+  });
+
+  it('takes the connection string from --database-url, and `redo` undoes and reapplies the last migration', async () => {
+    const up = await cli(['migrate', '-s', 'jobs_redo', '--database-url', dbUrl]);
+    expect(up.code, up.stderr).toBe(0);
+    const redo = await cli(['migrate', 'redo', '-s', 'jobs_redo', `--database-url=${dbUrl}`]);
+    expect(redo.code, redo.stderr).toBe(0);
+    expect(redo.stdout).toContain('Undid 002_cron_and_waits');
+    expect(redo.stdout).toContain('Applied 002_cron_and_waits');
+    expect(await history('jobs_redo')).toEqual(ALL_MIGRATIONS);
   });
 
   it('loads the connection string from an --envPath file', async () => {
@@ -146,6 +156,31 @@ describe('queue-cli migrate (postgres)', () => {
     expect(badSchema.stderr).toContain('"bad-name"');
     expect(await tablesIn('jobs_missing')).toEqual([]);
   });
+
+  it('reports a failed connection in one line with the cause and the fix, without a stack, exit code 1', async () => {
+    // Nothing listens on this port.
+    const refused = await cli(['migrate'], { PG_QUEUE_DATABASE: 'postgres://app:secret@127.0.0.1:6461/app' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      'queue-cli migrate: cannot connect to PostgreSQL at 127.0.0.1:6461/app (ECONNREFUSED): check that PostgreSQL is running there and that PG_QUEUE_DATABASE (or --database-url) names it',
+    ]);
+    expect(refused.stderr).not.toContain('secret');
+  });
+
+  it('reports a missing database in one line that says to create it', async () => {
+    const missing = await cli(['migrate'], { PG_QUEUE_DATABASE: urlOf(`${database}_absent`) });
+    expect(missing.code).toBe(1);
+    const lines = missing.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^queue-cli migrate: database ".*_absent" does not exist at .*: create the database first/);
+  });
+
+  it('refuses an unknown option with the usage, exit code 1', async () => {
+    const run = await cli(['migrate', '--frobnicate'], { PG_QUEUE_DATABASE: dbUrl });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('unknown argument "--frobnicate"');
+    expect(run.stderr).toContain('Usage: queue-cli migrate');
+  });
 });
 
 describe('queue-cli commands', () => {
@@ -162,6 +197,14 @@ describe('queue-cli commands', () => {
     expect(help.stdout).toContain('Usage: queue-cli <command>');
     expect(notYet.code).toBe(1);
     expect(notYet.stderr).toContain('install-mcp: not available yet in this version');
+  });
+
+  it('prints the version of package.json with --version and -v (exit 0)', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const run of await Promise.all([cli(['--version']), cli(['-v'])])) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe(`${version}\n`);
+    }
   });
 });
 
@@ -186,6 +229,43 @@ describe('migrate() (postgres)', () => {
       const { rows } = await pool.query(`SELECT name FROM "${s}".queuedev_migrations ORDER BY id`);
       expect(rows.map((r) => r.name)).toEqual(ALL_MIGRATIONS);
     }
+  });
+
+  it('continues a schema whose history node-pg-migrate wrote, and keeps that table layout', async () => {
+    const schema = uniqueName('qpg_mig');
+    schemas.push(schema);
+    // The state an earlier version left: its history table DDL and row, 001 applied.
+    const client = await pool.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${schema}"`);
+      await client.query(`SET search_path TO "${schema}"`);
+      await client.query(`CREATE TABLE "${schema}"."queuedev_migrations" (id SERIAL PRIMARY KEY, name varchar(255) NOT NULL, run_on timestamp NOT NULL)`);
+      const sql = readFileSync(new URL('../../migrations/001_initial.sql', import.meta.url), 'utf8');
+      await client.query(sql.slice(0, sql.indexOf('-- Down Migration')));
+      await client.query(`INSERT INTO "${schema}"."queuedev_migrations" (name, run_on) VALUES ('001_initial', NOW())`);
+    } finally {
+      await client.query('RESET search_path');
+      client.release();
+    }
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '002_cron_and_waits' }]);
+    const { rows } = await pool.query(
+      `SELECT column_name, data_type, character_maximum_length AS len, is_nullable FROM information_schema.columns
+       WHERE table_schema = $1 AND table_name = 'queuedev_migrations' ORDER BY ordinal_position`,
+      [schema],
+    );
+    expect(rows).toEqual([
+      { column_name: 'id', data_type: 'integer', len: null, is_nullable: 'NO' },
+      { column_name: 'name', data_type: 'character varying', len: 255, is_nullable: 'NO' },
+      { column_name: 'run_on', data_type: 'timestamp without time zone', len: null, is_nullable: 'NO' },
+    ]);
+  });
+
+  it('refuses to migrate a schema whose history names a migration this version does not ship', async () => {
+    const schema = uniqueName('qpg_mig');
+    schemas.push(schema);
+    await migrate({ databaseUrl: PG_URL, schema });
+    await pool.query(`INSERT INTO "${schema}".queuedev_migrations (name, run_on) VALUES ('999_from_the_future', NOW())`);
+    await expect(migrate({ databaseUrl: PG_URL, schema })).rejects.toThrow(/lists 999_from_the_future, which this version of queuedev does not ship; upgrade queuedev/);
   });
 
   it('applies 002_cron_and_waits on top of a released 001 schema: jobs kept, tables and indexes created', async () => {

@@ -30,7 +30,7 @@ describe('pool ownership (postgres)', () => {
     const queue = ctx.queue({ databaseConfig: { connectionString: PG_URL } });
     const id = await queue.addJob({ jobType: 'x', payload: {} });
     expect((await queue.getJob(id))?.status).toBe('pending');
-    const pool = queue.getPool();
+    const pool = queue.getPool() as pg.Pool;
     expect(pool).toBeInstanceOf(pg.Pool);
     expect(pool.totalCount).toBeGreaterThan(0);
 

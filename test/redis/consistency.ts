@@ -19,27 +19,27 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
   const jobs = Object.values(raw).map((t) => JSON.parse(t) as StoredJob);
   const ids = jobs.map((j) => String(j.id));
 
-  expect(sorted(await redis.zrange(k.all, 0, -1)), 'all').toEqual(sorted(ids));
+  expect(sorted(await redis.zrange(k.all, 0, '-1')), 'all').toEqual(sorted(ids));
   expect(sorted(await redis.hkeys(k.payloads)), 'payloads').toEqual(sorted(ids));
   for (const status of JOB_STATUSES) {
     const expected = jobs.filter((j) => j.status === status).map((j) => String(j.id));
-    expect(sorted(await redis.zrange(k.status[status], 0, -1)), `status:${status}`).toEqual(sorted(expected));
+    expect(sorted(await redis.zrange(k.status[status], 0, '-1')), `status:${status}`).toEqual(sorted(expected));
   }
-  expect(sorted(await redis.zrange(k.types, 0, -1)), 'types').toEqual(sorted(jobs.map((j) => `${j.jobType}\0${pad(j.id)}`)));
-  expect(sorted(await redis.zrange(k.tags, 0, -1)), 'tags').toEqual(
+  expect(sorted(await redis.zrange(k.types, 0, '-1')), 'types').toEqual(sorted(jobs.map((j) => `${j.jobType}\0${pad(j.id)}`)));
+  expect(sorted(await redis.zrange(k.tags, 0, '-1')), 'tags').toEqual(
     sorted(jobs.flatMap((j) => arr(j.tags).map((t) => `${t}\0${pad(j.id)}`))),
   );
-  expect(sorted(await redis.zrange(k.tagDeps, 0, -1)), 'tag-deps').toEqual(
+  expect(sorted(await redis.zrange(k.tagDeps, 0, '-1')), 'tag-deps').toEqual(
     sorted(jobs.flatMap((j) => arr(j.dependsOnTags).map((t) => `${t}\0${pad(j.id)}`))),
   );
   const present = new Set(jobs.map((j) => j.id));
-  expect(sorted(await redis.zrange(k.deps, 0, -1)), 'deps').toEqual(
+  expect(sorted(await redis.zrange(k.deps, 0, '-1')), 'deps').toEqual(
     sorted(jobs.flatMap((j) => arr(j.dependsOnJobIds).filter((d) => present.has(d)).map((d) => `${pad(d)}\0${pad(j.id)}`))),
   );
 
   const placed = new Map<string, string[]>();
   for (const name of ['ready', 'scheduled', 'processing', 'finished'] as const) {
-    for (const m of await redis.zrange(k[name], 0, -1)) placed.set(m, [...(placed.get(m) ?? []), name]);
+    for (const m of await redis.zrange(k[name], 0, '-1')) placed.set(m, [...(placed.get(m) ?? []), name]);
   }
   for (const j of jobs) {
     const where = placed.get(pad(j.id)) ?? [];
@@ -64,9 +64,9 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
   expect([...placed.keys()], 'placement entries without a job').toEqual([]);
 
   // ready-by-type mirrors ready, with the type and current priority in the member.
-  const readyIds = new Set((await redis.zrange(k.ready, 0, -1)).map(Number));
+  const readyIds = new Set((await redis.zrange(k.ready, 0, '-1')).map(Number));
   const typed = (j: StoredJob) => `${j.jobType}\0${String(2147483647 - j.priority).padStart(10, '0')}\0${pad(j.id)}`;
-  expect(sorted(await redis.zrange(k.readyByType, 0, -1)), 'ready-by-type').toEqual(
+  expect(sorted(await redis.zrange(k.readyByType, 0, '-1')), 'ready-by-type').toEqual(
     sorted(jobs.filter((j) => readyIds.has(j.id)).map(typed)),
   );
   const hints: Record<string, string> = {};
@@ -85,8 +85,8 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
 
   const events = await redis.hgetall(k.events);
   const eventIds = Object.keys(events);
-  expect(sorted(await redis.zrange(k.eventTimes, 0, -1)), 'event-times').toEqual(sorted(eventIds));
-  expect(sorted(await redis.zrange(k.jobEvents, 0, -1)), 'job-events').toEqual(
+  expect(sorted(await redis.zrange(k.eventTimes, 0, '-1')), 'event-times').toEqual(sorted(eventIds));
+  expect(sorted(await redis.zrange(k.jobEvents, 0, '-1')), 'job-events').toEqual(
     sorted(eventIds.map((id) => `${pad((JSON.parse(events[id]!) as { jobId: number }).jobId)}\0${pad(Number(id))}`)),
   );
 
@@ -108,7 +108,7 @@ async function expectWaitsConsistent(redis: Redis, prefix: string, jobs: StoredJ
   // Every step field is listed in step-names, and belongs to a job that did not complete
   // (completion clears step data; cleanup removes it with the job).
   const fields = await redis.hkeys(k.steps);
-  expect(sorted(await redis.zrange(k.stepNames, 0, -1)), 'step-names').toEqual(sorted(fields));
+  expect(sorted(await redis.zrange(k.stepNames, 0, '-1')), 'step-names').toEqual(sorted(fields));
   for (const f of fields) {
     const owner = byId.get(Number(f.slice(0, 15)));
     expect(f.charAt(15), `step field ${JSON.stringify(f)}`).toBe('\0');
@@ -119,12 +119,12 @@ async function expectWaitsConsistent(redis: Redis, prefix: string, jobs: StoredJ
   const tokens = Object.values(await redis.hgetall(k.tokens)).map((t) => JSON.parse(t) as StoredTokenShape);
   const tokenById = new Map(tokens.map((t) => [t.id, t]));
   const waiting = jobs.filter((j) => j.status === 'waiting' && j.waitTokenId != null);
-  expect(sorted(await redis.zrange(k.tokenWaiters, 0, -1)), 'token-waiters').toEqual(
+  expect(sorted(await redis.zrange(k.tokenWaiters, 0, '-1')), 'token-waiters').toEqual(
     sorted(waiting.map((j) => `${j.waitTokenId}\0${pad(j.id)}`)),
   );
   for (const j of waiting) expect(tokenById.get(j.waitTokenId!)?.status, `token of waiting job ${j.id}`).toBe('waiting');
 
-  const timeouts = await redis.zrange(k.tokenTimeouts, 0, -1, 'WITHSCORES');
+  const timeouts = await redis.zrange(k.tokenTimeouts, 0, '-1', 'WITHSCORES');
   const timeoutPairs: [string, number][] = [];
   for (let i = 0; i < timeouts.length; i += 2) timeoutPairs.push([timeouts[i]!, Number(timeouts[i + 1])]);
   expect(sorted(timeoutPairs.map(([id, at]) => `${id}@${at}`)), 'token-timeouts').toEqual(
@@ -143,7 +143,7 @@ async function expectCronConsistent(redis: Redis, prefix: string): Promise<void>
   const names: Record<string, string> = {};
   for (const s of schedules) names[s.scheduleName] = String(s.id);
   expect(await redis.hgetall(k.cronNames), 'cron-names').toEqual(names);
-  const due = await redis.zrange(k.cronDue, 0, -1, 'WITHSCORES');
+  const due = await redis.zrange(k.cronDue, 0, '-1', 'WITHSCORES');
   const pairs: string[] = [];
   for (let i = 0; i < due.length; i += 2) pairs.push(`${due[i]}@${due[i + 1]}`);
   expect(sorted(pairs), 'cron-due').toEqual(

@@ -50,7 +50,7 @@ describe('redis driver access and ownership', () => {
   it('closes the client it created from redisConfig', async () => {
     const q = initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: ctx.prefix } });
     await q.addJob({ jobType: 'x', payload: {} });
-    const client = q.getRedisClient();
+    const client = q.getRedisClient() as Redis;
     expect(client.status).toBe('ready');
     await q.close();
     expect(client.status).toBe('end');
@@ -59,14 +59,16 @@ describe('redis driver access and ownership', () => {
 
   it('uses the db and host settings of redisConfig', async () => {
     const q = initJobQueue({ backend: 'redis', redisConfig: { host: '127.0.0.1', port: 6379, db: 9, keyPrefix: ctx.prefix } });
-    const raw = new Redis(REDIS_URL, { db: 9 });
+    // duplicate() so db 9 wins over a database index in REDIS_URL.
+    const raw = ctx.redis.duplicate({ db: 9 });
     try {
       await q.addJob({ jobType: 'x', payload: {} });
       expect(await raw.hlen(`${ctx.prefix}{q}:jobs`)).toBe(1);
       expect(await ctx.redis.exists(`${ctx.prefix}{q}:jobs`)).toBe(0);
     } finally {
       await q.close();
-      await raw.del(...(await raw.keys(`${ctx.prefix}*`)));
+      const keys = await raw.keys(`${ctx.prefix}*`);
+      if (keys.length > 0) await raw.del(...keys);
       await raw.quit();
     }
   });

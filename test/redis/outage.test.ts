@@ -3,6 +3,7 @@
  * runs, and close() settles (ioredis would hold QUIT in its offline queue for ever). Runs on a
  * private redis-server that the test kills.
  */
+import type { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
 import { initJobQueue } from '../../src/queue.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';

@@ -59,8 +59,8 @@ async function dump(keys: () => Promise<string[]>, redis: ReturnType<typeof useR
     const type = await redis.type(key);
     if (type === 'string') out[key] = await redis.get(key);
     else if (type === 'hash') out[key] = await redis.hgetall(key);
-    else if (type === 'zset') out[key] = await redis.zrange(key, 0, -1, 'WITHSCORES');
-    else if (type === 'list') out[key] = await redis.lrange(key, 0, -1);
+    else if (type === 'zset') out[key] = await redis.zrange(key, 0, '-1', 'WITHSCORES');
+    else if (type === 'list') out[key] = await redis.lrange(key, 0, '-1');
     else out[key] = type;
   }
   return out;

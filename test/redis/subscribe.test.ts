@@ -37,7 +37,7 @@ describe('subscribeJobAvailable on redis', () => {
 
     const admin = new Redis(REDIS_URL);
     try {
-      const killed = await admin.client('KILL', 'SKIPME', 'yes', 'ID', await wakeConnectionId(admin, ctx.prefix));
+      const killed = await admin.call('CLIENT', 'KILL', 'SKIPME', 'yes', 'ID', await wakeConnectionId(admin, ctx.prefix));
       expect(killed).toBe(1);
     } finally {
       await admin.quit();

@@ -3,6 +3,9 @@
  * checked with `expectTypeOf` (compiled by `tsc --noEmit`; `@ts-expect-error` lines fail the
  * type check when the error they expect disappears).
  */
+import type { Cluster, Redis } from 'ioredis';
+import type { Cluster as Cluster5, Redis as Redis5 } from 'ioredis5';
+import type pg from 'pg';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as api from '../../src/index.js';
 import {
@@ -15,6 +18,8 @@ import {
   type JobQueueConfig,
   type JobRecord,
   type JobStatus,
+  type PostgresPool,
+  type RedisClient,
   type QueueEventMap,
   type TagQueryMode,
 } from '../../src/index.js';
@@ -161,6 +166,23 @@ describe('public types', () => {
       initJobQueue({ backend: 'postgres', redisConfig: { url: 'redis://x' } });
       // @ts-expect-error unknown backend
       initJobQueue({ backend: 'mongo', databaseConfig: {} });
+    };
+    expectTypeOf(typed).toBeFunction();
+  });
+
+  it('accepts a pg.Pool as `pool` and an ioredis 5 or 6 Redis or Cluster as `client`, and nothing else', () => {
+    expectTypeOf<pg.Pool>().toExtend<PostgresPool>();
+    expectTypeOf<Redis>().toExtend<RedisClient>();
+    expectTypeOf<Cluster>().toExtend<RedisClient>();
+    expectTypeOf<Redis5>().toExtend<RedisClient>();
+    expectTypeOf<Cluster5>().toExtend<RedisClient>();
+    const typed = (pool: pg.Pool, client: Cluster, single: pg.Client) => {
+      initJobQueue({ pool });
+      initJobQueue({ backend: 'redis', client });
+      // @ts-expect-error a pg.Client is no pool (it cannot check out connections)
+      initJobQueue({ pool: single });
+      // @ts-expect-error a Redis client belongs to the redis backend
+      initJobQueue({ backend: 'postgres', client });
     };
     expectTypeOf(typed).toBeFunction();
   });

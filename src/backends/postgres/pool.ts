@@ -1,6 +1,6 @@
 import type { ClientConfig, Pool, PoolConfig } from 'pg';
 import { resolveDatabaseConfig, type ResolvedPostgresConfig } from '../../config.js';
-import type { DatabaseConfig } from '../../types.js';
+import type { DatabaseConfig, PostgresPool } from '../../types.js';
 import { loadDriver } from '../../load-driver.js';
 
 type ResolvedDatabaseConfig = NonNullable<ResolvedPostgresConfig['databaseConfig']>;
@@ -9,7 +9,7 @@ type ResolvedDatabaseConfig = NonNullable<ResolvedPostgresConfig['databaseConfig
  * Creates a pg.Pool from the queue's database settings (SSL `file://` values are read).
  * The caller owns the returned pool and closes it with `pool.end()`.
  */
-export function createPool(databaseConfig: DatabaseConfig): Pool {
+export function createPool(databaseConfig: DatabaseConfig): PostgresPool {
   return createPoolFromResolved(resolveDatabaseConfig('databaseConfig', databaseConfig));
 }
 
