@@ -30,7 +30,7 @@ it('stopAndDrain and close settle promptly after Redis went away', { timeout: 60
   await waitFor(async () => (await queue.getJob(id))?.status === 'completed', 10_000, 'the job to complete');
 
   await server.stop();
-  await waitFor(() => queue.getRedisClient().status === 'reconnecting', 10_000, 'the client to notice the outage');
+  await waitFor(() => (queue.getRedisClient() as Redis).status === 'reconnecting', 10_000, 'the client to notice the outage');
   // Let the loop start a claim that cannot be answered.
   await sleep(200);
   // ioredis gives up a command after about ten seconds of retries: both must settle well before.
