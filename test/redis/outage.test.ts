@@ -6,10 +6,10 @@
 import type { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
 import { initJobQueue } from '../../src/queue.js';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
+import { startPrivateRedis, type PrivateServer } from '../helpers/private-servers.js';
 import { sleep, waitFor } from '../conformance/processing-support.js';
 
-let server: PrivateRedis | undefined;
+let server: PrivateServer | undefined;
 afterEach(async () => {
   await server?.stop();
   server = undefined;
@@ -22,7 +22,7 @@ function settlesWithin(promise: Promise<unknown>, ms: number, what: string): Pro
 
 it('stopAndDrain and close settle promptly after Redis went away', { timeout: 60_000 }, async () => {
   server = await startPrivateRedis();
-  const queue = initJobQueue({ backend: 'redis', redisConfig: { url: server.url, keyPrefix: 'outage:' } });
+  const queue = initJobQueue({ backend: 'redis', redisConfig: { url: `redis://127.0.0.1:${server.port}`, keyPrefix: 'outage:' } });
   const errors: Error[] = [];
   const processor = queue.createProcessor({ work: async () => 'done' }, { pollInterval: 50, onError: (e) => errors.push(e) });
   processor.startInBackground();
