@@ -1,7 +1,9 @@
 /**
  * Store errors at the Backend seam. Each backend wraps itself once with `withStoreErrors` and
  * its own rules, so every error leaving a Backend method is one of:
- * - a QueueError the backend raised on purpose (ValidationError, DependencyError, ...), as is;
+ * - the typed error of a fact the backend reported (a StoreFact: a taken name, unknown
+ *   prerequisites, ...), worded by the one renderer (messages.ts);
+ * - a QueueError the backend raised on purpose, as is;
  * - a typed store error built by the rules: StoreUnavailableError when the store cannot serve
  *   (down, unreachable, refusing credentials, shutting down), or a backend-specific one such as
  *   NotMigratedError; its `cause` is the driver's error, sanitised;
@@ -13,6 +15,8 @@
  * masked in every string, and the cause chain is sanitised the same way.
  */
 import { QueueError, StoreUnavailableError, type StoreUnavailableReason } from './errors.js';
+import { renderFact } from './messages.js';
+import { StoreFact, type Fact } from './store-facts.js';
 
 export interface StoreErrorRules {
   /** `PostgreSQL` or `Redis`, for messages. */
@@ -23,7 +27,12 @@ export interface StoreErrorRules {
   unavailable(err: unknown): StoreUnavailableReason | undefined;
   /** A backend-specific typed error for `err` (already sanitised as `clean`), if any. */
   typed?(err: unknown, clean: unknown): QueueError | undefined;
+  /** The fact a driver error (already sanitised) reports about the call `operation` (a Backend method), if any. */
+  fact?(clean: unknown, operation: string): Fact | undefined;
 }
+
+/** Turns what a Backend method threw into what the caller sees; `operation` names the method. */
+export type StoreErrorTranslator = (err: unknown, operation: string) => unknown;
 
 const MASK = '[redacted]';
 /** Fields never copied, whatever their value. */
@@ -33,7 +42,7 @@ const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]*@/gi;
 const MAX_DEPTH = 8;
 
 /** Wraps every method of `backend`: whatever it throws or rejects with goes through `translate`. */
-export function withStoreErrors<T extends object>(backend: T, translate: (err: unknown) => unknown): T {
+export function withStoreErrors<T extends object>(backend: T, translate: StoreErrorTranslator): T {
   const methods = new Map<PropertyKey, unknown>();
   return new Proxy(backend, {
     get(target, property) {
@@ -46,11 +55,11 @@ export function withStoreErrors<T extends object>(backend: T, translate: (err: u
           try {
             result = (value as (...a: unknown[]) => unknown).apply(target, args);
           } catch (err) {
-            throw translate(err);
+            throw translate(err, String(property));
           }
           if (result instanceof Promise) {
             return result.catch((err: unknown) => {
-              throw translate(err);
+              throw translate(err, String(property));
             });
           }
           return result;
@@ -63,12 +72,15 @@ export function withStoreErrors<T extends object>(backend: T, translate: (err: u
 }
 
 /** The translation of one backend: typed where the rules know the error, else sanitised. */
-export function storeErrorTranslator(rules: StoreErrorRules): (err: unknown) => unknown {
-  return (err) => {
+export function storeErrorTranslator(rules: StoreErrorRules): StoreErrorTranslator {
+  return (err, operation) => {
+    if (err instanceof StoreFact) return renderFact(err.fact, err.cause === undefined ? undefined : sanitizeError(err.cause, rules.secrets));
     if (err instanceof QueueError) return err;
     const clean = sanitizeError(err, rules.secrets);
     const typed = rules.typed?.(err, clean);
     if (typed) return typed;
+    const fact = rules.fact?.(clean, operation);
+    if (fact) return renderFact(fact, clean);
     const reason = rules.unavailable(err);
     if (!reason) return clean;
     const detail = clean instanceof Error ? clean.message : String(clean);

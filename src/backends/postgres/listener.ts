@@ -122,3 +122,8 @@ export class JobAvailableListener {
 function quoteChannel(channel: string): string {
   return quoteIdent(channel);
 }
+
+/** The wake-up operation of the Backend: subscribers share the context's one listener. */
+export const wakeOperations = {
+  subscribeJobAvailable: (ctx: { listener: JobAvailableListener }, listener: () => void) => ctx.listener.subscribe(listener),
+};

@@ -7,7 +7,6 @@
  * schemas through their search paths never wake or block each other, and prepared statements of
  * one schema are never reused for another on a shared pool.
  */
-import type { Backend } from '../../backend.js';
 import { IDENTIFIER } from '../../config.js';
 import { ConfigError, NotMigratedError } from '../../errors.js';
 import type { Queryable } from '../../types.js';
@@ -51,72 +50,30 @@ function firstNamedSchema(searchPath: string): string | undefined {
     .find((name) => name !== '' && name !== '$user');
 }
 
-/** Every Backend member that returns a promise, so it can wait for the schema first. */
-type AsyncMember = {
-  [K in keyof Backend]-?: Backend[K] extends (...args: never[]) => Promise<unknown> ? K : never;
-}[keyof Backend];
-
-const DEFERRED = [
-  'addJobs', 'getJob', 'getJobs', 'getJobEvents', 'retryJob', 'cancelJobs', 'editJobs', 'cleanupOldJobs',
-  'cleanupOldJobEvents', 'reclaimStuckJobs', 'claimJobs', 'completeJobs', 'failJob', 'prolongJob', 'setProgress',
-  'setOutput', 'subscribeJobAvailable', 'addCronSchedule', 'getCronSchedules', 'editCronSchedule',
-  'removeCronSchedule', 'getDueCronSchedules', 'enqueueCronSlots', 'saveStep', 'enterWait', 'createToken',
-  'completeToken', 'getToken', 'expireTimedOutTokens', 'heldJobIds',
-] as const satisfies readonly AsyncMember[];
-
-// A Backend method added later must be listed in DEFERRED (or handled below); this fails to
-// compile until it is.
-type Unlisted = Exclude<AsyncMember, (typeof DEFERRED)[number] | 'close'>;
-const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everyMethodListed;
-
-export interface DeferredBackendParts {
-  /** The pool the schema is looked up on, handed to the backend once it is known. */
-  pool: Queryable;
-  /** Builds the backend for the schema found. */
-  bind(schema: string): Backend;
-  /** The members that need no schema. */
-  getPool: Backend['getPool'];
-  getRedisClient: Backend['getRedisClient'];
-  /** Releases what was opened when no backend was ever built (the library's own pool). */
-  closeUnbound(): Promise<void>;
+/** A context found once on first use; undefined while no lookup is under way or done. */
+export interface LazyContext<C> {
+  /** The context, looking the schema up first when that has not succeeded yet. */
+  get(): Promise<C>;
+  /** The lookup under way or done, if any, without starting one. */
+  started(): Promise<C> | undefined;
 }
 
 /**
- * A Backend whose every operation first waits for the schema lookup (once; a failed lookup, such
- * as tables not migrated yet, is retried by the next operation) and then runs on the backend
- * built for that schema.
+ * The context for the schema the connection's search_path leads to, looked up once, before the
+ * first operation; a failed lookup (such as tables not migrated yet) is retried by the next.
+ * The backend's operations wait for it (deferOperations in ../operations.ts), so every Backend
+ * method is deferred without being listed here.
  */
-export function backendOnSearchPath(parts: DeferredBackendParts): Backend {
-  let binding: Promise<Backend> | undefined;
-  let closing: Promise<void> | undefined;
-  const bound = (): Promise<Backend> => {
-    binding ??= schemaOnSearchPath(parts.pool).then(parts.bind, (err: unknown) => {
-      binding = undefined;
-      throw err;
-    });
-    return binding;
-  };
-  const deferred = Object.fromEntries(
-    DEFERRED.map((name) => [
-      name,
-      async (...args: unknown[]) => {
-        const backend = (await bound()) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-        return backend[name]!(...args);
-      },
-    ]),
-  );
+export function contextOnSearchPath<C>(pool: Queryable, bind: (schema: string) => C): LazyContext<C> {
+  let binding: Promise<C> | undefined;
   return {
-    ...deferred,
-    getPool: parts.getPool,
-    getRedisClient: parts.getRedisClient,
-    close: () => {
-      closing ??= (async () => {
-        const backend = await binding?.catch(() => undefined);
-        if (backend) await backend.close();
-        else await parts.closeUnbound();
-      })();
-      return closing;
+    get() {
+      binding ??= schemaOnSearchPath(pool).then(bind, (err: unknown) => {
+        binding = undefined;
+        throw err;
+      });
+      return binding;
     },
-  } as Backend;
+    started: () => binding,
+  };
 }

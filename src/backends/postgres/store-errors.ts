@@ -1,10 +1,12 @@
 /**
- * Which PostgreSQL errors mean "the store cannot serve" and which mean "the schema was never
- * migrated", for the backend's one translation seam (src/store-errors.ts).
+ * Which PostgreSQL errors mean "the store cannot serve", which mean "the schema was never
+ * migrated" and which mean "the store refused the values written", for the backend's one
+ * translation seam (src/store-errors.ts).
  */
 import type { Pool } from 'pg';
 import { NotMigratedError, type StoreUnavailableReason } from '../../errors.js';
-import { errorChain, secretsOf, storeErrorTranslator } from '../../store-errors.js';
+import { errorChain, secretsOf, storeErrorTranslator, type StoreErrorTranslator } from '../../store-errors.js';
+import type { Fact } from '../../store-facts.js';
 import { DATABASE_ENV } from './migrate.js';
 
 /** Node socket errors: the server is unreachable or the connection dropped. */
@@ -23,6 +25,28 @@ const CONNECTION_MESSAGES = [
 const CLOSED_MESSAGES = [/^Cannot use a pool after calling end on the pool/];
 /** undefined_table and undefined_function: a table or function of the migrations is missing. */
 const MISSING_OBJECT_STATES = new Set(['42P01', '42883']);
+/**
+ * SQLSTATE classes caused by the values written: 22 data exception, 23 integrity constraint
+ * violation. Only these are final: the completion buffer stops retrying such a write and deals
+ * with its one bad job, while connection errors are retried as before.
+ */
+const REJECTION_CLASSES = new Set(['22', '23']);
+
+/** The SQLSTATE of a driver error, also when it was wrapped (looked up along `cause`). */
+function sqlState(err: unknown): string | undefined {
+  for (const e of errorChain(err)) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/** The refusal of the values `operation` wrote, when `err` is one. */
+function valuesRejected(err: unknown, operation: string): Fact | undefined {
+  const state = sqlState(err);
+  if (state === undefined || !REJECTION_CLASSES.has(state.slice(0, 2))) return undefined;
+  const detail = err instanceof Error ? err.message : String(err);
+  return { kind: 'values-rejected', store: 'PostgreSQL', operation, sqlState: state, detail };
+}
 
 export function postgresUnavailableReason(err: unknown): StoreUnavailableReason | undefined {
   for (const e of errorChain(err)) {
@@ -44,16 +68,18 @@ export function migrateCommand(schema: string): string {
 
 /**
  * The translation for one queue: its schema (for NotMigratedError; null while the schema is not
- * known yet) and its pool's password (masked in every error it lets through).
+ * known yet, read at each error) and its pool's password (masked in every error it lets through).
  */
-export function postgresErrorTranslator(schema: string | null, pool: Pool): (err: unknown) => unknown {
+export function postgresErrorTranslator(currentSchema: () => string | null, pool: Pool): StoreErrorTranslator {
   // pg.Pool keeps its settings in `options`; a password may also sit in the connection string.
   const options = (pool as unknown as { options?: { password?: unknown; connectionString?: unknown } }).options ?? {};
   return storeErrorTranslator({
     store: 'PostgreSQL',
     secrets: secretsOf(options.password, urlPassword(options.connectionString)),
     unavailable: postgresUnavailableReason,
+    fact: valuesRejected,
     typed(err, clean) {
+      const schema = currentSchema();
       const code = (err as { code?: unknown } | null)?.code;
       if (schema === null || typeof code !== 'string' || !MISSING_OBJECT_STATES.has(code)) return undefined;
       const detail = (err as Error).message;

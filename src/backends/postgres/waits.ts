@@ -3,22 +3,10 @@
  * WaitStore operations. SQL, and why a token is always locked before its jobs change, in
  * queries/waits.ts.
  */
-import type { EnterWaitInput, EnterWaitResult, WaitStore } from '../../backend.js';
-import { NotFoundError, ValidationError, describeValue } from '../../errors.js';
+import type { EnterWaitInput, EnterWaitResult } from '../../backend.js';
+import { StoreFact } from '../../store-facts.js';
 import type { Queryable, WaitToken } from '../../types.js';
-import type { Connection } from './connection.js';
-import type { SchemaNames } from './queries/names.js';
-import {
-  completeTokenSql,
-  createTokenSql,
-  enterWaitSql,
-  expireTokensSql,
-  getTokenSql,
-  lockTokenSql,
-  resumeTokenWaitersSql,
-  saveStepSql,
-  stillOursSql,
-} from './queries/waits.js';
+import type { PostgresContext } from './context.js';
 import { rowToToken, type TokenRow } from './rows.js';
 
 /** Tokens timed out per transaction; expireTimedOutTokens loops until a batch comes back short. */
@@ -29,107 +17,84 @@ function jsonText(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-export class PostgresWaitStore implements WaitStore {
-  private readonly sql: ReturnType<typeof buildStatements>;
+async function saveStep(ctx: PostgresContext, { jobId, workerId, stepName, value, now }: { jobId: number; workerId: string; stepName: string; value: unknown; now: Date }): Promise<boolean> {
+  const { rows } = await ctx.conn.query(ctx.sql.saveStep, [jobId, workerId, stepName, jsonText(value), now]);
+  return rows.length > 0;
+}
 
-  constructor(
-    private readonly conn: Connection,
-    private readonly names: SchemaNames,
-  ) {
-    this.sql = buildStatements(names);
+async function enterWait(ctx: PostgresContext, input: EnterWaitInput): Promise<EnterWaitResult> {
+  const { jobId, workerId, waitUntil, tokenId, step, now } = input;
+  const values = [
+    jobId,
+    workerId,
+    now,
+    waitUntil,
+    tokenId,
+    step?.name ?? null,
+    step ? jsonText(step.value) : null,
+    JSON.stringify({ waitUntil: waitUntil?.toISOString() ?? null, tokenId }),
+    ctx.names.channel,
+  ];
+  if (tokenId === null) {
+    const { rows } = await ctx.conn.query(ctx.sql.enterWait, values);
+    return rows.length > 0 ? { status: 'waiting' } : { status: 'lost' };
   }
-
-  async saveStep({ jobId, workerId, stepName, value, now }: { jobId: number; workerId: string; stepName: string; value: unknown; now: Date }): Promise<boolean> {
-    const { rows } = await this.conn.query(this.sql.saveStep, [jobId, workerId, stepName, jsonText(value), now]);
-    return rows.length > 0;
-  }
-
-  async enterWait(input: EnterWaitInput): Promise<EnterWaitResult> {
-    const { jobId, workerId, waitUntil, tokenId, step, now } = input;
-    const values = [
-      jobId,
-      workerId,
-      now,
-      waitUntil,
-      tokenId,
-      step?.name ?? null,
-      step ? jsonText(step.value) : null,
-      JSON.stringify({ waitUntil: waitUntil?.toISOString() ?? null, tokenId }),
-      this.names.channel,
-    ];
-    if (tokenId === null) {
-      const { rows } = await this.conn.query(this.sql.enterWait, values);
-      return rows.length > 0 ? { status: 'waiting' } : { status: 'lost' };
+  return ctx.conn.transaction(async (tx) => {
+    // The token first: a completion waits for this transaction, or this one sees it.
+    const { rows } = await tx.query(ctx.sql.lockToken, [tokenId]);
+    const token = rows[0] as TokenRow | undefined;
+    if (token?.status === 'waiting') {
+      const entered = await tx.query(ctx.sql.enterWait, values);
+      return entered.rows.length > 0 ? { status: 'waiting' } : { status: 'lost' };
     }
-    return this.conn.transaction(async (tx) => {
-      // The token first: a completion waits for this transaction, or this one sees it.
-      const { rows } = await tx.query(this.sql.lockToken, [tokenId]);
-      const token = rows[0] as TokenRow | undefined;
-      if (token?.status === 'waiting') {
-        const entered = await tx.query(this.sql.enterWait, values);
-        return entered.rows.length > 0 ? { status: 'waiting' } : { status: 'lost' };
-      }
-      // Nothing to change; as on Redis, a job that is no longer ours is reported first.
-      if (!(await this.stillOurs(tx, jobId, workerId))) return { status: 'lost' };
-      if (!token) throw new NotFoundError(`Expected \`tokenId\` to name an existing waitpoint token, got ${describeValue(tokenId)}`);
-      return { status: 'token_settled', token: rowToToken(token) };
+    // Nothing to change; as on Redis, a job that is no longer ours is reported first.
+    if (!(await stillOurs(ctx, tx, jobId, workerId))) return { status: 'lost' };
+    if (!token) throw new StoreFact({ kind: 'token-unknown', tokenId });
+    return { status: 'token_settled', token: rowToToken(token) };
+  });
+}
+
+async function createToken(ctx: PostgresContext, { id, jobId, timeoutAt, tags, now }: { id: string; jobId: number | null; timeoutAt: Date | null; tags: string[]; now: Date }): Promise<void> {
+  const { rows } = await ctx.conn.query(ctx.sql.createToken, [id, jobId, timeoutAt, now, tags]);
+  if (rows.length === 0) throw new StoreFact({ kind: 'token-id-taken', tokenId: id });
+}
+
+async function completeToken(ctx: PostgresContext, { tokenId, output, now }: { tokenId: string; output: unknown; now: Date }): Promise<boolean> {
+  return ctx.conn.transaction(async (tx) => {
+    const { rows } = await tx.query(ctx.sql.completeToken, [tokenId, jsonText(output), now]);
+    if (rows.length === 0) return false;
+    await resumeWaiters(ctx, tx, [tokenId], now);
+    return true;
+  });
+}
+
+async function getToken(ctx: PostgresContext, tokenId: string): Promise<WaitToken | null> {
+  const { rows } = await ctx.conn.query<TokenRow>(ctx.sql.getToken, [tokenId]);
+  return rows[0] ? rowToToken(rows[0]) : null;
+}
+
+async function expireTimedOutTokens(ctx: PostgresContext, now: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const expired = await ctx.conn.transaction(async (tx) => {
+      const { rows } = await tx.query(ctx.sql.expireTokens, [now, EXPIRE_BATCH]);
+      const ids = (rows as { id: string }[]).map((r) => r.id);
+      if (ids.length > 0) await resumeWaiters(ctx, tx, ids, now);
+      return ids.length;
     });
-  }
-
-  async createToken({ id, jobId, timeoutAt, tags, now }: { id: string; jobId: number | null; timeoutAt: Date | null; tags: string[]; now: Date }): Promise<void> {
-    const { rows } = await this.conn.query(this.sql.createToken, [id, jobId, timeoutAt, now, tags]);
-    if (rows.length === 0) throw new ValidationError('id', `Expected a new waitpoint token id, got ${describeValue(id)}, already taken`);
-  }
-
-  async completeToken({ tokenId, output, now }: { tokenId: string; output: unknown; now: Date }): Promise<boolean> {
-    return this.conn.transaction(async (tx) => {
-      const { rows } = await tx.query(this.sql.completeToken, [tokenId, jsonText(output), now]);
-      if (rows.length === 0) return false;
-      await this.resumeWaiters(tx, [tokenId], now);
-      return true;
-    });
-  }
-
-  async getToken(tokenId: string): Promise<WaitToken | null> {
-    const { rows } = await this.conn.query<TokenRow>(this.sql.getToken, [tokenId]);
-    return rows[0] ? rowToToken(rows[0]) : null;
-  }
-
-  async expireTimedOutTokens(now: Date): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const expired = await this.conn.transaction(async (tx) => {
-        const { rows } = await tx.query(this.sql.expireTokens, [now, EXPIRE_BATCH]);
-        const ids = (rows as { id: string }[]).map((r) => r.id);
-        if (ids.length > 0) await this.resumeWaiters(tx, ids, now);
-        return ids.length;
-      });
-      total += expired;
-      if (expired < EXPIRE_BATCH) return total;
-    }
-  }
-
-  /** A separate statement after the tokens changed: see queries/waits.ts on lost wake-ups. */
-  private async resumeWaiters(tx: Queryable, tokenIds: string[], now: Date): Promise<void> {
-    await tx.query(this.sql.resumeTokenWaiters, [tokenIds, now, this.names.channel]);
-  }
-
-  private async stillOurs(tx: Queryable, jobId: number, workerId: string): Promise<boolean> {
-    const { rows } = await tx.query(this.sql.stillOurs, [jobId, workerId]);
-    return rows.length > 0;
+    total += expired;
+    if (expired < EXPIRE_BATCH) return total;
   }
 }
 
-function buildStatements(t: SchemaNames) {
-  return {
-    saveStep: saveStepSql(t),
-    enterWait: enterWaitSql(t),
-    stillOurs: stillOursSql(t),
-    lockToken: lockTokenSql(t),
-    getToken: getTokenSql(t),
-    createToken: createTokenSql(t),
-    completeToken: completeTokenSql(t),
-    expireTokens: expireTokensSql(t),
-    resumeTokenWaiters: resumeTokenWaitersSql(t),
-  };
+export const waitOperations = { saveStep, enterWait, createToken, completeToken, getToken, expireTimedOutTokens };
+
+/** A separate statement after the tokens changed: see queries/waits.ts on lost wake-ups. */
+async function resumeWaiters(ctx: PostgresContext, tx: Queryable, tokenIds: string[], now: Date): Promise<void> {
+  await tx.query(ctx.sql.resumeTokenWaiters, [tokenIds, now, ctx.names.channel]);
+}
+
+async function stillOurs(ctx: PostgresContext, tx: Queryable, jobId: number, workerId: string): Promise<boolean> {
+  const { rows } = await tx.query(ctx.sql.stillOurs, [jobId, workerId]);
+  return rows.length > 0;
 }

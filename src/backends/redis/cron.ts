@@ -4,7 +4,7 @@
  * `cron-payloads`, apart from the metadata Lua decodes (see keys.ts).
  */
 import type { CronScheduleEdit, CronSlot, NewCronSchedule } from '../../backend.js';
-import { ValidationError, describeValue } from '../../errors.js';
+import { StoreFact } from '../../store-facts.js';
 import type { CronScheduleRecord, CronScheduleStatus } from '../../types.js';
 import type { BackendContext } from './context.js';
 import { floatText, toStoredJob } from './record.js';
@@ -65,14 +65,7 @@ function toCronRecord([metaText, payloadText]: ScheduleRow): CronScheduleRecord 
   };
 }
 
-function nameTaken(name: string, id: number): ValidationError {
-  return new ValidationError(
-    'scheduleName',
-    `Expected \`scheduleName\` to be unique, got ${describeValue(name)}, already the name of cron schedule ${id}`,
-  );
-}
-
-export async function addCronSchedule(ctx: BackendContext, schedule: NewCronSchedule, now: Date): Promise<number> {
+async function addCronSchedule(ctx: BackendContext, schedule: NewCronSchedule, now: Date): Promise<number> {
   const t = now.getTime();
   const stored: Omit<StoredCronSchedule, 'id'> = {
     scheduleName: schedule.scheduleName,
@@ -95,25 +88,28 @@ export async function addCronSchedule(ctx: BackendContext, schedule: NewCronSche
     updatedAt: t,
   };
   const reply = await ctx.run<number | ['taken', number]>('addCronSchedule', [JSON.stringify(stored), JSON.stringify(schedule.payload ?? null)]);
-  if (Array.isArray(reply)) throw nameTaken(schedule.scheduleName, reply[1]);
+  if (Array.isArray(reply)) throw new StoreFact({ kind: 'schedule-name-taken', name: schedule.scheduleName, holderId: reply[1] });
+  ctx.sawScheduleIds([reply]);
   return reply;
 }
 
-export async function getCronSchedules(
+async function getCronSchedules(
   ctx: BackendContext,
   query: { id?: number; name?: string; status?: CronScheduleStatus },
 ): Promise<CronScheduleRecord[]> {
   const rows = await ctx.run<ScheduleRow[]>('getCronSchedules', [query.id ?? '', query.name ?? '', query.status ?? '']);
-  return rows.map(toCronRecord);
+  const schedules = rows.map(toCronRecord);
+  ctx.sawScheduleIds(schedules.map((s) => s.id));
+  return schedules;
 }
 
-export async function getDueCronSchedules(ctx: BackendContext, now: Date, limit: number): Promise<CronScheduleRecord[]> {
+async function getDueCronSchedules(ctx: BackendContext, now: Date, limit: number): Promise<CronScheduleRecord[]> {
   if (limit <= 0) return [];
   const rows = await ctx.run<ScheduleRow[]>('getDueCronSchedules', [now.getTime(), limit]);
   return rows.map(toCronRecord);
 }
 
-export async function editCronSchedule(
+async function editCronSchedule(
   ctx: BackendContext,
   id: number,
   edit: CronScheduleEdit & { status?: CronScheduleStatus },
@@ -121,9 +117,6 @@ export async function editCronSchedule(
 ): Promise<boolean> {
   // The metadata fields in their stored form; the payload travels apart, verbatim.
   const changes: Partial<StoredCronSchedule> = {};
-  // Not part of CronScheduleEdit today; honoured (unique) should a rename ever be passed.
-  const rename = (edit as { scheduleName?: string }).scheduleName;
-  if (rename !== undefined) changes.scheduleName = rename;
   if (edit.cronExpression !== undefined) changes.cronExpression = edit.cronExpression;
   if (edit.jobType !== undefined) changes.jobType = edit.jobType;
   if (edit.timezone !== undefined) changes.timezone = edit.timezone;
@@ -138,16 +131,14 @@ export async function editCronSchedule(
   if (edit.retryDelayMax !== undefined) changes.retryDelayMax = floatText(edit.retryDelayMax);
   if (edit.nextRunAt !== undefined) changes.nextRunAt = edit.nextRunAt.getTime();
   const payload = edit.payload !== undefined ? JSON.stringify(edit.payload) : '';
-  const reply = await ctx.run<0 | 1 | ['taken', number]>('editCronSchedule', [id, JSON.stringify(changes), payload, now.getTime()]);
-  if (Array.isArray(reply)) throw nameTaken(rename!, reply[1]);
-  return reply === 1;
+  return (await ctx.run<0 | 1>('editCronSchedule', [id, JSON.stringify(changes), payload, now.getTime()])) === 1;
 }
 
-export async function removeCronSchedule(ctx: BackendContext, id: number): Promise<boolean> {
+async function removeCronSchedule(ctx: BackendContext, id: number): Promise<boolean> {
   return (await ctx.run<number>('removeCronSchedule', [id])) === 1;
 }
 
-export async function enqueueCronSlots(
+async function enqueueCronSlots(
   ctx: BackendContext,
   slots: CronSlot[],
   now: Date,
@@ -163,5 +154,16 @@ export async function enqueueCronSlots(
     added: JSON.stringify({ jobType: slot.job.jobType, tags: slot.job.tags, idempotencyKey: slot.job.idempotencyKey }),
   }));
   const ids = await ctx.run<number[]>('enqueueCronSlots', [now.getTime(), JSON.stringify(batch)]);
-  return slots.map((slot, i) => ({ scheduleId: slot.scheduleId, jobId: ids[i] === 0 ? null : ids[i]! }));
+  const enqueued = slots.map((slot, i) => ({ scheduleId: slot.scheduleId, jobId: ids[i] === 0 ? null : ids[i]! }));
+  ctx.sawJobIds(enqueued.map((slot) => slot.jobId));
+  return enqueued;
 }
+
+export const cronOperations = {
+  addCronSchedule,
+  getCronSchedules,
+  editCronSchedule,
+  removeCronSchedule,
+  getDueCronSchedules,
+  enqueueCronSlots,
+};

@@ -2,20 +2,18 @@
  * Adding and reading jobs (SPEC §4.1, §4.2) on Redis.
  */
 import type { AddJobsInput, AddJobsResult, JobQuery } from '../../backend.js';
-import { DependencyError, UnsupportedOnBackendError } from '../../errors.js';
+import { StoreFact, prerequisitesBlocked } from '../../store-facts.js';
 import type { JobEvent, JobRecord } from '../../types.js';
 import type { BackendContext } from './context.js';
 import { toLuaQuery } from './query.js';
 import { toJobEvent, toJobRecord, toStoredJob, type JobRow } from './record.js';
 
-/** ['ok', ids, insertedIds], or ['unknown' | 'ended', dependency ids] (add-jobs.lua). */
-type AddReply = [string, number[], number[]?];
+/** ['ok', ids, insertedIds], or ['blocked', ids, statuses] (add-jobs.lua). */
+type AddReply = ['ok', number[], number[]] | ['blocked', number[], string[]];
 
-export async function addJobs(ctx: BackendContext, input: AddJobsInput): Promise<AddJobsResult> {
+async function addJobs(ctx: BackendContext, input: AddJobsInput): Promise<AddJobsResult> {
   if (input.db !== undefined) {
-    throw new UnsupportedOnBackendError(
-      'The `db` option of addJob/addJobs runs the insert on a PostgreSQL client, so it is only supported by the postgres backend; this queue uses redis',
-    );
+    throw new StoreFact({ kind: 'unsupported-on-backend', operation: 'db' });
   }
   if (input.jobs.length === 0) return { ids: [], insertedIds: [] };
   // Payloads and `added` metadata travel as JSON text, stored verbatim: the script never
@@ -26,33 +24,36 @@ export async function addJobs(ctx: BackendContext, input: AddJobsInput): Promise
     added: JSON.stringify({ jobType: job.jobType, tags: job.tags, idempotencyKey: job.idempotencyKey }),
   }));
   const reply = await ctx.run<AddReply>('addJobs', [input.now.getTime(), JSON.stringify(batch)]);
-  if (reply[0] === 'unknown') {
-    throw new DependencyError(`Expected \`dependsOn.jobIds\` to name existing jobs, got unknown job ids ${reply[1].join(', ')}`);
+  if (reply[0] === 'blocked') {
+    const statuses = reply[2];
+    throw prerequisitesBlocked(input.jobs, reply[1].map((id, i) => ({ id, status: statuses[i] || null })));
   }
-  if (reply[0] === 'ended') {
-    throw new DependencyError(
-      `Expected \`dependsOn.jobIds\` to name jobs that can still complete, got job ids ${reply[1].join(', ')}, already cancelled or failed with no retry left`,
-    );
-  }
-  return { ids: reply[1], insertedIds: reply[2] ?? [] };
+  ctx.sawJobIds(reply[1]);
+  return { ids: reply[1], insertedIds: reply[2] };
 }
 
-export async function getJob(ctx: BackendContext, id: number): Promise<JobRecord | null> {
+async function getJob(ctx: BackendContext, id: number): Promise<JobRecord | null> {
   // One script, so the metadata, payload, output and step data are read at one instant.
   const row = await ctx.run<JobRow | null>('getJob', [id]);
-  return row ? toJobRecord(...row) : null;
+  const job = row ? toJobRecord(...row) : null;
+  ctx.sawJobIds(job ? [job.id] : []);
+  return job;
 }
 
-export async function getJobs(ctx: BackendContext, query: JobQuery): Promise<JobRecord[]> {
+async function getJobs(ctx: BackendContext, query: JobQuery): Promise<JobRecord[]> {
   const rows = await ctx.run<JobRow[]>('getJobs', [
     JSON.stringify(toLuaQuery(query.filter, query.status)),
     query.limit === undefined ? '' : query.limit,
     query.offset ?? 0,
   ]);
-  return rows.map((row) => toJobRecord(...row));
+  const jobs = rows.map((row) => toJobRecord(...row));
+  ctx.sawJobIds(jobs.map((j) => j.id));
+  return jobs;
 }
 
-export async function getJobEvents(ctx: BackendContext, jobId: number): Promise<JobEvent[]> {
+async function getJobEvents(ctx: BackendContext, jobId: number): Promise<JobEvent[]> {
   const texts = await ctx.run<string[]>('getJobEvents', [jobId]);
   return texts.map(toJobEvent);
 }
+
+export const jobOperations = { addJobs, getJob, getJobs, getJobEvents };

@@ -1,59 +1,15 @@
 /**
- * Every Redis key of a queue. All keys start with the prefix and share the hash tag `{q}`,
- * so every script's keys live in one Redis Cluster slot. Scripts receive every key they touch
- * through KEYS (never built inside Lua), which is why per-job data lives in hashes keyed by
- * job id rather than in one key per job.
+ * Every Redis key of a queue, in one table (KEYS): redisKeys(), the names Lua script headers
+ * use (KEY_NAMES) and the key table of docs/backends.md are all derived from it
+ * (keys.test.ts checks the page against renderKeyTable()).
+ *
+ * All keys start with the prefix and share the hash tag `{q}`, so every script's keys live in
+ * one Redis Cluster slot. Scripts receive every key they touch through KEYS (never built
+ * inside Lua), which is why per-job data lives in hashes keyed by job id rather than in one
+ * key per job.
  *
  * Ids inside sorted-set members are zero-padded to 15 digits (`pad`), so lexicographic order
- * equals numeric order.
- *
- * | key            | type | contents |
- * |----------------|------|----------|
- * | meta           | hash | the store's identity: `storeId` (random), `createdAt` (ms); see identity.ts |
- * | id             | str  | last job id (INCR) |
- * | jobs           | hash | id -> job metadata JSON (StoredJob, without payload/output/stepData) |
- * | payloads       | hash | id -> payload JSON text, stored verbatim (never decoded in Lua) |
- * | outputs        | hash | id -> output JSON text, verbatim |
- * | steps          | hash | `<pad id>\0<step name>` -> that step's value (durable `ctx.run` result) as JSON text, verbatim, never decoded in Lua |
- * | step-names     | zset | score 0, member `<pad id>\0<step name>` (the `steps` field): finds a job's steps by range |
- * | idem           | hash | idempotency key -> id |
- * | all            | zset | member id, score id: every job (listing, newest first) |
- * | status:<s>     | zset | member id, score id: jobs in status <s>, one key per status |
- * | types          | zset | score 0, member `<jobType>\0<pad id>`: lookup by type |
- * | tags           | zset | score 0, member `<tag>\0<pad id>`: lookup by tag |
- * | ready          | zset | member pad id, score -priority: claimable now, best first |
- * | ready-by-type  | zset | score 0, member `<jobType>\0<2147483647 - priority, 10 digits>\0<pad id>`: the same jobs as `ready`, best first within each type (claims limited to some types read only their types) |
- * | claim-hints    | hash | id -> `<jobType>\0<group id or empty>`: lets a claim skip jobs of full groups without decoding their metadata |
- * | scheduled      | zset | member pad id, score ready time (ms): pending with a future runAt, failed awaiting retry, timed waits |
- * | processing     | zset | member pad id, score locked_at (ms): reclaim scans it |
- * | finished       | zset | member pad id, score updatedAt (ms): completed, cancelled, failed without retry; cleanup scans it |
- * | deps           | zset | score 0, member `<pad prerequisite id>\0<pad dependent id>`: dependents of a job |
- * | tag-deps       | zset | score 0, member `<tag>\0<pad id>` for each tag of a job's dependsOn.tags: finds the jobs a tag-barrier job holds back (cascade cancel) |
- * | groups         | hash | group id -> number of processing jobs of the group |
- * | event:id       | str  | last event id |
- * | events         | hash | event id -> event JSON `{ id, jobId, eventType, createdAt, metadata }` |
- * | job-events     | zset | score 0, member `<pad job id>\0<pad event id>`: events of a job |
- * | event-times    | zset | member event id, score createdAt (ms): event cleanup |
- * | wake           | list | wake-up signal for idle processors (BLPOP) |
- * | token-waiters  | zset | score 0, member `<token id>\0<pad job id>`: the waiting jobs of a token (status waiting, waitTokenId = token) |
- *
- * Cron schedules (SPEC §2.9, §4.4):
- *
- * | key            | type | contents |
- * |----------------|------|----------|
- * | cron:id        | str  | last schedule id (INCR) |
- * | cron           | hash | id -> schedule JSON (StoredCronSchedule, without payload) |
- * | cron-payloads  | hash | id -> payload JSON text of the jobs it creates, verbatim |
- * | cron-names     | hash | schedule name -> id: names are unique |
- * | cron-due       | zset | member pad id, score nextRunAt (ms): ACTIVE schedules only (paused ones are absent) |
- *
- * Waitpoint tokens (DETAILS "Queue-level token operations"):
- *
- * | key            | type | contents |
- * |----------------|------|----------|
- * | tokens         | hash | token id (`wp_<uuid>`) -> token JSON (StoredToken, without output) |
- * | token-outputs  | hash | token id -> output JSON text, verbatim (completed tokens) |
- * | token-timeouts | zset | member token id, score timeoutAt (ms): OPEN tokens with a timeout (expiry scans it) |
+ * equals numeric order. The comment above each entry gives the exact layout.
  */
 import type { JobStatus } from '../../types.js';
 import { JOB_STATUSES } from '../../types.js';
@@ -65,91 +21,114 @@ export function pad(id: number): string {
   return String(id).padStart(ID_WIDTH, '0');
 }
 
-export function redisKeys(prefix: string) {
-  const k = (name: string) => `${prefix}{q}:${name}`;
-  const status = Object.fromEntries(JOB_STATUSES.map((s) => [s, k(`status:${s}`)])) as Record<JobStatus, string>;
-  return {
-    meta: k('meta'),
-    id: k('id'),
-    jobs: k('jobs'),
-    payloads: k('payloads'),
-    outputs: k('outputs'),
-    steps: k('steps'),
-    idem: k('idem'),
-    all: k('all'),
-    status,
-    types: k('types'),
-    tags: k('tags'),
-    ready: k('ready'),
-    readyByType: k('ready-by-type'),
-    claimHints: k('claim-hints'),
-    scheduled: k('scheduled'),
-    processing: k('processing'),
-    finished: k('finished'),
-    deps: k('deps'),
-    tagDeps: k('tag-deps'),
-    groups: k('groups'),
-    eventId: k('event:id'),
-    events: k('events'),
-    jobEvents: k('job-events'),
-    eventTimes: k('event-times'),
-    wake: k('wake'),
-    stepNames: k('step-names'),
-    tokenWaiters: k('token-waiters'),
-    cronId: k('cron:id'),
-    cron: k('cron'),
-    cronPayloads: k('cron-payloads'),
-    cronNames: k('cron-names'),
-    cronDue: k('cron-due'),
-    tokens: k('tokens'),
-    tokenOutputs: k('token-outputs'),
-    tokenTimeouts: k('token-timeouts'),
-  };
-}
+/**
+ * Each key: `name` after `<prefix>{q}:` (as Lua script headers declare it), `property` in
+ * redisKeys(), and the `type` and `contents` the docs table shows. `status:<status>` stands
+ * for one key per job status.
+ */
+export const KEYS = [
+  // the store's identity: `storeId` (random), `createdAt` (ms); see identity.ts
+  { name: 'meta', property: 'meta', type: 'hash', contents: "the store's identity: a random `storeId` and `createdAt`, written on first use (see [A wiped store](#a-wiped-store))" },
+  // last job id (INCR)
+  { name: 'id', property: 'id', type: 'string', contents: 'last job id' },
+  // id -> job metadata JSON (StoredJob, without payload/output/stepData)
+  { name: 'jobs', property: 'jobs', type: 'hash', contents: 'job id → job fields as JSON (without payload, output and step data)' },
+  // id -> payload JSON text, stored verbatim (never decoded in Lua)
+  { name: 'payloads', property: 'payloads', type: 'hash', contents: 'job id → payload JSON, stored verbatim' },
+  // id -> output JSON text, verbatim
+  { name: 'outputs', property: 'outputs', type: 'hash', contents: 'job id → output JSON, verbatim' },
+  // `<pad id>\0<step name>` -> that step's value (durable `ctx.run` result) as JSON text, verbatim, never decoded in Lua
+  { name: 'steps', property: 'steps', type: 'hash', contents: "`<job id>\\0<step name>` → that step's stored result (`ctx.run`), verbatim JSON" },
+  // score 0, member `<pad id>\0<step name>` (the `steps` field): finds a job's steps by range
+  { name: 'step-names', property: 'stepNames', type: 'sorted set', contents: "`<job id>\\0<step name>` members: finds a job's steps" },
+  // idempotency key -> id
+  { name: 'idem', property: 'idem', type: 'hash', contents: 'idempotency key → job id' },
+  // member id, score id: every job (listing, newest first)
+  { name: 'all', property: 'all', type: 'sorted set', contents: 'every job, by id (listing newest first)' },
+  // member id, score id: jobs in status <s>, one key per status
+  { name: 'status:<status>', property: 'status', type: 'sorted set', contents: 'jobs in that status, by id; one key per status' },
+  // score 0, member `<jobType>\0<pad id>`: lookup by type
+  { name: 'types', property: 'types', type: 'sorted set', contents: '`<jobType>\\0<id>` members: lookup by job type' },
+  // score 0, member `<tag>\0<pad id>`: lookup by tag
+  { name: 'tags', property: 'tags', type: 'sorted set', contents: '`<tag>\\0<id>` members: lookup by tag' },
+  // member pad id, score -priority: claimable now, best first
+  { name: 'ready', property: 'ready', type: 'sorted set', contents: 'claimable now, scored by priority (best first)' },
+  // score 0, member `<jobType>\0<2147483647 - priority, 10 digits>\0<pad id>`: the same jobs as `ready`, best first within each type (claims limited to some types read only their types)
+  { name: 'ready-by-type', property: 'readyByType', type: 'sorted set', contents: 'the same jobs as `ready`, ordered best first within each job type, so a processor limited to some types reads only those' },
+  // id -> `<jobType>\0<group id or empty>`: lets a claim skip jobs of full groups without decoding their metadata
+  { name: 'claim-hints', property: 'claimHints', type: 'hash', contents: 'job id → job type and group id, so a claim can skip jobs of full groups cheaply' },
+  // member pad id, score ready time (ms): pending with a future runAt, failed awaiting retry, timed waits
+  { name: 'scheduled', property: 'scheduled', type: 'sorted set', contents: 'jobs that become claimable later (future `runAt`, retry times), scored by that time' },
+  // member pad id, score locked_at (ms): reclaim scans it
+  { name: 'processing', property: 'processing', type: 'sorted set', contents: 'processing jobs, scored by lock time (reclaim)' },
+  // member pad id, score updatedAt (ms): completed, cancelled, failed without retry; cleanup scans it
+  { name: 'finished', property: 'finished', type: 'sorted set', contents: 'completed, cancelled and finally failed jobs, scored by update time (cleanup)' },
+  // score 0, member `<pad prerequisite id>\0<pad dependent id>`: dependents of a job
+  { name: 'deps', property: 'deps', type: 'sorted set', contents: '`<prerequisite id>\\0<dependent id>` members: dependents of a job' },
+  // score 0, member `<tag>\0<pad id>` for each tag of a job's dependsOn.tags: finds the jobs a tag-barrier job holds back (cascade cancel)
+  { name: 'tag-deps', property: 'tagDeps', type: 'sorted set', contents: "`<tag>\\0<id>` members for each tag of a job's `dependsOn.tags`: the jobs a tag barrier holds back" },
+  // group id -> number of processing jobs of the group
+  { name: 'groups', property: 'groups', type: 'hash', contents: 'group id → number of its jobs processing' },
+  // last event id
+  { name: 'event:id', property: 'eventId', type: 'string', contents: 'last event id' },
+  // event id -> event JSON `{ id, jobId, eventType, createdAt, metadata }`
+  { name: 'events', property: 'events', type: 'hash', contents: 'event id → event JSON' },
+  // score 0, member `<pad job id>\0<pad event id>`: events of a job
+  { name: 'job-events', property: 'jobEvents', type: 'sorted set', contents: '`<job id>\\0<event id>` members: history of a job' },
+  // member event id, score createdAt (ms): event cleanup
+  { name: 'event-times', property: 'eventTimes', type: 'sorted set', contents: 'event ids by creation time (event cleanup)' },
+  // wake-up signal for idle processors (BLPOP)
+  { name: 'wake', property: 'wake', type: 'list', contents: 'wake-up signal for idle processors' },
+  // score 0, member `<token id>\0<pad job id>`: the waiting jobs of a token (status waiting, waitTokenId = token)
+  { name: 'token-waiters', property: 'tokenWaiters', type: 'sorted set', contents: '`<token id>\\0<job id>` members: the jobs waiting on a token' },
+  // last schedule id (INCR)
+  { name: 'cron:id', property: 'cronId', type: 'string', contents: 'last cron schedule id' },
+  // id -> schedule JSON (StoredCronSchedule, without payload)
+  { name: 'cron', property: 'cron', type: 'hash', contents: 'schedule id → schedule fields as JSON (without payload)' },
+  // id -> payload JSON text of the jobs it creates, verbatim
+  { name: 'cron-payloads', property: 'cronPayloads', type: 'hash', contents: 'schedule id → payload of the jobs it creates, verbatim' },
+  // schedule name -> id: names are unique
+  { name: 'cron-names', property: 'cronNames', type: 'hash', contents: 'schedule name → id (names are unique)' },
+  // member pad id, score nextRunAt (ms): ACTIVE schedules only (paused ones are absent)
+  { name: 'cron-due', property: 'cronDue', type: 'sorted set', contents: 'active schedules, scored by `nextRunAt`' },
+  // token id (`wp_<uuid>`) -> token JSON (StoredToken, without output)
+  { name: 'tokens', property: 'tokens', type: 'hash', contents: 'token id → token fields as JSON (without output)' },
+  // token id -> output JSON text, verbatim (completed tokens)
+  { name: 'token-outputs', property: 'tokenOutputs', type: 'hash', contents: 'token id → output JSON, verbatim' },
+  // member token id, score timeoutAt (ms): OPEN tokens with a timeout (expiry scans it)
+  { name: 'token-timeouts', property: 'tokenTimeouts', type: 'sorted set', contents: 'open tokens with a timeout, scored by `timeoutAt` (expiry)' },
+] as const satisfies readonly { name: string; property: string; type: 'hash' | 'string' | 'sorted set' | 'list'; contents: string }[];
 
-export type RedisKeys = ReturnType<typeof redisKeys>;
+type KeyEntry = (typeof KEYS)[number];
+const STATUS_KEY = 'status:<status>';
+
+export type RedisKeys = { [E in KeyEntry as E['property']]: E['name'] extends typeof STATUS_KEY ? Record<JobStatus, string> : string };
+
+/** The keys of the queue under `prefix`, by property. */
+export function redisKeys(prefix: string): RedisKeys {
+  return Object.fromEntries(
+    KEYS.map((key) => [
+      key.property,
+      key.name === STATUS_KEY
+        ? Object.fromEntries(JOB_STATUSES.map((s) => [s, keyName(prefix, `status:${s}`)]))
+        : keyName(prefix, key.name),
+    ]),
+  ) as RedisKeys;
+}
 
 /**
  * Every key by the name Lua script headers use for it (the part after `{q}:`). Scripts
  * declare the keys they touch by these names; the runner resolves them with `keyName`.
  */
-export const KEY_NAMES: readonly string[] = [
-  'meta',
-  'id',
-  'jobs',
-  'payloads',
-  'outputs',
-  'steps',
-  'idem',
-  'all',
-  ...JOB_STATUSES.map((s) => `status:${s}`),
-  'types',
-  'tags',
-  'ready',
-  'ready-by-type',
-  'claim-hints',
-  'scheduled',
-  'processing',
-  'finished',
-  'deps',
-  'tag-deps',
-  'groups',
-  'event:id',
-  'events',
-  'job-events',
-  'event-times',
-  'wake',
-  'step-names',
-  'token-waiters',
-  'cron:id',
-  'cron',
-  'cron-payloads',
-  'cron-names',
-  'cron-due',
-  'tokens',
-  'token-outputs',
-  'token-timeouts',
-];
+export const KEY_NAMES: readonly string[] = KEYS.flatMap((key) =>
+  key.name === STATUS_KEY ? JOB_STATUSES.map((s) => `status:${s}`) : [key.name],
+);
+
+/** The key table of docs/backends.md ("Keys"). */
+export function renderKeyTable(): string {
+  const rows = KEYS.map((key) => `| \`${key.name}\` | ${key.type} | ${key.contents} |`);
+  return ['| Key (after `<prefix>{q}:`) | Type | Contents |', '|---|---|---|', ...rows].join('\n');
+}
 
 /** The full key for a name of KEY_NAMES. */
 export function keyName(prefix: string, name: string): string {

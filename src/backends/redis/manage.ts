@@ -19,16 +19,16 @@ function selectorArgs(selector: JobSelector): [string | number, string] {
   return ['', JSON.stringify(toLuaQuery(selector.filter))];
 }
 
-export async function retryJob(ctx: BackendContext, jobId: number, now: Date): Promise<boolean> {
+async function retryJob(ctx: BackendContext, jobId: number, now: Date): Promise<boolean> {
   return (await ctx.run<number>('retryJob', [jobId, now.getTime()])) === 1;
 }
 
-export async function cancelJobs(ctx: BackendContext, selector: JobSelector, now: Date): Promise<CancelResult> {
+async function cancelJobs(ctx: BackendContext, selector: JobSelector, now: Date): Promise<CancelResult> {
   const [cancelledIds, cascaded] = await ctx.run<[number[], Cascaded]>('cancelJobs', [now.getTime(), ...selectorArgs(selector)]);
   return { cancelledIds, cascaded: cascadedPairs(cascaded) };
 }
 
-export async function editJobs(ctx: BackendContext, selector: JobSelector, edit: JobEdit, now: Date): Promise<number[]> {
+async function editJobs(ctx: BackendContext, selector: JobSelector, edit: JobEdit, now: Date): Promise<number[]> {
   // The metadata fields in their stored form; the payload travels apart, verbatim.
   const changes: Partial<StoredJob> = {};
   if (edit.maxAttempts !== undefined) changes.maxAttempts = edit.maxAttempts;
@@ -78,10 +78,13 @@ export function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInput): P
   }, input.batchSize);
 }
 
-export async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promise<ReclaimResult> {
+async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promise<ReclaimResult> {
   const [requeuedIds, failedIds, deadLetterJobIds, cascaded] = await ctx.run<[number[], number[], number[], Cascaded]>(
     'reclaimStuck',
     [input.now.getTime(), input.maxProcessingMs, input.now.toISOString()],
   );
+  ctx.sawJobIds(deadLetterJobIds);
   return { requeuedIds, failedIds, deadLetterJobIds, cascaded: cascadedPairs(cascaded) };
 }
+
+export const manageOperations = { retryJob, cancelJobs, editJobs, cleanupOldJobs, cleanupOldJobEvents, reclaimStuckJobs };

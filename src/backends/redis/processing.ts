@@ -6,9 +6,10 @@
 import type { ClaimInput, CompleteInput, FailInput, FailResult } from '../../backend.js';
 import type { JobRecord } from '../../types.js';
 import type { BackendContext } from './context.js';
+import { heldJobIds } from './leases.js';
 import { toJobRecord, type JobRow } from './record.js';
 
-export async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<JobRecord[]> {
+async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<JobRecord[]> {
   if (input.batchSize <= 0) return [];
   const rows = await ctx.run<JobRow[]>('claimJobs', [
     input.now.getTime(),
@@ -17,10 +18,12 @@ export async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise
     input.jobTypes && input.jobTypes.length > 0 ? JSON.stringify(input.jobTypes) : '',
     input.groupConcurrency ?? '',
   ]);
-  return rows.map((row) => toJobRecord(...row));
+  const jobs = rows.map((row) => toJobRecord(...row));
+  ctx.sawJobIds(jobs.map((j) => j.id));
+  return jobs;
 }
 
-export async function completeJobs(ctx: BackendContext, completions: CompleteInput[], now: Date): Promise<number[]> {
+async function completeJobs(ctx: BackendContext, completions: CompleteInput[], now: Date): Promise<number[]> {
   if (completions.length === 0) return [];
   // Outputs travel as JSON text and are stored verbatim.
   const batch = completions.map((c) => ({
@@ -31,7 +34,7 @@ export async function completeJobs(ctx: BackendContext, completions: CompleteInp
   return ctx.run<number[]>('completeJobs', [now.getTime(), JSON.stringify(batch)]);
 }
 
-export async function failJob(ctx: BackendContext, input: FailInput): Promise<FailResult | null> {
+async function failJob(ctx: BackendContext, input: FailInput): Promise<FailResult | null> {
   const reply = await ctx.run<0 | [number, [number, number][]]>('failJob', [
     input.jobId,
     input.workerId,
@@ -43,6 +46,7 @@ export async function failJob(ctx: BackendContext, input: FailInput): Promise<Fa
   ]);
   if (reply === 0) return null;
   const [deadLetterJobId, cascaded] = reply;
+  ctx.sawJobIds([deadLetterJobId === 0 ? null : deadLetterJobId]);
   return {
     deadLetterJobId: deadLetterJobId === 0 ? null : deadLetterJobId,
     cascaded: cascaded.map(([jobId, cascadeFrom]) => ({ jobId, cascadeFrom })),
@@ -55,17 +59,19 @@ interface Fenced {
   now: Date;
 }
 
-export async function prolongJob(ctx: BackendContext, input: Fenced & { timeoutMs: number | null }): Promise<boolean> {
+async function prolongJob(ctx: BackendContext, input: Fenced & { timeoutMs: number | null }): Promise<boolean> {
   const args = [input.jobId, input.workerId, input.timeoutMs ?? '', input.now.getTime()];
   return (await ctx.run<number>('prolongJob', args)) === 1;
 }
 
-export async function setProgress(ctx: BackendContext, input: Fenced & { progress: number }): Promise<boolean> {
+async function setProgress(ctx: BackendContext, input: Fenced & { progress: number }): Promise<boolean> {
   const args = [input.jobId, input.workerId, input.progress, input.now.getTime()];
   return (await ctx.run<number>('setProgress', args)) === 1;
 }
 
-export async function setOutput(ctx: BackendContext, input: Fenced & { output: unknown }): Promise<boolean> {
+async function setOutput(ctx: BackendContext, input: Fenced & { output: unknown }): Promise<boolean> {
   const args = [input.jobId, input.workerId, JSON.stringify(input.output ?? null), input.now.getTime()];
   return (await ctx.run<number>('setOutput', args)) === 1;
 }
+
+export const processingOperations = { claimJobs, completeJobs, failJob, prolongJob, setProgress, setOutput, heldJobIds };

@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { StoreResetError, type StoreUnavailableReason } from '../../errors.js';
-import { errorChain, secretsOf, storeErrorTranslator } from '../../store-errors.js';
+import { errorChain, secretsOf, storeErrorTranslator, type StoreErrorTranslator } from '../../store-errors.js';
 import { resetReplyFound } from './identity.js';
 
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
@@ -31,7 +31,7 @@ function unavailableReason(client: Redis, err: unknown): StoreUnavailableReason 
 }
 
 /** The translation for one queue's client; its passwords are masked in every error let through. */
-export function redisErrorTranslator(client: Redis, describeStore: string): (err: unknown) => unknown {
+export function redisErrorTranslator(client: Redis, describeStore: string): StoreErrorTranslator {
   const options = (client.options ?? {}) as { password?: unknown; sentinelPassword?: unknown };
   return storeErrorTranslator({
     store: 'Redis',

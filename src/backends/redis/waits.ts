@@ -4,7 +4,7 @@
  * outputs travel as JSON text and are stored verbatim (see keys.ts).
  */
 import type { EnterWaitInput, EnterWaitResult } from '../../backend.js';
-import { NotFoundError, ValidationError, describeValue } from '../../errors.js';
+import { StoreFact } from '../../store-facts.js';
 import type { WaitToken, WaitTokenStatus } from '../../types.js';
 import type { BackendContext } from './context.js';
 
@@ -41,7 +41,7 @@ function jsonText(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-export async function saveStep(
+async function saveStep(
   ctx: BackendContext,
   input: { jobId: number; workerId: string; stepName: string; value: unknown; now: Date },
 ): Promise<boolean> {
@@ -51,7 +51,7 @@ export async function saveStep(
 
 type EnterWaitReply = ['waiting'] | ['lost'] | ['missing'] | ['token_settled', string, string | null];
 
-export async function enterWait(
+async function enterWait(
   ctx: BackendContext,
   input: EnterWaitInput,
 ): Promise<EnterWaitResult> {
@@ -74,11 +74,11 @@ export async function enterWait(
     case 'token_settled':
       return { status: 'token_settled', token: toWaitToken(reply[1], reply[2]) };
     case 'missing':
-      throw new NotFoundError(`Expected \`tokenId\` to name an existing waitpoint token, got ${describeValue(input.tokenId)}`);
+      throw new StoreFact({ kind: 'token-unknown', tokenId: input.tokenId });
   }
 }
 
-export async function createToken(
+async function createToken(
   ctx: BackendContext,
   input: { id: string; jobId: number | null; timeoutAt: Date | null; tags: string[]; now: Date },
 ): Promise<void> {
@@ -92,14 +92,15 @@ export async function createToken(
     tags: input.tags,
   };
   const created = await ctx.run<number>('createToken', [input.id, JSON.stringify(stored), input.timeoutAt?.getTime() ?? '']);
-  if (created !== 1) throw new ValidationError('id', `Expected a new waitpoint token id, got ${describeValue(input.id)}, already taken`);
+  if (created !== 1) throw new StoreFact({ kind: 'token-id-taken', tokenId: input.id });
 }
 
-export async function completeToken(ctx: BackendContext, input: { tokenId: string; output: unknown; now: Date }): Promise<boolean> {
+async function completeToken(ctx: BackendContext, input: { tokenId: string; output: unknown; now: Date }): Promise<boolean> {
   return (await ctx.run<number>('completeToken', [input.tokenId, jsonText(input.output), input.now.getTime()])) === 1;
 }
 
-export async function getToken(ctx: BackendContext, tokenId: string): Promise<WaitToken | null> {
+async function getToken(ctx: BackendContext, tokenId: string): Promise<WaitToken | null> {
+  await ctx.ready(); // read with the client directly, not through `run`
   // MULTI: the status and the output are read at one instant (complete-token writes both).
   const replies = await ctx.client.multi().hget(ctx.keys.tokens, tokenId).hget(ctx.keys.tokenOutputs, tokenId).exec();
   if (!replies) throw new Error('Redis transaction returned no replies');
@@ -110,7 +111,7 @@ export async function getToken(ctx: BackendContext, tokenId: string): Promise<Wa
   return meta ? toWaitToken(meta, output ?? null) : null;
 }
 
-export async function expireTimedOutTokens(ctx: BackendContext, now: Date): Promise<number> {
+async function expireTimedOutTokens(ctx: BackendContext, now: Date): Promise<number> {
   let total = 0;
   for (;;) {
     const [expired, scanned] = await ctx.run<[number, number]>('expireTokens', [now.getTime(), EXPIRE_BATCH]);
@@ -118,3 +119,5 @@ export async function expireTimedOutTokens(ctx: BackendContext, now: Date): Prom
     if (scanned < EXPIRE_BATCH) return total;
   }
 }
+
+export const waitOperations = { saveStep, enterWait, createToken, completeToken, getToken, expireTimedOutTokens };

@@ -60,11 +60,10 @@ ORDER BY next_run_at, id
 LIMIT $2`;
 }
 
-type EditKey = keyof CronScheduleEdit | 'status' | 'scheduleName';
+type EditKey = keyof CronScheduleEdit | 'status';
 
 /** The columns an edit may set, by key: SQL is built from this list only, never from input. */
 const EDIT_COLUMNS: Record<EditKey, { column: string; cast: string }> = {
-  scheduleName: { column: 'schedule_name', cast: 'text' },
   cronExpression: { column: 'cron_expression', cast: 'text' },
   jobType: { column: 'job_type', cast: 'text' },
   payload: { column: 'payload', cast: 'jsonb' },
@@ -85,7 +84,7 @@ const EDIT_COLUMNS: Record<EditKey, { column: string; cast: string }> = {
 export function editCronScheduleSql(
   t: SchemaNames,
   id: number,
-  edit: CronScheduleEdit & { status?: CronScheduleStatus; scheduleName?: string },
+  edit: CronScheduleEdit & { status?: CronScheduleStatus },
   now: Date,
 ): { text: string; values: unknown[] } {
   const values: unknown[] = [id, now];

@@ -15,8 +15,8 @@
   ARGV[3] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
   Returns { 'ok', ids, insertedIds } (ids in input order; a taken or repeated idempotency key
-  gives the existing id), or { 'unknown', ids } when dependsOn.jobIds names jobs that do not
-  exist, or { 'ended', ids } when it names jobs already cancelled or failed for good.
+  gives the existing id), or { 'blocked', ids, statuses } when dependsOn.jobIds names jobs that
+  do not exist (status '') or already ended cancelled or failed for good (their status).
 ]]
 --- @include "util"
 --- @include "job"
@@ -55,15 +55,17 @@ end
 
 -- 2. Dependencies: every existing job named (directly, or by a placeholder whose key was
 --    taken) must exist and must not have ended cancelled or failed with no retry left.
-local unknown, ended, checked = {}, {}, {}
+local blocked, statuses, checked = {}, {}, {}
 local function checkExisting(id)
   if checked[id] then return end
   checked[id] = true
   local job = loadJob(id)
   if not job then
-    unknown[#unknown + 1] = id
+    blocked[#blocked + 1] = id
+    statuses[#statuses + 1] = ''
   elseif job.status == 'cancelled' or (job.status == 'failed' and isnull(job.nextAttemptAt)) then
-    ended[#ended + 1] = id
+    blocked[#blocked + 1] = id
+    statuses[#statuses + 1] = job.status
   end
 end
 for _, entry in ipairs(batch) do
@@ -75,8 +77,7 @@ for _, entry in ipairs(batch) do
     end
   end
 end
-if #unknown > 0 then return { 'unknown', unknown } end
-if #ended > 0 then return { 'ended', ended } end
+if #blocked > 0 then return { 'blocked', blocked, statuses } end
 
 -- 3. Ids, in input order, for the jobs really inserted.
 local ids, insertedIds = {}, {}

@@ -1,0 +1,115 @@
+/**
+ * What every PostgreSQL backend operation works with, built once per queue for its schema:
+ * the connection, the schema's names and every statement of the schema (built once, so the
+ * hot path never rebuilds SQL text), the group-claim lock key and the wake-up listener.
+ */
+import { createHash } from 'node:crypto';
+import type { ResolvedPostgresConfig } from '../../config.js';
+import { poolConnection, type Connection } from './connection.js';
+import { JobAvailableListener } from './listener.js';
+import type { Driver } from './pool.js';
+import { cascadeLevelSql } from './queries/cascade.js';
+import {
+  addCronScheduleSql,
+  casCronSlotsSql,
+  cronIdByNameSql,
+  dueCronSchedulesSql,
+  recordCronJobsSql,
+  removeCronScheduleSql,
+} from './queries/cron.js';
+import { cleanupEventsSql, jobEventsSql } from './queries/events.js';
+import { addJobsSql, getJobSql, idsByKeysSql, repointDependenciesSql } from './queries/jobs.js';
+import { heldJobIdsSql } from './queries/leases.js';
+import { cleanupJobsSql, reclaimSql, retryJobSql } from './queries/manage.js';
+import { schemaNames, type SchemaNames } from './queries/names.js';
+import {
+  claimJobsSql,
+  completeJobsSql,
+  failJobFinalSql,
+  failJobForRetrySql,
+  prolongJobSql,
+  setOutputSql,
+  setProgressSql,
+} from './queries/processing.js';
+import {
+  completeTokenSql,
+  createTokenSql,
+  enterWaitSql,
+  expireTokensSql,
+  getTokenSql,
+  lockTokenSql,
+  resumeTokenWaitersSql,
+  saveStepSql,
+  stillOursSql,
+} from './queries/waits.js';
+
+export interface PostgresContext {
+  conn: Connection;
+  names: SchemaNames;
+  sql: Statements;
+  /** The advisory lock that makes group-limited claims of this schema take turns. */
+  groupLockKey: bigint;
+  listener: JobAvailableListener;
+}
+
+export type Statements = ReturnType<typeof buildStatements>;
+
+export function postgresContext(config: ResolvedPostgresConfig, driver: Driver, schema: string): PostgresContext {
+  const names = schemaNames(schema);
+  // Named, so operators (and tests) can tell the wake-up connection apart in pg_stat_activity.
+  const listenerConfig = () => ({ ...driver.clientConfig(), application_name: `queuedev-wake:${schema}` });
+  const log = (message: string) => {
+    if (config.verbose) console.log(`[queuedev] ${message}`);
+  };
+  return {
+    conn: poolConnection(driver.pool),
+    names,
+    sql: buildStatements(names),
+    groupLockKey: advisoryKey(`queuedev:group-claim:${schema}`),
+    listener: new JobAvailableListener(listenerConfig, names.channel, log),
+  };
+}
+
+/** Every fixed statement of a schema (statements built per call, such as filters, are not here). */
+function buildStatements(t: SchemaNames) {
+  return {
+    addJobs: addJobsSql(t),
+    idsByKeys: idsByKeysSql(t),
+    repointDependencies: repointDependenciesSql(t),
+    getJob: getJobSql(t),
+    jobEvents: jobEventsSql(t),
+    retryJob: retryJobSql(t),
+    cleanupJobs: cleanupJobsSql(t),
+    cleanupEvents: cleanupEventsSql(t),
+    reclaim: reclaimSql(t),
+    cascadeLevel: cascadeLevelSql(t),
+    claimJobs: claimJobsSql(t),
+    completeJobs: completeJobsSql(t),
+    failJobForRetry: failJobForRetrySql(t),
+    failJobFinal: failJobFinalSql(t),
+    prolongJob: prolongJobSql(t),
+    setProgress: setProgressSql(t),
+    setOutput: setOutputSql(t),
+    heldJobIds: heldJobIdsSql(t),
+    addCronSchedule: addCronScheduleSql(t),
+    cronIdByName: cronIdByNameSql(t),
+    removeCronSchedule: removeCronScheduleSql(t),
+    dueCronSchedules: dueCronSchedulesSql(t),
+    casCronSlots: casCronSlotsSql(t),
+    recordCronJobs: recordCronJobsSql(t),
+    saveStep: saveStepSql(t),
+    enterWait: enterWaitSql(t),
+    stillOurs: stillOursSql(t),
+    lockToken: lockTokenSql(t),
+    getToken: getTokenSql(t),
+    createToken: createTokenSql(t),
+    completeToken: completeTokenSql(t),
+    expireTokens: expireTokensSql(t),
+    resumeTokenWaiters: resumeTokenWaitersSql(t),
+  };
+}
+
+/** A signed 64-bit advisory lock key derived from a name. */
+function advisoryKey(name: string): bigint {
+  return BigInt.asIntN(64, createHash('sha256').update(name).digest().readBigUInt64BE(0));
+}

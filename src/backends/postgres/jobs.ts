@@ -1,0 +1,116 @@
+/**
+ * Adding and reading jobs (SPEC §4.1, §4.2) on PostgreSQL. SQL in queries/jobs.ts and
+ * queries/events.ts; row mapping in rows.ts.
+ */
+import type { AddJobsInput, AddJobsResult, JobQuery, NewJob } from '../../backend.js';
+import { prerequisitesBlocked } from '../../store-facts.js';
+import type { JobEvent, JobRecord, Queryable } from '../../types.js';
+import type { PostgresContext } from './context.js';
+import { listJobsSql } from './queries/jobs.js';
+import { rowToEvent, rowToJob, toId, type EventRow, type JobRow } from './rows.js';
+
+type AddRow = { i: number; id: string; outcome: 'inserted' | 'existing' | 'lost'; bad: { id: number; status: string | null }[] | null };
+
+async function addJobs(ctx: PostgresContext, { jobs, now, db }: AddJobsInput): Promise<AddJobsResult> {
+  if (jobs.length === 0) return { ids: [], insertedIds: [] };
+  if (db) return insertJobs(ctx, db, jobs, now);
+  // A placeholder naming a job with an idempotency key may have to be repointed after the
+  // statement (see resolveLostKeys); a transaction keeps the dependent from being claimed, or
+  // seen, before that. Every other batch is one statement in autocommit: one round trip.
+  const repointable = jobs.some((j) => j.dependsOnJobIds?.some((id) => id < 0 && jobs[-id - 1]!.idempotencyKey !== null));
+  if (repointable) return ctx.conn.transaction((tx) => insertJobs(ctx, tx, jobs, now));
+  return insertJobs(ctx, null, jobs, now);
+}
+
+/**
+ * Inserts a batch with its events and wake-up. `target` is the caller's `db` or a transaction;
+ * null runs on the pool as a prepared statement. Cron slots insert their jobs through here too.
+ */
+export async function insertJobs(ctx: PostgresContext, target: Queryable | null, jobs: NewJob[], now: Date): Promise<AddJobsResult> {
+  const payload = JSON.stringify(jobs.map(toInputRow));
+  const values = [payload, now, ctx.names.channel];
+  const { rows } = target === null ? await ctx.conn.query(ctx.sql.addJobs, values, true) : await target.query(ctx.sql.addJobs, values);
+  const result = rows as AddRow[];
+  const bad = result[0]?.bad;
+  if (bad) throw prerequisitesBlocked(jobs, bad);
+
+  const ids = result.map((r) => toId(r.id));
+  const insertedIds = result.filter((r) => r.outcome === 'inserted').map((r) => toId(r.id));
+  const lost = result.filter((r) => r.outcome === 'lost');
+  if (lost.length > 0) await resolveLostKeys(ctx, target ?? ctx.conn, jobs, lost, ids, insertedIds);
+  return { ids, insertedIds };
+}
+
+/**
+ * Off the common path: a concurrent insert committed a key this batch also used, after our
+ * snapshot was taken. Read the winner's id, and repoint batch placeholders that named ours
+ * (with `db`, inside the caller's transaction when there is one).
+ */
+async function resolveLostKeys(
+  ctx: PostgresContext,
+  target: Queryable,
+  jobs: NewJob[],
+  lost: { i: number; id: string }[],
+  ids: number[],
+  insertedIds: number[],
+): Promise<void> {
+  const keys = [...new Set(lost.map((r) => jobs[r.i]!.idempotencyKey!))];
+  const { rows } = await target.query(ctx.sql.idsByKeys, [keys]);
+  const winners = new Map((rows as { id: string; idempotency_key: string }[]).map((r) => [r.idempotency_key, toId(r.id)]));
+  const repoint = new Map<number, number>();
+  for (const r of lost) {
+    const key = jobs[r.i]!.idempotencyKey!;
+    const winner = winners.get(key);
+    if (winner === undefined) {
+      throw new Error(`Idempotency key ${JSON.stringify(key)} was taken by a concurrent insert that is gone again; retry the add`);
+    }
+    repoint.set(toId(r.id), winner);
+    ids[r.i] = winner;
+  }
+  const usesPlaceholders = jobs.some((j) => j.dependsOnJobIds?.some((id) => id < 0));
+  if (usesPlaceholders && insertedIds.length > 0) {
+    await target.query(ctx.sql.repointDependencies, [insertedIds, [...repoint.keys()], [...repoint.values()]]);
+  }
+}
+
+async function getJob(ctx: PostgresContext, id: number): Promise<JobRecord | null> {
+  const { rows } = await ctx.conn.query<JobRow>(ctx.sql.getJob, [id]);
+  return rows[0] ? rowToJob(rows[0]) : null;
+}
+
+async function getJobs(ctx: PostgresContext, query: JobQuery): Promise<JobRecord[]> {
+  const { text, values } = listJobsSql(ctx.names, query);
+  const { rows } = await ctx.conn.query<JobRow>(text, values);
+  return rows.map(rowToJob);
+}
+
+async function getJobEvents(ctx: PostgresContext, jobId: number): Promise<JobEvent[]> {
+  const { rows } = await ctx.conn.query<EventRow>(ctx.sql.jobEvents, [jobId]);
+  return rows.map(rowToEvent);
+}
+
+export const jobOperations = { addJobs, getJob, getJobs, getJobEvents };
+
+/** The row of one job in the JSON array addJobsSql reads. */
+function toInputRow(job: NewJob, i: number) {
+  return {
+    i,
+    job_type: job.jobType,
+    payload: job.payload,
+    max_attempts: job.maxAttempts,
+    priority: job.priority,
+    run_at: job.runAt.toISOString(),
+    timeout_ms: job.timeoutMs,
+    force_kill_on_timeout: job.forceKillOnTimeout,
+    tags: job.tags,
+    idempotency_key: job.idempotencyKey,
+    retry_delay: job.retryDelay,
+    retry_backoff: job.retryBackoff,
+    retry_delay_max: job.retryDelayMax,
+    dead_letter_job_type: job.deadLetterJobType,
+    group_id: job.group?.id ?? null,
+    group_tier: job.group?.tier ?? null,
+    depends_on_job_ids: job.dependsOnJobIds,
+    depends_on_tags: job.dependsOnTags,
+  };
+}

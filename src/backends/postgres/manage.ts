@@ -1,0 +1,87 @@
+/**
+ * Managing jobs (SPEC §4.3) on PostgreSQL: retry, cancel (with the cascade to dependents),
+ * edit, cleanup and reclaim. SQL in queries/manage.ts and queries/cascade.ts.
+ */
+import type { CancelResult, CleanupInput, JobEdit, JobSelector, ReclaimInput, ReclaimResult } from '../../backend.js';
+import type { Queryable } from '../../types.js';
+import type { PostgresContext } from './context.js';
+import { cancelJobsSql, editJobsSql } from './queries/manage.js';
+import { toCascaded, toId } from './rows.js';
+
+export type KindRow = { kind: string; id: string };
+type Cascaded = { jobId: number; cascadeFrom: number }[];
+
+async function retryJob(ctx: PostgresContext, jobId: number, now: Date): Promise<boolean> {
+  const { rows } = await ctx.conn.query(ctx.sql.retryJob, [jobId, now, ctx.names.channel]);
+  return rows.length > 0;
+}
+
+async function cancelJobs(ctx: PostgresContext, selector: JobSelector, now: Date): Promise<CancelResult> {
+  const { text, values } = cancelJobsSql(ctx.names, selector, now);
+  return ctx.conn.transaction(async (tx) => {
+    const { rows } = await tx.query(text, values);
+    const cancelledIds = (rows as { id: string }[]).map((r) => toId(r.id));
+    return { cancelledIds, cascaded: await cascade(ctx, tx, cancelledIds, now) };
+  });
+}
+
+async function editJobs(ctx: PostgresContext, selector: JobSelector, edit: JobEdit, now: Date): Promise<number[]> {
+  const { text, values } = editJobsSql(ctx.names, selector, edit, now);
+  const { rows } = await ctx.conn.query<{ id: string }>(text, values);
+  return rows.map((r) => toId(r.id));
+}
+
+async function cleanupOldJobs(ctx: PostgresContext, { olderThan, batchSize }: CleanupInput): Promise<number> {
+  return deleteInBatches(ctx, ctx.sql.cleanupJobs, olderThan, batchSize);
+}
+
+async function cleanupOldJobEvents(ctx: PostgresContext, { olderThan, batchSize }: CleanupInput): Promise<number> {
+  return deleteInBatches(ctx, ctx.sql.cleanupEvents, olderThan, batchSize);
+}
+
+/** Batches keep each statement's locks and WAL small; loop until a batch comes back short. */
+async function deleteInBatches(ctx: PostgresContext, text: string, olderThan: Date, batchSize: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rows } = await ctx.conn.query<{ n: number }>(text, [olderThan, batchSize]);
+    const n = rows[0]?.n ?? 0;
+    total += n;
+    if (n < batchSize) return total;
+  }
+}
+
+async function reclaimStuckJobs(ctx: PostgresContext, { maxProcessingMs, now }: ReclaimInput): Promise<ReclaimResult> {
+  return ctx.conn.transaction(async (tx) => {
+    const { rows } = await tx.query(ctx.sql.reclaim, [now, maxProcessingMs, now.toISOString(), ctx.names.channel]);
+    const failedIds = idsOfKind(rows as KindRow[], 'failed');
+    return {
+      requeuedIds: idsOfKind(rows as KindRow[], 'requeued'),
+      failedIds,
+      deadLetterJobIds: idsOfKind(rows as KindRow[], 'dead_letter'),
+      cascaded: await cascade(ctx, tx, failedIds, now),
+    };
+  });
+}
+
+export const manageOperations = { retryJob, cancelJobs, editJobs, cleanupOldJobs, cleanupOldJobEvents, reclaimStuckJobs };
+
+/**
+ * Cancels the dependents of jobs that just ended for good, level by level, inside the
+ * transaction that ended them (see cascadeLevelSql for why each level is its own statement).
+ * One statement per level of the dependency graph, never per job.
+ */
+export async function cascade(ctx: PostgresContext, tx: Queryable, ended: number[], now: Date): Promise<Cascaded> {
+  const cascaded: Cascaded = [];
+  let parents = ended;
+  while (parents.length > 0) {
+    const { rows } = await tx.query(ctx.sql.cascadeLevel, [parents, now]);
+    const level = toCascaded(rows as { id: string; cascade_from: string }[]);
+    cascaded.push(...level);
+    parents = level.map((c) => c.jobId);
+  }
+  return cascaded.sort((a, b) => a.jobId - b.jobId);
+}
+
+export function idsOfKind(rows: KindRow[], kind: string): number[] {
+  return rows.filter((r) => r.kind === kind).map((r) => toId(r.id));
+}
