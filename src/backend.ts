@@ -247,11 +247,11 @@ export interface CronSlot {
 }
 
 export interface CronStore {
-  /** Inserts a schedule; a taken name throws ValidationError on `scheduleName` (unique). */
+  /** Inserts a schedule; a taken name throws the `schedule-name-taken` fact (rendered as a ValidationError on `scheduleName`). */
   addCronSchedule(schedule: NewCronSchedule, now: Date): Promise<number>;
   /** Schedules by id, by name, or all (optionally by status), ordered by id. */
   getCronSchedules(query: { id?: number; name?: string; status?: CronScheduleStatus }): Promise<CronScheduleRecord[]>;
-  /** Applies an edit; false when the schedule does not exist. A taken name throws as above. */
+  /** Applies an edit; false when the schedule does not exist. The name and job type cannot be edited. */
   editCronSchedule(id: number, edit: CronScheduleEdit & { status?: CronScheduleStatus }, now: Date): Promise<boolean>;
   /** Deletes the definition only; jobs it enqueued stay. False when it did not exist. */
   removeCronSchedule(id: number): Promise<boolean>;
