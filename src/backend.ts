@@ -3,12 +3,13 @@
  * once per store (src/backends/postgres, src/backends/redis).
  *
  * Division of work:
- * - The queue facade (queue.ts) validates input, applies defaults, reads the clock and emits
- *   real-time hooks. Backends receive normalized, already-valid input and never read time
- *   themselves: every time they write comes from a `now` argument.
+ * - The operations layer (src/operations, called by the queue facade, processors, the
+ *   supervisor and cron) validates input, applies defaults, reads the clock and emits real-time
+ *   hooks. Backends receive normalized, already-valid input and never read time themselves:
+ *   every time they write comes from a `now` argument.
  * - Backends make each operation atomic (one SQL statement or transaction; one Lua script),
  *   write the matching event-history rows in the same statement/transaction/script, and
- *   return what the facade needs to emit hooks.
+ *   return what the operations need to emit hooks (cascaded cancellations included).
  */
 import type {
   CronScheduleRecord,

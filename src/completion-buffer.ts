@@ -3,18 +3,19 @@
  * with one `backend.completeJobs` call, so the store sees one statement (or script) per flush
  * instead of one per job. A store error is retried for the whole batch, except when the store
  * refused the values written: then each job is written alone, so one bad row holds no other.
+ * Store errors are retried with the write-retry schedule (operations/write-retries.ts), then
+ * the jobs are given up to reclaim.
  */
 import type { Backend, CompleteInput } from './backend.js';
 import { StoreRejectedError } from './errors.js';
 import { toError } from './failure.js';
+import { WRITE_RETRY_DELAYS_MS } from './operations/write-retries.js';
 import type { Clock } from './types.js';
 
 /** How long a completion waits for others to share its flush. */
 export const FLUSH_DELAY_MS = 5;
 /** Most completions per call: keeps one statement (or script) to a bounded size. */
 export const MAX_FLUSH_SIZE = 500;
-/** Store errors: retry the flush with growing delays, then give the jobs up to reclaim. */
-const RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 4000, 8000, 15_000];
 
 interface Entry {
   input: CompleteInput;
@@ -87,7 +88,7 @@ export class CompletionBuffer {
       const ids = batch.map((e) => e.input.jobId).join(', ');
       this.report(toError(err, `recording the completion of job(s) ${ids} failed`));
       for (const e of batch) {
-        if (++e.failures > RETRY_DELAYS_MS.length) {
+        if (++e.failures > WRITE_RETRY_DELAYS_MS.length) {
           // The job stays processing; the supervisor's reclaim runs it again.
           this.report(new Error(`gave up recording the completion of job ${e.input.jobId}; it will be reclaimed`));
           e.resolve(false);
@@ -124,7 +125,7 @@ export class CompletionBuffer {
   /** Immediate when nothing failed; otherwise by the most failed entry. */
   private retryDelay(): number {
     const failures = Math.max(0, ...this.pending.map((e) => e.failures));
-    return failures === 0 ? FLUSH_DELAY_MS : RETRY_DELAYS_MS[failures - 1]!;
+    return failures === 0 ? FLUSH_DELAY_MS : WRITE_RETRY_DELAYS_MS[failures - 1]!;
   }
 }
 

@@ -1,18 +1,14 @@
 /**
- * Cron schedule operations shared by both backends (SPEC §2.9, §4.4): validation, next-run
- * computation and the due-slot enqueue. The backend makes each slot's enqueue atomic with the
- * advance of `nextRunAt` (compare-and-set), so any number of processors enqueue each slot once.
+ * Cron schedule input shared by both backends (SPEC §2.9, §4.4): validation of schedules and
+ * edits, and the job a schedule creates for a slot. The operations themselves (add, edit, the
+ * due-slot enqueue) are in operations/cron.ts.
  */
-import type { CronScheduleEdit, CronSlot, CronStore, NewCronSchedule, NewJob } from './backend.js';
+import type { CronScheduleEdit, NewCronSchedule, NewJob } from './backend.js';
 import { nextCronRun, requireCronExpression, requireTimezone } from './cron.js';
-import { NotFoundError, ValidationError, describeValue } from './errors.js';
-import type { QueueEvents } from './events.js';
-import type { Clock, CronJobOptions, CronScheduleRecord, EditCronJobOptions, JobOptions } from './types.js';
+import { ValidationError, describeValue } from './errors.js';
+import type { CronJobOptions, CronScheduleRecord, EditCronJobOptions, JobOptions } from './types.js';
 import { requireKnownKeys } from './option-keys.js';
 import { normalizeJob, requireNonEmptyString } from './validation.js';
-
-/** Due schedules read per round trip. */
-const DUE_PAGE_SIZE = 100;
 
 const JOB_FIELDS = ['maxAttempts', 'priority', 'timeoutMs', 'tags', 'retryDelay', 'retryBackoff', 'retryDelayMax'] as const;
 const EDITABLE = ['cronExpression', 'timezone', 'allowOverlap', 'payload', ...JOB_FIELDS] as const;
@@ -84,92 +80,8 @@ export function normalizeCronEdit(current: CronScheduleRecord, updates: EditCron
 }
 
 /** The job a schedule creates for a slot: its options (null means unset), due now. */
-function jobForSchedule(s: CronScheduleRecord, now: Date): NewJob {
+export function jobForSchedule(s: CronScheduleRecord, now: Date): NewJob {
   const source: Record<string, unknown> = { ...s };
   for (const key of JOB_FIELDS) if (source[key] === null) delete source[key];
   return jobFields(source, now);
-}
-
-export class CronSchedules {
-  constructor(
-    private readonly backend: CronStore,
-    private readonly clock: Clock,
-    private readonly events: QueueEvents,
-  ) {}
-
-  async add(options: CronJobOptions): Promise<number> {
-    const now = this.clock.now();
-    return this.backend.addCronSchedule(normalizeCronJob(options, now), now);
-  }
-
-  async get(id: number): Promise<CronScheduleRecord | null> {
-    return (await this.backend.getCronSchedules({ id }))[0] ?? null;
-  }
-
-  async getByName(name: string): Promise<CronScheduleRecord | null> {
-    requireNonEmptyString('scheduleName', name);
-    return (await this.backend.getCronSchedules({ name }))[0] ?? null;
-  }
-
-  async edit(id: number, updates: EditCronJobOptions): Promise<void> {
-    const current = await this.require(id);
-    const now = this.clock.now();
-    const edit = normalizeCronEdit(current, updates, now);
-    if (Object.keys(edit).length === 0) return;
-    await this.backend.editCronSchedule(id, edit, now);
-  }
-
-  async pause(id: number): Promise<void> {
-    if (!(await this.backend.editCronSchedule(id, { status: 'paused' }, this.clock.now()))) {
-      throw new NotFoundError(`No cron schedule with id ${id}`);
-    }
-  }
-
-  /** Resumes from now on: slots missed while paused are not caught up. */
-  async resume(id: number): Promise<void> {
-    const current = await this.require(id);
-    if (current.status === 'active') return;
-    const now = this.clock.now();
-    const nextRunAt = nextCronRun(current.cronExpression, current.timezone, now);
-    await this.backend.editCronSchedule(id, { status: 'active', nextRunAt }, now);
-  }
-
-  async remove(id: number): Promise<void> {
-    await this.backend.removeCronSchedule(id);
-  }
-
-  /**
-   * Enqueues one job for every active schedule whose nextRunAt has passed and advances
-   * nextRunAt to the first slot after now. Returns the number of jobs enqueued.
-   */
-  async enqueueDue(): Promise<number> {
-    const now = this.clock.now();
-    let enqueued = 0;
-    for (;;) {
-      const due = await this.backend.getDueCronSchedules(now, DUE_PAGE_SIZE);
-      if (due.length === 0) break;
-      const slots: CronSlot[] = due.map((s) => ({
-        scheduleId: s.id,
-        expectedNextRunAt: s.nextRunAt,
-        nextRunAt: nextCronRun(s.cronExpression, s.timezone, now),
-        job: jobForSchedule(s, now),
-      }));
-      const results = await this.backend.enqueueCronSlots(slots, now);
-      const typeBySchedule = new Map(due.map((s) => [s.id, s.jobType]));
-      for (const { scheduleId, jobId } of results) {
-        if (jobId === null) continue;
-        enqueued++;
-        this.events.emit('job:added', { jobId, jobType: typeBySchedule.get(scheduleId)! });
-      }
-      if (due.length < DUE_PAGE_SIZE) break;
-    }
-    return enqueued;
-  }
-
-
-  private async require(id: number): Promise<CronScheduleRecord> {
-    const schedule = await this.get(id);
-    if (!schedule) throw new NotFoundError(`No cron schedule with id ${id}`);
-    return schedule;
-  }
 }

@@ -1,6 +1,7 @@
 /**
  * Real-time hooks (SPEC §4.10, §6.2). Emission is synchronous and happens after the storage
- * operation completed. Unlike Node's EventEmitter, an `error` with no listener never throws,
+ * operation completed. Job hooks are emitted only by the operations layer (src/operations/
+ * hooks.ts subclasses this emitter); everyone else can subscribe and report errors. Unlike Node's EventEmitter, an `error` with no listener never throws,
  * and a listener that throws never changes the outcome of the operation that emitted: its
  * error is reported as an `error` event (or, from an `error` listener, on the console).
  */
@@ -54,7 +55,16 @@ export class QueueEvents {
     return this.listeners.get(event)?.length ?? 0;
   }
 
-  emit<E extends QueueEventName>(event: E, payload: QueueEventMap[E]): void {
+  /** Sends `error` to its listeners; never throws, even when nobody listens. */
+  emitError(error: Error): void {
+    this.emit('error', error);
+  }
+
+  /**
+   * Protected so that a job hook cannot be emitted from just anywhere: the operation that
+   * changed the job emits it (src/operations/hooks.ts), whoever called the operation.
+   */
+  protected emit<E extends QueueEventName>(event: E, payload: QueueEventMap[E]): void {
     const list = this.listeners.get(event);
     if (!list || list.length === 0) return;
     for (const entry of [...list]) {

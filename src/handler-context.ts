@@ -2,13 +2,14 @@
  * The third handler argument (SPEC §2.10, §4.6; DETAILS "Handler context"). Every write is
  * fenced by the backend: once the job is no longer this worker's, writes do nothing.
  */
-import type { Backend, EnterWaitResult } from './backend.js';
+import type { EnterWaitResult } from './backend.js';
 import { durationToMs, timeAfter, type WaitDuration } from './duration.js';
 import { JobLostError, NotFoundError, ValidationError, WaitSignal, describeValue } from './errors.js';
-import { createToken, requireTokenId } from './tokens.js';
-import { toError, type QueueEvents } from './events.js';
+import { requireTokenId } from './tokens.js';
+import { toError } from './events.js';
 import type { JobDeadline, TimeoutCallback } from './job-deadline.js';
-import type { Clock, CreateTokenOptions, JobRecord, TokenWaitResult, WaitToken } from './types.js';
+import type { JobRunOperations } from './operations/index.js';
+import type { CreateTokenOptions, JobRecord, TokenWaitResult, WaitToken } from './types.js';
 import { unstorableStringReason } from './storable.js';
 import { requireDate, requireJson } from './validation.js';
 
@@ -76,9 +77,8 @@ const RESERVED_STEP_PREFIX = '__';
 export interface ContextDeps {
   job: JobRecord;
   workerId: string;
-  backend: Backend;
-  clock: Clock;
-  events: QueueEvents;
+  /** The job's writes, through the operations layer (which emits their hooks). */
+  writes: JobRunOperations;
   report(error: Error): void;
   /** A fenced write found the job no longer this worker's: the processor gives the run up. */
   jobLost?(error: JobLostError): void;
@@ -127,14 +127,9 @@ export class HandlerContext implements JobContext {
     if (typeof percent !== 'number' || !Number.isFinite(percent) || percent < 0 || percent > 100) {
       throw new RangeError(`Expected progress to be a finite number from 0 to 100, got ${String(percent)}`);
     }
-    const { job, workerId, backend, clock, events } = this.deps;
     const progress = Math.round(percent);
     return this.write('setProgress', async () => {
-      if (await backend.setProgress({ jobId: job.id, workerId, progress, now: clock.now() })) {
-        events.emit('job:progress', { jobId: job.id, progress });
-      } else {
-        this.lost('the progress');
-      }
+      if (!(await this.deps.writes.setProgress(progress))) this.lost('the progress');
     });
   }
 
@@ -142,13 +137,8 @@ export class HandlerContext implements JobContext {
     requireJson('output', value);
     this.outputSet = true;
     this.output = value;
-    const { job, workerId, backend, clock, events } = this.deps;
     return this.write('setOutput', async () => {
-      if (await backend.setOutput({ jobId: job.id, workerId, output: value, now: clock.now() })) {
-        events.emit('job:output', { jobId: job.id, output: value });
-      } else {
-        this.lost('the output');
-      }
+      if (!(await this.deps.writes.setOutput(value))) this.lost('the output');
     });
   }
 
@@ -169,8 +159,7 @@ export class HandlerContext implements JobContext {
     if (Object.hasOwn(this.steps, stepName)) return this.steps[stepName] as T;
     const result = await fn();
     const value = result === undefined ? null : requireJson(`step "${stepName}"`, result);
-    const { job, workerId, backend, clock } = this.deps;
-    if (!(await backend.saveStep({ jobId: job.id, workerId, stepName, value, now: clock.now() }))) {
+    if (!(await this.deps.writes.saveStep(stepName, value))) {
       throw this.lost(`step "${stepName}"`);
     }
     this.steps[stepName] = value;
@@ -188,16 +177,16 @@ export class HandlerContext implements JobContext {
   }
 
   createToken(options?: CreateTokenOptions): Promise<{ id: string }> {
-    return createToken(this.deps.backend, this.deps.clock, options, this.deps.job.id);
+    return this.deps.writes.createToken(options);
   }
 
   async waitForToken<T = unknown>(tokenId: string): Promise<TokenWaitResult<T>> {
     requireTokenId('tokenId', tokenId);
-    const { backend, clock } = this.deps;
-    const token = await backend.getToken(tokenId);
+    const { writes } = this.deps;
+    const token = await writes.getToken(tokenId);
     if (!token) throw new NotFoundError(`No waitpoint token with id ${tokenId}`);
     if (token.status !== 'waiting') return tokenResult<T>(token);
-    const entered = await this.enterWait({ waitUntil: null, tokenId, now: clock.now() });
+    const entered = await this.enterWait({ waitUntil: null, tokenId, now: writes.now() });
     if (entered.status === 'token_settled') return tokenResult<T>(entered.token);
     throw this.waitSignal(`waiting for token ${tokenId}`);
   }
@@ -208,7 +197,7 @@ export class HandlerContext implements JobContext {
    */
   private async timedWait(wakeAt: (now: Date) => Date): Promise<void> {
     const name = `${RESERVED_STEP_PREFIX}wait:${this.waitCount++}`;
-    const now = this.deps.clock.now();
+    const now = this.deps.writes.now();
     const stored = this.steps[name] as { until: string } | undefined;
     const until = stored ? new Date(stored.until) : wakeAt(now);
     if (until.getTime() <= now.getTime()) return;
@@ -223,9 +212,8 @@ export class HandlerContext implements JobContext {
     step?: { name: string; value: unknown };
     now: Date;
   }): Promise<EnterWaitResult> {
-    const { job, workerId, backend } = this.deps;
     await this.idle(); // progress and output writes land before the job leaves processing
-    const result = await backend.enterWait({ jobId: job.id, workerId, ...input });
+    const result = await this.deps.writes.enterWait(input);
     if (result.status === 'lost') throw this.lost('the wait');
     if (result.status === 'waiting') {
       this.deadline?.stop();
@@ -249,9 +237,8 @@ export class HandlerContext implements JobContext {
 
   /** Records a deadline move (prolong or an onTimeout extension); also refreshes the lock. */
   recordProlong(timeoutMs: number | null): void {
-    const { job, workerId, backend, clock } = this.deps;
     void this.write('prolong', async () => {
-      if (!(await backend.prolongJob({ jobId: job.id, workerId, timeoutMs, now: clock.now() }))) this.lost('the prolong');
+      if (!(await this.deps.writes.prolong(timeoutMs))) this.lost('the prolong');
     });
   }
 

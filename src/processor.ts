@@ -1,16 +1,15 @@
 /**
  * The processor (SPEC §4.6, DETAILS "Group limits and concurrency"): claims due jobs, runs their
- * handlers with a concurrency limit, and records each outcome. Shared by both backends; the
+ * handlers with a concurrency limit, and hands each outcome to the processing operations
+ * (operations/processing.ts), which record it and emit its hooks. Shared by both backends; the
  * backend only makes each step atomic.
  */
 import type { Backend } from './backend.js';
 import type { JobLostError } from './errors.js';
-import { retryAt } from './backoff.js';
-import { CompletionBuffer } from './completion-buffer.js';
 import { toError, type QueueEvents } from './events.js';
-import { failureMessage } from './failure.js';
 import { HeldRuns } from './held-runs.js';
 import { runJob, type RunOutcome } from './job-runner.js';
+import type { ProcessingOperations, QueueOperations } from './operations/index.js';
 import {
   requireHandlers,
   resolveProcessorOptions,
@@ -19,7 +18,7 @@ import {
   type ResolvedProcessorOptions,
 } from './processor-options.js';
 import { RepeatedErrors } from './repeated-errors.js';
-import type { Clock, JobRecord } from './types.js';
+import type { JobRecord } from './types.js';
 
 /** What `processor.stats()` returns: the processor's state at this moment. */
 export interface ProcessorStats {
@@ -59,12 +58,15 @@ export interface Processor {
 
 /** @internal What a processor needs from its queue. */
 export interface ProcessorHost {
+  /** For wake-up subscriptions and lease checks, which change no job. */
   backend: Backend;
-  clock: Clock;
+  /** Every job write and its hooks (claims, outcomes, the handler context's writes, cron). */
+  operations: QueueOperations;
+  /** Where errors are reported; job hooks come from the operations. */
   events: QueueEvents;
   /**
-   * SPEC §4.4 rule 1: enqueue the due cron schedules before each claim. Wired by the queue
-   * once cron schedules exist; absent, nothing is enqueued.
+   * SPEC §4.4 rule 1: enqueue the due cron schedules before each claim. The queue wires it to
+   * its cron operations; absent, nothing is enqueued.
    */
   enqueueDueCronJobs?: () => Promise<number>;
 }
@@ -73,8 +75,6 @@ export interface ProcessorHost {
 const ERROR_BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
 /** Longest a drain waits for a claim in flight (see claimInFlight). */
 const CLAIM_WAIT_MS = 2000;
-/** Retries of a failure write before the job is left to reclaim. */
-const WRITE_RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 4000, 8000, 15_000];
 
 export function createProcessor(host: ProcessorHost, handlers: unknown, options?: ProcessorOptions): Processor {
   return new JobProcessor(host, requireHandlers(handlers), resolveProcessorOptions(options));
@@ -98,7 +98,7 @@ class JobProcessor implements Processor {
   private claimFailing = false;
   /** When the background loop last enqueued due cron jobs (real time, ms). */
   private lastCronCheck = Number.NEGATIVE_INFINITY;
-  private readonly completions: CompletionBuffer;
+  private readonly processing: ProcessingOperations;
   private wakeRequested = false;
   private wakeSleeper: (() => void) | undefined;
   private unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
@@ -108,7 +108,11 @@ class JobProcessor implements Processor {
     private readonly handlers: Record<string, JobHandler>,
     private readonly options: ResolvedProcessorOptions,
   ) {
-    this.completions = new CompletionBuffer(host.backend, host.clock, (e) => this.report(e));
+    this.processing = host.operations.processing({
+      workerId: options.workerId,
+      report: (e) => this.report(e),
+      log: (message) => this.log(message),
+    });
     this.held = new HeldRuns(host.backend, options.workerId, options.leaseCheckInterval, (e) =>
       e ? this.reportRepeated('lease check', e) : this.repeated.recovered('lease check'),
     );
@@ -128,7 +132,7 @@ class JobProcessor implements Processor {
       while (next < jobs.length) await this.track(jobs[next++]!);
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, jobs.length) }, lane));
-    await this.completions.flush();
+    await this.processing.flush();
     return jobs.length;
   }
 
@@ -166,7 +170,7 @@ class JobProcessor implements Processor {
     const drained = (async () => {
       await this.claimInFlight();
       while (this.active.size > 0) await Promise.all(this.active);
-      await this.completions.flush();
+      await this.processing.flush();
     })();
     try {
       await Promise.race([drained, timedOut]);
@@ -262,17 +266,8 @@ class JobProcessor implements Processor {
 
   private async claim(batchSize: number): Promise<JobRecord[]> {
     await this.enqueueDueCronJobs();
-    const { backend, clock, events } = this.host;
-    const jobs = await backend.claimJobs({
-      workerId: this.options.workerId,
-      batchSize,
-      jobTypes: this.options.jobTypes,
-      groupConcurrency: this.options.groupConcurrency,
-      now: clock.now(),
-    });
-    for (const job of jobs) events.emit('job:processing', { jobId: job.id, jobType: job.jobType });
-    if (jobs.length > 0) this.log(`claimed ${jobs.length} job(s): ${jobs.map((j) => j.id).join(', ')}`);
-    return jobs;
+    const { jobTypes, groupConcurrency } = this.options;
+    return this.processing.claim({ batchSize, jobTypes, groupConcurrency });
   }
 
   /** Runs a job and keeps it in `active` until its outcome is recorded. */
@@ -289,7 +284,6 @@ class JobProcessor implements Processor {
   }
 
   private async process(job: JobRecord): Promise<void> {
-    const { backend, clock, events } = this.host;
     this.handlersRunning++;
     const run = this.held.add(job);
     let outcome: RunOutcome;
@@ -297,9 +291,7 @@ class JobProcessor implements Processor {
       const deps = {
         job,
         workerId: this.options.workerId,
-        backend,
-        clock,
-        events,
+        writes: this.processing.run(job),
         report: (e: Error) => this.report(e),
         jobLost: (e: JobLostError) => this.held.giveUp(run, e),
       };
@@ -319,51 +311,11 @@ class JobProcessor implements Processor {
       this.report(outcome.error);
       this.log(outcome.error.message);
     } else if (outcome.status === 'completed') {
-      const input = { jobId: job.id, workerId: this.options.workerId, ...(outcome.hasOutput ? { output: outcome.output } : {}) };
-      if (await this.completions.add(input)) {
-        events.emit('job:completed', { jobId: job.id, jobType: job.jobType });
-        this.log(`completed job ${job.id} (${job.jobType})`);
-      } else {
-        this.log(`completion of job ${job.id} discarded: the job is no longer locked by this worker`);
-      }
+      await this.processing.complete(job, outcome);
     } else if (outcome.status === 'waiting') {
-      events.emit('job:waiting', { jobId: job.id, jobType: job.jobType });
-      this.log(`job ${job.id} (${job.jobType}) is waiting`);
+      this.processing.waited(job);
     } else {
-      await this.recordFailure(job, outcome);
-    }
-  }
-
-  private async recordFailure(job: JobRecord, outcome: Extract<RunOutcome, { status: 'failed' }>): Promise<void> {
-    const { backend, clock, events } = this.host;
-    const now = clock.now();
-    const at = job.attempts < job.maxAttempts ? retryAt(job, job.attempts, now) : null;
-    const input = {
-      jobId: job.id,
-      workerId: this.options.workerId,
-      // Whatever the handler threw, the store gets a bounded string it can hold.
-      message: failureMessage(outcome.error),
-      reason: outcome.reason,
-      retryAt: at,
-      now,
-    };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const result = await backend.failJob(input);
-        if (!result) {
-          this.log(`failure of job ${job.id} discarded: the job is no longer locked by this worker`);
-          return;
-        }
-        events.emit('job:failed', { jobId: job.id, jobType: job.jobType, error: outcome.error, willRetry: at !== null });
-        for (const { jobId } of result.cascaded) events.emit('job:cancelled', { jobId });
-        this.log(`job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`);
-        return;
-      } catch (err) {
-        this.report(toError(err, `recording the failure of job ${job.id} failed`));
-        const delay = WRITE_RETRY_DELAYS_MS[attempt];
-        if (delay === undefined) return; // the job stays processing; reclaim runs it again
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
+      await this.processing.fail(job, outcome);
     }
   }
 
@@ -399,7 +351,7 @@ class JobProcessor implements Processor {
     } catch (err) {
       console.error('[queuedev] processor onError threw:', err);
     }
-    this.host.events.emit('error', error);
+    this.host.events.emitError(error);
   }
 
   private log(message: string): void {

@@ -1,34 +1,21 @@
 /**
- * initJobQueue and the JobQueue facade. The facade validates input, reads the clock, delegates
- * to the Backend chosen once here, and emits real-time hooks after each storage operation.
+ * initJobQueue and the JobQueue facade. The facade picks the Backend once, here, and hands each
+ * call to the operations layer (src/operations), which validates it, calls the backend and emits
+ * the real-time hooks; reads go to the backend directly.
  */
-import type { Backend, JobSelector } from './backend.js';
+import type { Backend } from './backend.js';
 import { createPostgresBackend } from './backends/postgres/index.js';
 import { createRedisBackend } from './backends/redis/index.js';
 import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
-import { clampSpanMs, storableTimeBefore } from './storable.js';
 import { ValidationError } from './errors.js';
-import { QueueEvents, type QueueEventListener, type QueueEventName } from './events.js';
-import { CronSchedules } from './cron-schedules.js';
+import type { QueueEventListener, QueueEventName, QueueEvents } from './events.js';
+import { JobHooks, QueueOperations } from './operations/index.js';
 import { createProcessor, type Processor } from './processor.js';
 import type { JobHandlers, ProcessorOptions } from './processor-options.js';
 import { QueueLifecycle, type CloseOptions } from './queue-lifecycle.js';
 import { createSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
-import { completeToken, createToken, getToken } from './tokens.js';
-import {
-  assertNoPlaceholderCycles,
-  normalizeEdit,
-  normalizeFilter,
-  normalizeJob,
-  requireAddOptions,
-  requireInteger,
-  requireJobId,
-  requirePage,
-  requireStatus,
-  requireTagMode,
-  requireTags,
-} from './validation.js';
+import { normalizeFilter, requireInteger, requireJobId, requirePage, requireStatus, requireTagMode, requireTags } from './validation.js';
 import type {
   AddJobOptions,
   Clock,
@@ -50,7 +37,6 @@ import type {
 } from './types.js';
 import type { PostgresPool, RedisClient } from './types.js';
 
-const DAY_MS = 86_400_000;
 /** Rows removed per statement/script by cleanupOldJobs when called directly. */
 const CLEANUP_BATCH_SIZE = 1000;
 
@@ -75,11 +61,12 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
 }
 
 export class JobQueue<P extends PayloadMap = PayloadMap> {
-  /** @internal */
-  readonly events = new QueueEvents();
+  /** @internal Subscriptions and error reports; job hooks are emitted by the operations. */
+  readonly events: QueueEvents;
   /** @internal The store, refusing every call once the queue is closed. */
   readonly backend: Backend;
-  private readonly cron: CronSchedules;
+  /** @internal Every write, through one layer that emits its hooks. */
+  readonly operations: QueueOperations;
   private readonly lifecycle: QueueLifecycle;
 
   /** @internal Use initJobQueue. */
@@ -90,11 +77,13 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   ) {
     this.lifecycle = new QueueLifecycle(backend);
     this.backend = this.lifecycle.backend;
-    this.cron = new CronSchedules(this.backend, clock, this.events);
+    const hooks = new JobHooks();
+    this.events = hooks;
+    this.operations = new QueueOperations({ backend: this.backend, clock, hooks, log: (message) => this.log(message) });
     // Loud on purpose, whatever `verbose` says: data may have been lost.
     backend.setErrorReporter?.((error) => {
       console.error(`[queuedev] ${error.message}`);
-      this.events.emit('error', error);
+      this.events.emitError(error);
     });
   }
 
@@ -102,28 +91,12 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Adds one job and returns its id (the existing id when the idempotency key is taken). */
   async addJob<T extends keyof P & string>(options: JobOptions<P, T>, addOptions?: AddJobOptions): Promise<number> {
-    const now = this.clock.now();
-    const job = normalizeJob('', options as JobOptions, now);
-    const { ids, insertedIds } = await this.backend.addJobs({ jobs: [job], now, db: requireAddOptions(addOptions) });
-    this.emitAdded(insertedIds, [job.jobType]);
-    this.log(`added job ${ids[0]} (${job.jobType})`);
-    return ids[0]!;
+    return this.operations.jobs.add(options as JobOptions, addOptions);
   }
 
   /** Adds many jobs in one round trip; ids come back in input order. */
   async addJobs(list: JobOptions<P>[], addOptions?: AddJobOptions): Promise<number[]> {
-    if (!Array.isArray(list)) throw new ValidationError('jobs', 'Expected `jobs` to be an array of job options');
-    if (list.length === 0) return [];
-    const now = this.clock.now();
-    const jobs = list.map((o, index) => normalizeJob(`jobs[${index}]`, o as JobOptions, now, { index, size: list.length }));
-    assertNoPlaceholderCycles(jobs);
-    const { ids, insertedIds } = await this.backend.addJobs({ jobs, now, db: requireAddOptions(addOptions) });
-    // The first job carrying an id is the one inserted; later duplicates of its key map to it.
-    const typeById = new Map<number, string>();
-    ids.forEach((id, i) => typeById.has(id) || typeById.set(id, jobs[i]!.jobType));
-    this.emitAdded(insertedIds, insertedIds.map((id) => typeById.get(id)!));
-    this.log(`added ${insertedIds.length} of ${jobs.length} jobs`);
-    return ids;
+    return this.operations.jobs.addMany(list as JobOptions[], addOptions);
   }
 
   // §4.2 Retrieving jobs
@@ -161,42 +134,37 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Moves a failed or cancelled job back to pending with a fresh attempt budget. */
   async retryJob(jobId: number): Promise<void> {
-    requireJobId('jobId', jobId);
-    if (await this.backend.retryJob(jobId, this.clock.now())) {
-      this.events.emit('job:retried', { jobId });
-    }
+    return this.operations.jobs.retry(jobId);
   }
 
   /** Cancels a pending or waiting job (and its pending dependents); does nothing otherwise. */
   async cancelJob(jobId: number): Promise<void> {
-    requireJobId('jobId', jobId);
-    await this.cancel({ jobId });
+    return this.operations.jobs.cancel(jobId);
   }
 
   /** Cancels every pending job matching `filter` (all pending jobs without one). */
   async cancelAllUpcomingJobs(filter?: JobFilter): Promise<number> {
-    return (await this.cancel({ filter: normalizeFilter(filter) })).requested;
+    return this.operations.jobs.cancelPending(filter);
   }
 
   /** Edits a pending job; silently does nothing for any other status. */
   async editJob(jobId: number, updates: EditJobOptions<P[keyof P]>): Promise<void> {
-    requireJobId('jobId', jobId);
-    await this.edit({ jobId }, updates);
+    return this.operations.jobs.edit(jobId, updates as EditJobOptions);
   }
 
   /** Edits every pending job matching `filter`; returns how many were edited. */
   async editAllPendingJobs(filter: JobFilter | undefined, updates: EditJobOptions<P[keyof P]>): Promise<number> {
-    return this.edit({ filter: normalizeFilter(filter) }, updates);
+    return this.operations.jobs.editPending(filter, updates as EditJobOptions);
   }
 
   /** Removes finished jobs (and their events) last updated more than `daysToKeep` days ago. */
   async cleanupOldJobs(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
-    return this.backend.cleanupOldJobs(this.retention(daysToKeep, batchSize));
+    return this.operations.maintenance.cleanupOldJobs({ daysToKeep, batchSize });
   }
 
   /** Removes events created more than `daysToKeep` days ago. */
   async cleanupOldJobEvents(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
-    return this.backend.cleanupOldJobEvents(this.retention(daysToKeep, batchSize));
+    return this.operations.maintenance.cleanupOldJobEvents({ daysToKeep, batchSize });
   }
 
   /**
@@ -204,41 +172,34 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    * timeoutMs) to pending, or fails them with reason `timeout` when no attempt is left.
    */
   async reclaimStuckJobs(maxProcessingTimeMinutes = 10): Promise<number> {
-    if (typeof maxProcessingTimeMinutes !== 'number' || !(maxProcessingTimeMinutes >= 0) || !Number.isFinite(maxProcessingTimeMinutes)) {
-      throw new ValidationError('maxProcessingTimeMinutes', `Expected \`maxProcessingTimeMinutes\` to be a finite number >= 0, got ${String(maxProcessingTimeMinutes)}`);
-    }
-    const now = this.clock.now();
-    const maxProcessingMs = clampSpanMs(now, maxProcessingTimeMinutes * 60_000);
-    const result = await this.backend.reclaimStuckJobs({ maxProcessingMs, now });
-    for (const { jobId } of result.cascaded) this.events.emit('job:cancelled', { jobId });
-    return result.requeuedIds.length + result.failedIds.length;
+    return this.operations.maintenance.reclaimStuckJobs(maxProcessingTimeMinutes);
   }
 
   // §4.4 Cron schedules
 
   /** Adds a cron schedule and returns its id. Throws ValidationError on invalid options or a taken name. */
   addCronJob<T extends keyof P & string>(options: CronJobOptions<P, T>): Promise<number> {
-    return this.cron.add(options as CronJobOptions);
+    return this.operations.cron.add(options as CronJobOptions);
   }
 
   /** Pauses a schedule: automatic enqueueing skips it. Throws NotFoundError for an unknown id. */
   async pauseCronJob(scheduleId: number): Promise<void> {
-    await this.cron.pause(requireJobId('scheduleId', scheduleId));
+    await this.operations.cron.pause(requireJobId('scheduleId', scheduleId));
   }
 
   /** Resumes a paused schedule from now on (slots missed while paused are not caught up). */
   async resumeCronJob(scheduleId: number): Promise<void> {
-    await this.cron.resume(requireJobId('scheduleId', scheduleId));
+    await this.operations.cron.resume(requireJobId('scheduleId', scheduleId));
   }
 
   /** Edits a schedule; `nextRunAt` is recalculated when `cronExpression` or `timezone` changes. */
   async editCronJob(scheduleId: number, updates: EditCronJobOptions<P[keyof P]>): Promise<void> {
-    await this.cron.edit(requireJobId('scheduleId', scheduleId), updates as EditCronJobOptions);
+    await this.operations.cron.edit(requireJobId('scheduleId', scheduleId), updates as EditCronJobOptions);
   }
 
   /** Deletes a schedule's definition; jobs it already enqueued stay. */
   async removeCronJob(scheduleId: number): Promise<void> {
-    await this.cron.remove(requireJobId('scheduleId', scheduleId));
+    await this.operations.cron.remove(requireJobId('scheduleId', scheduleId));
   }
 
   /** Schedules ordered by id, optionally only 'active' or 'paused' ones. */
@@ -250,37 +211,37 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   }
 
   async getCronJob(scheduleId: number): Promise<CronScheduleRecord | null> {
-    return this.cron.get(requireJobId('scheduleId', scheduleId));
+    return this.operations.cron.get(requireJobId('scheduleId', scheduleId));
   }
 
   async getCronJobByName(scheduleName: string): Promise<CronScheduleRecord | null> {
-    return this.cron.getByName(scheduleName);
+    return this.operations.cron.getByName(scheduleName);
   }
 
   /** Enqueues one job for every active schedule that is due; returns the number enqueued. */
   enqueueDueCronJobs(): Promise<number> {
-    return this.cron.enqueueDue();
+    return this.operations.cron.enqueueDue();
   }
 
   // Waitpoint tokens (DETAILS "Queue-level token operations")
 
   /** Creates an open token (`wp_<uuid>`) that any job can wait on with `ctx.waitForToken`. */
   createToken(options?: CreateTokenOptions): Promise<{ id: string }> {
-    return createToken(this.backend, this.clock, options, null);
+    return this.operations.tokens.create(options, null);
   }
 
   /** Completes an open token with `output`; the job waiting on it resumes. No-op for a settled token. */
   completeToken(tokenId: string, output?: unknown): Promise<void> {
-    return completeToken(this.backend, this.clock, tokenId, output);
+    return this.operations.tokens.complete(tokenId, output);
   }
 
   async getToken(tokenId: string): Promise<WaitToken | null> {
-    return getToken(this.backend, tokenId);
+    return this.operations.tokens.get(tokenId);
   }
 
   /** Times out open tokens past their timeout; their jobs resume with `{ ok: false }`. Returns the count. */
   expireTimedOutTokens(): Promise<number> {
-    return this.backend.expireTimedOutTokens(this.clock.now());
+    return this.operations.tokens.expireTimedOut();
   }
 
   // §4.6 Processing, §4.9 Supervisor
@@ -291,7 +252,8 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    * options, QueueClosedError once the queue is closing.
    */
   createProcessor(handlers: JobHandlers<P>, options?: ProcessorOptions): Processor {
-    const host = { ...this.host(), enqueueDueCronJobs: () => this.cron.enqueueDue() };
+    const { backend, operations, events } = this;
+    const host = { backend, operations, events, enqueueDueCronJobs: () => operations.cron.enqueueDue() };
     return this.lifecycle.adopt(() => createProcessor(host, handlers, options), 'createProcessor');
   }
 
@@ -300,12 +262,8 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    * QueueClosedError once the queue is closing.
    */
   createSupervisor(options?: SupervisorOptions): Supervisor {
-    const host = { ...this.host(), expireTimedOutTokens: () => this.expireTimedOutTokens() };
+    const host = { operations: this.operations, events: this.events };
     return this.lifecycle.adopt(() => createSupervisor(host, options), 'createSupervisor');
-  }
-
-  private host() {
-    return { backend: this.backend, clock: this.clock, events: this.events };
   }
 
   // §4.10 Hooks
@@ -348,31 +306,5 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   /** @internal */
   log(message: string): void {
     if (this.verbose) console.log(`[queuedev] ${message}`);
-  }
-
-  private emitAdded(ids: number[], types: string[]): void {
-    ids.forEach((jobId, i) => this.events.emit('job:added', { jobId, jobType: types[i]! }));
-  }
-
-  private async cancel(selector: JobSelector): Promise<{ requested: number }> {
-    const { cancelledIds, cascaded } = await this.backend.cancelJobs(selector, this.clock.now());
-    for (const jobId of cancelledIds) this.events.emit('job:cancelled', { jobId });
-    for (const { jobId } of cascaded) this.events.emit('job:cancelled', { jobId });
-    return { requested: cancelledIds.length };
-  }
-
-  private async edit(selector: JobSelector, updates: EditJobOptions<unknown>): Promise<number> {
-    const now = this.clock.now();
-    const edit = normalizeEdit(updates as EditJobOptions, now);
-    if (Object.keys(edit).length === 0) return 0;
-    return (await this.backend.editJobs(selector, edit, now)).length;
-  }
-
-  private retention(daysToKeep: number, batchSize: number) {
-    if (typeof daysToKeep !== 'number' || !Number.isFinite(daysToKeep) || daysToKeep < 0) {
-      throw new ValidationError('daysToKeep', `Expected \`daysToKeep\` to be a finite number >= 0, got ${String(daysToKeep)}`);
-    }
-    requireInteger('batchSize', batchSize, 1);
-    return { olderThan: storableTimeBefore(this.clock.now(), daysToKeep * DAY_MS), batchSize };
   }
 }

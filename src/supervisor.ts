@@ -3,13 +3,12 @@
  * events, expires timed-out waitpoint tokens. Each task is one atomic backend operation, so
  * several supervisors can run at once.
  */
-import type { Backend } from './backend.js';
 import { ConfigError, describeValue } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
 import { requireKnownConfigKeys } from './option-keys.js';
-import { MAX_TIMER_MS, clampSpanMs, storableTimeBefore } from './storable.js';
+import type { QueueOperations } from './operations/index.js';
+import { MAX_TIMER_MS } from './storable.js';
 import { RepeatedErrors } from './repeated-errors.js';
-import type { Clock } from './types.js';
 
 export interface SupervisorOptions {
   /** Milliseconds between runs of the background loop. @default 60000 */
@@ -63,14 +62,11 @@ export interface Supervisor {
 
 /** @internal What a supervisor needs from its queue. */
 export interface SupervisorHost {
-  backend: Backend;
-  clock: Clock;
+  /** The tasks: the same operations the queue's methods run, hooks included. */
+  operations: QueueOperations;
+  /** Where errors are reported. */
   events: QueueEvents;
-  /** Token expiry; wired by the queue once waitpoint tokens exist. Absent: nothing to expire. */
-  expireTimedOutTokens?: () => Promise<number>;
 }
-
-const DAY_MS = 86_400_000;
 
 interface ResolvedSupervisorOptions {
   intervalMs: number;
@@ -190,35 +186,26 @@ class JobSupervisor implements Supervisor {
   /** Runs the enabled tasks; a failing task is reported and counts 0, the others still run. */
   private async runTasks(): Promise<SupervisorRunResult> {
     const o = this.options;
+    const { maintenance, tokens } = this.host.operations;
+    const batchSize = o.cleanupBatchSize;
     const result: SupervisorRunResult = { reclaimedJobs: 0, cleanedUpJobs: 0, cleanedUpEvents: 0, expiredTokens: 0 };
-    if (o.reclaimStuckJobs) result.reclaimedJobs = await this.task('reclaiming stuck jobs', () => this.reclaim());
+    if (o.reclaimStuckJobs) {
+      result.reclaimedJobs = await this.task('reclaiming stuck jobs', () => maintenance.reclaimStuckJobs(o.stuckJobsTimeoutMinutes));
+    }
+    // 0 days switches a cleanup task off here; queue.cleanupOldJobs(0) removes every finished job.
     if (o.cleanupJobsDaysToKeep > 0) {
       result.cleanedUpJobs = await this.task('cleaning up old jobs', () =>
-        this.host.backend.cleanupOldJobs(this.retention(o.cleanupJobsDaysToKeep)),
+        maintenance.cleanupOldJobs({ daysToKeep: o.cleanupJobsDaysToKeep, batchSize }),
       );
     }
     if (o.cleanupEventsDaysToKeep > 0) {
       result.cleanedUpEvents = await this.task('cleaning up old job events', () =>
-        this.host.backend.cleanupOldJobEvents(this.retention(o.cleanupEventsDaysToKeep)),
+        maintenance.cleanupOldJobEvents({ daysToKeep: o.cleanupEventsDaysToKeep, batchSize }),
       );
     }
-    const expire = this.host.expireTimedOutTokens;
-    if (o.expireTimedOutTokens && expire) result.expiredTokens = await this.task('expiring timed-out tokens', expire);
+    if (o.expireTimedOutTokens) result.expiredTokens = await this.task('expiring timed-out tokens', () => tokens.expireTimedOut());
     if (o.verbose) console.log('[queuedev] supervisor run:', result);
     return result;
-  }
-
-  private async reclaim(): Promise<number> {
-    const { backend, clock, events } = this.host;
-    const now = clock.now();
-    const maxProcessingMs = clampSpanMs(now, this.options.stuckJobsTimeoutMinutes * 60_000);
-    const result = await backend.reclaimStuckJobs({ maxProcessingMs, now });
-    for (const { jobId } of result.cascaded) events.emit('job:cancelled', { jobId });
-    return result.requeuedIds.length + result.failedIds.length;
-  }
-
-  private retention(days: number) {
-    return { olderThan: storableTimeBefore(this.host.clock.now(), days * DAY_MS), batchSize: this.options.cleanupBatchSize };
   }
 
   private async task(name: string, run: () => Promise<number>): Promise<number> {
@@ -237,7 +224,7 @@ class JobSupervisor implements Supervisor {
       } catch (e) {
         console.error('[queuedev] supervisor onError threw:', e);
       }
-      this.host.events.emit('error', error);
+      this.host.events.emitError(error);
       return 0;
     }
   }

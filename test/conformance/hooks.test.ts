@@ -3,9 +3,10 @@
  * removeAllListeners; synchronous emission after storage; listener errors reported as `error`.
  */
 import { afterEach, expect, it, vi } from 'vitest';
+import { batchDepRef } from '../../src/queue.js';
 import type { JobRecord } from '../../src/types.js';
-import { forEachBackend } from '../helpers/backends.js';
-import { failJob } from './job-states.js';
+import { ManualClock, forEachBackend } from '../helpers/backends.js';
+import { claimJob, failJob } from './job-states.js';
 
 forEachBackend('hooks (§4.10, §6.2)', (ctx) => {
   afterEach(() => {
@@ -243,6 +244,30 @@ forEachBackend('hooks (§4.10, §6.2)', (ctx) => {
     expect(await ctx.queue.getJob(id)).not.toBeNull();
     expect(consoleError).toHaveBeenCalledTimes(1);
   });
+
+  // Reclaim runs from the queue and from the supervisor: both report the cascade alike.
+  for (const via of ['queue.reclaimStuckJobs', 'the supervisor'] as const) {
+    it(`emits job:cancelled for the dependents of a job that ${via} fails for lack of attempts`, async () => {
+      const clock = new ManualClock(new Date('2030-01-01T00:00:00Z'));
+      const queue = ctx.makeQueue({ clock });
+      const [root, child, grandchild] = await queue.addJobs([
+        { jobType: 'stuck', payload: {}, maxAttempts: 1 },
+        { jobType: 'child', payload: {}, dependsOn: { jobIds: [batchDepRef(0)] } },
+        { jobType: 'grandchild', payload: {}, dependsOn: { jobIds: [batchDepRef(1)] } },
+      ]);
+      await claimJob(queue, root!);
+      const cancelled: number[] = [];
+      queue.on('job:cancelled', ({ jobId }) => cancelled.push(jobId));
+      clock.advance(11 * 60_000);
+      const reclaimed =
+        via === 'the supervisor'
+          ? (await queue.createSupervisor({ stuckJobsTimeoutMinutes: 10 }).start()).reclaimedJobs
+          : await queue.reclaimStuckJobs(10);
+      expect(reclaimed).toBe(1);
+      expect((await queue.getJob(root!))?.status).toBe('failed');
+      expect(cancelled.sort((m, n) => m - n)).toEqual([child, grandchild]);
+    });
+  }
 
   it('rejects a listener that is not a function', () => {
     expect(() => ctx.queue.on('job:added', 'nope' as never)).toThrow(TypeError);

@@ -353,12 +353,12 @@ forEachBackend('processor (§4.6)', (ctx) => {
   });
 
   it('enqueues due cron jobs before claiming (hook point of SPEC §4.4 rule 1); a failure there does not stop the claim', async () => {
-    const { backend, clock, events } = ctx.queue;
+    const { backend, operations, events } = ctx.queue;
     const calls: string[] = [];
     const processor = createProcessor(
       {
         backend,
-        clock,
+        operations,
         events,
         enqueueDueCronJobs: async () => {
           calls.push('cron');

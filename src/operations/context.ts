@@ -1,0 +1,17 @@
+/**
+ * What every operation needs: the store, the clock, the hooks and the queue's log. One context
+ * per queue, shared by all operation families; tracing and metrics attach here.
+ */
+import type { Backend } from '../backend.js';
+import type { Clock } from '../types.js';
+import type { JobHooks } from './hooks.js';
+
+/** @internal */
+export interface OperationsContext {
+  /** The queue's backend (refusing every call once the queue is closed). */
+  backend: Backend;
+  clock: Clock;
+  hooks: JobHooks;
+  /** The queue's verbose log; a no-op unless `verbose` is set. */
+  log(message: string): void;
+}

@@ -1,0 +1,49 @@
+/**
+ * The job lifecycle hooks (SPEC §4.10), emitted here and nowhere else: each operation module
+ * turns what the backend reported into these calls, so every caller of an operation (the queue,
+ * a processor, the supervisor, cron, the dashboard) gets the same hooks. QueueEvents keeps its
+ * `emit` protected; this subclass is the only code that reaches it for a `job:*` event.
+ */
+import { QueueEvents } from '../events.js';
+import type { JobRecord } from '../types.js';
+
+/** @internal The queue's emitter, with one method per lifecycle hook. */
+export class JobHooks extends QueueEvents {
+  added(jobs: readonly { jobId: number; jobType: string }[]): void {
+    for (const { jobId, jobType } of jobs) this.emit('job:added', { jobId, jobType });
+  }
+
+  /** Jobs cancelled by a request, then the dependents cancelled with them (the backend's cascade). */
+  cancelled(cancelledIds: readonly number[], cascaded: readonly { jobId: number }[]): void {
+    for (const jobId of cancelledIds) this.emit('job:cancelled', { jobId });
+    for (const { jobId } of cascaded) this.emit('job:cancelled', { jobId });
+  }
+
+  retried(jobId: number): void {
+    this.emit('job:retried', { jobId });
+  }
+
+  processing(jobs: readonly JobRecord[]): void {
+    for (const job of jobs) this.emit('job:processing', { jobId: job.id, jobType: job.jobType });
+  }
+
+  completed(job: JobRecord): void {
+    this.emit('job:completed', { jobId: job.id, jobType: job.jobType });
+  }
+
+  waiting(job: JobRecord): void {
+    this.emit('job:waiting', { jobId: job.id, jobType: job.jobType });
+  }
+
+  failed(job: JobRecord, error: Error, willRetry: boolean): void {
+    this.emit('job:failed', { jobId: job.id, jobType: job.jobType, error, willRetry });
+  }
+
+  progress(jobId: number, progress: number): void {
+    this.emit('job:progress', { jobId, progress });
+  }
+
+  output(jobId: number, output: unknown): void {
+    this.emit('job:output', { jobId, output });
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Job operations (SPEC §4.1, §4.3): add, retry, cancel, edit. Each validates its input, calls
+ * the backend once, and emits the hooks for everything the backend reports, cascaded
+ * cancellations included.
+ */
+import type { JobSelector } from '../backend.js';
+import { ValidationError } from '../errors.js';
+import type { AddJobOptions, EditJobOptions, JobFilter, JobOptions } from '../types.js';
+import { assertNoPlaceholderCycles, normalizeEdit, normalizeFilter, normalizeJob, requireAddOptions, requireJobId } from '../validation.js';
+import type { OperationsContext } from './context.js';
+
+/** @internal */
+export class JobOperations {
+  constructor(private readonly ctx: OperationsContext) {}
+
+  /** Adds one job; returns its id (the existing id when the idempotency key is taken). */
+  async add(options: JobOptions, addOptions: AddJobOptions | undefined): Promise<number> {
+    const { backend, clock, hooks } = this.ctx;
+    const now = clock.now();
+    const job = normalizeJob('', options, now);
+    const { ids, insertedIds } = await backend.addJobs({ jobs: [job], now, db: requireAddOptions(addOptions) });
+    hooks.added(insertedIds.map((jobId) => ({ jobId, jobType: job.jobType })));
+    this.ctx.log(`added job ${ids[0]} (${job.jobType})`);
+    return ids[0]!;
+  }
+
+  /** Adds many jobs in one backend call; ids come back in input order. */
+  async addMany(list: JobOptions[], addOptions: AddJobOptions | undefined): Promise<number[]> {
+    if (!Array.isArray(list)) throw new ValidationError('jobs', 'Expected `jobs` to be an array of job options');
+    if (list.length === 0) return [];
+    const { backend, clock, hooks } = this.ctx;
+    const now = clock.now();
+    const jobs = list.map((o, index) => normalizeJob(`jobs[${index}]`, o, now, { index, size: list.length }));
+    assertNoPlaceholderCycles(jobs);
+    const { ids, insertedIds } = await backend.addJobs({ jobs, now, db: requireAddOptions(addOptions) });
+    // The first job carrying an id is the one inserted; later duplicates of its key map to it.
+    const typeById = new Map<number, string>();
+    ids.forEach((id, i) => typeById.has(id) || typeById.set(id, jobs[i]!.jobType));
+    hooks.added(insertedIds.map((jobId) => ({ jobId, jobType: typeById.get(jobId)! })));
+    this.ctx.log(`added ${insertedIds.length} of ${jobs.length} jobs`);
+    return ids;
+  }
+
+  /** failed or cancelled → pending; emits `job:retried` only when the status changed. */
+  async retry(jobId: number): Promise<void> {
+    requireJobId('jobId', jobId);
+    const { backend, clock, hooks } = this.ctx;
+    if (await backend.retryJob(jobId, clock.now())) hooks.retried(jobId);
+  }
+
+  /** Cancels one pending or waiting job and its pending dependents. */
+  async cancel(jobId: number): Promise<void> {
+    requireJobId('jobId', jobId);
+    await this.cancelSelected({ jobId });
+  }
+
+  /** Cancels every pending job matching `filter`; returns how many the request itself cancelled. */
+  async cancelPending(filter: JobFilter | undefined): Promise<number> {
+    return this.cancelSelected({ filter: normalizeFilter(filter) });
+  }
+
+  /** Edits one pending job; does nothing for any other status. */
+  async edit(jobId: number, updates: EditJobOptions): Promise<void> {
+    requireJobId('jobId', jobId);
+    await this.editSelected({ jobId }, updates);
+  }
+
+  /** Edits every pending job matching `filter`; returns how many were edited. */
+  async editPending(filter: JobFilter | undefined, updates: EditJobOptions): Promise<number> {
+    return this.editSelected({ filter: normalizeFilter(filter) }, updates);
+  }
+
+  private async cancelSelected(selector: JobSelector): Promise<number> {
+    const { backend, clock, hooks } = this.ctx;
+    const { cancelledIds, cascaded } = await backend.cancelJobs(selector, clock.now());
+    hooks.cancelled(cancelledIds, cascaded);
+    return cancelledIds.length;
+  }
+
+  private async editSelected(selector: JobSelector, updates: EditJobOptions): Promise<number> {
+    const { backend, clock } = this.ctx;
+    const now = clock.now();
+    const edit = normalizeEdit(updates, now);
+    if (Object.keys(edit).length === 0) return 0;
+    return (await backend.editJobs(selector, edit, now)).length;
+  }
+}

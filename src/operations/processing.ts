@@ -1,0 +1,112 @@
+/**
+ * Processing operations (SPEC §4.6, §4.7): claim, and recording each run's outcome (completed,
+ * waiting, failed) with its hooks. A processor makes one per worker id; the handler context
+ * writes through the JobRunOperations it hands out.
+ */
+import type { ClaimInput } from '../backend.js';
+import { retryAt } from '../backoff.js';
+import { CompletionBuffer } from '../completion-buffer.js';
+import { toError } from '../events.js';
+import { failureMessage } from '../failure.js';
+import type { FailureReason, JobRecord } from '../types.js';
+import type { OperationsContext } from './context.js';
+import { JobRunOperations } from './job-run.js';
+import type { TokenOperations } from './tokens.js';
+import { WRITE_RETRY_DELAYS_MS } from './write-retries.js';
+
+/** @internal The processor an instance records for. */
+export interface Worker {
+  workerId: string;
+  /** Reports an error to the processor's onError and the queue's `error` event. */
+  report(error: Error): void;
+  /** The processor's verbose log. */
+  log(message: string): void;
+}
+
+/** @internal */
+export class ProcessingOperations {
+  /** Completions are batched: one backend call for the handlers that end together. */
+  private readonly completions: CompletionBuffer;
+
+  constructor(
+    private readonly ctx: OperationsContext,
+    private readonly tokens: TokenOperations,
+    private readonly worker: Worker,
+  ) {
+    this.completions = new CompletionBuffer(ctx.backend, ctx.clock, (e) => worker.report(e));
+  }
+
+  /** Claims up to `batchSize` due jobs for this worker and emits `job:processing` for each. */
+  async claim(input: Omit<ClaimInput, 'workerId' | 'now'>): Promise<JobRecord[]> {
+    const { backend, clock, hooks } = this.ctx;
+    const jobs = await backend.claimJobs({ workerId: this.worker.workerId, ...input, now: clock.now() });
+    hooks.processing(jobs);
+    if (jobs.length > 0) this.worker.log(`claimed ${jobs.length} job(s): ${jobs.map((j) => j.id).join(', ')}`);
+    return jobs;
+  }
+
+  /** The writes of a claimed job's handler. */
+  run(job: JobRecord): JobRunOperations {
+    return new JobRunOperations(this.ctx, this.tokens, job, this.worker.workerId);
+  }
+
+  /** Records a completion (batched) and emits `job:completed` once it is written. */
+  async complete(job: JobRecord, outcome: { hasOutput: boolean; output?: unknown }): Promise<void> {
+    const input = { jobId: job.id, workerId: this.worker.workerId, ...(outcome.hasOutput ? { output: outcome.output } : {}) };
+    if (await this.completions.add(input)) {
+      this.ctx.hooks.completed(job);
+      this.worker.log(`completed job ${job.id} (${job.jobType})`);
+    } else {
+      this.worker.log(`completion of job ${job.id} discarded: the job is no longer locked by this worker`);
+    }
+  }
+
+  /** The run ended as a wait: the job is `waiting` in the store already (JobRunOperations.enterWait). */
+  waited(job: JobRecord): void {
+    this.ctx.hooks.waiting(job);
+    this.worker.log(`job ${job.id} (${job.jobType}) is waiting`);
+  }
+
+  /**
+   * Records a failure (with its retry time, or none when out of attempts) and emits `job:failed`
+   * and `job:cancelled` for the dependents the backend cancelled with it. A store error is
+   * retried on the write-retry schedule; after that the job is left to reclaim.
+   */
+  async fail(job: JobRecord, outcome: { error: Error; reason: FailureReason }): Promise<void> {
+    const { backend, clock, hooks } = this.ctx;
+    const now = clock.now();
+    const at = job.attempts < job.maxAttempts ? retryAt(job, job.attempts, now) : null;
+    const input = {
+      jobId: job.id,
+      workerId: this.worker.workerId,
+      // Whatever the handler threw, the store gets a bounded string it can hold.
+      message: failureMessage(outcome.error),
+      reason: outcome.reason,
+      retryAt: at,
+      now,
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await backend.failJob(input);
+        if (!result) {
+          this.worker.log(`failure of job ${job.id} discarded: the job is no longer locked by this worker`);
+          return;
+        }
+        hooks.failed(job, outcome.error, at !== null);
+        hooks.cancelled([], result.cascaded);
+        this.worker.log(`job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`);
+        return;
+      } catch (err) {
+        this.worker.report(toError(err, `recording the failure of job ${job.id} failed`));
+        const delay = WRITE_RETRY_DELAYS_MS[attempt];
+        if (delay === undefined) return; // the job stays processing; reclaim runs it again
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  /** Writes every buffered completion now (one-shot runs and drains). */
+  flush(): Promise<void> {
+    return this.completions.flush();
+  }
+}
