@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, onTestFailed } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { migrate } from '../../src/backends/postgres/migrate.js';
+import { migrate } from '../../src/index.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Clock, JobQueueConfig, PayloadMap } from '../../src/types.js';
 

@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/backends/postgres/migrate.js';
+import { migrate } from '../../src/index.js';
 import { notifyChannel } from '../../src/backends/postgres/queries/names.js';
 import { NotMigratedError } from '../../src/errors.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';

@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, onTestFailed } from 'vitest';
-import { migrate } from '../../src/backends/postgres/migrate.js';
+import { migrate } from '../../src/index.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Clock, PayloadMap, PostgresQueueConfig } from '../../src/types.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';

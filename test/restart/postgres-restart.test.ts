@@ -18,7 +18,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { migrate } from '../../src/backends/postgres/migrate.js';
+import { migrate } from '../../src/index.js';
 import { initJobQueue } from '../../src/queue.js';
 import type { JobRecord } from '../../src/types.js';
 import { sleep, waitFor } from '../conformance/processing-support.js';
