@@ -10,7 +10,7 @@
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { initJobQueue } from '../src/queue.js';
+import { initJobQueue } from '../src/index.js';
 import { openStore, type BenchBackend, type BenchStore } from './setup.js';
 
 const args = process.argv.slice(2);

@@ -1,5 +1,5 @@
 /** Child process of the benchmark: drains `total` no-op jobs and reports its peak RSS. */
-import { initJobQueue } from '../src/queue.js';
+import { initJobQueue } from '../src/index.js';
 import { configFromDescription } from './setup.js';
 
 const [description, totalArg] = process.argv.slice(2);

@@ -2,8 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { migrate } from '../src/backends/postgres/migrate.js';
-import type { JobQueueConfig } from '../src/types.js';
+import { migrate, type JobQueueConfig } from '../src/index.js';
 
 export type BenchBackend = 'postgres' | 'redis';
 

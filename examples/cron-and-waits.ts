@@ -7,8 +7,7 @@
  * A `ManualClock` stands in for time: the example moves it forward to reach the next cron slot
  * and the end of a one-hour wait. In an application you would leave the clock out.
  */
-import { migrate } from '../src/backends/postgres/migrate.js';
-import { ManualClock, initJobQueue, type JobQueueConfig } from '../src/index.js';
+import { ManualClock, initJobQueue, migrate, type JobQueueConfig } from 'queuedev';
 
 const PG_URL = process.env.PG_QUEUE_DATABASE ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -9,15 +9,15 @@
  *   npm run demo -- --redis        Redis at REDIS_URL (default redis://127.0.0.1:6379)
  *   DEMO_BACKEND=redis npm run demo
  */
-import { migrate } from '../src/backends/postgres/migrate.js';
 import {
   JOB_STATUSES,
   batchDepRef,
   initJobQueue,
+  migrate,
   type JobQueue,
   type JobQueueConfig,
   type JobRecord,
-} from '../src/index.js';
+} from 'queuedev';
 
 const PG_URL = process.env.PG_QUEUE_DATABASE ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -2,10 +2,8 @@
  * Serverless use: route handlers in the style of web frameworks that take a standard Request
  * and return a Response. A scheduler calls `POST /api/jobs/process` every minute; each call
  * processes one batch and returns. Jobs are added elsewhere with `queue.addJob`.
- *
- * In an application, import from 'queuedev' instead of '../src/index.js'.
  */
-import { initJobQueue } from '../src/index.js';
+import { initJobQueue } from 'queuedev';
 
 type Payloads = {
   'email.send': { to: string; subject: string };

@@ -4,10 +4,8 @@
  *
  *   PG_QUEUE_DATABASE=postgres://... tsx examples/worker.ts
  *   QUEUE_BACKEND=redis REDIS_URL=redis://... tsx examples/worker.ts
- *
- * In an application, import from 'queuedev' instead of '../src/index.js'.
  */
-import { initJobQueue, type JobQueueConfig } from '../src/index.js';
+import { initJobQueue, type JobQueueConfig } from 'queuedev';
 
 type Payloads = {
   'email.send': { to: string; subject: string; body: string };

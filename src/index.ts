@@ -1,6 +1,7 @@
 /** The public API of queuedev. Anything not re-exported here is internal. */
 export { initJobQueue, batchDepRef, JobQueue } from './queue.js';
 export { createPool } from './backends/postgres/pool.js';
+export { migrate, type MigrateOptions, type MigrationRun } from './backends/postgres/migrate.js';
 export { systemClock, ManualClock } from './clock.js';
 export {
   QueueError,

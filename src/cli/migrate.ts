@@ -1,10 +1,11 @@
 /**
- * `queue-cli migrate` (SPEC §4.12): applies the shipped migrations with the library's own
- * migrate(), so the command and the test suite run the same code. The connection string comes
- * from PG_QUEUE_DATABASE or --database-url.
+ * `queue-cli migrate` (SPEC §4.12): applies the shipped migrations with the package's public
+ * migrate(), so the command, the tests and applications that migrate from code run the same
+ * code. The connection string comes from PG_QUEUE_DATABASE or --database-url.
  */
 import { spawn } from 'node:child_process';
-import { DATABASE_ENV, MIGRATIONS_TABLE, migrate, requireSchemaName } from '../backends/postgres/migrate.js';
+import { DATABASE_ENV, MIGRATIONS_TABLE, migrate, requireSchemaName, type MigrateOptions } from '../backends/postgres/migrate.js';
+import { loadDriver } from '../load-driver.js';
 import { loadEnvFile } from './env-file.js';
 
 export { DATABASE_ENV };
@@ -89,10 +90,16 @@ export async function runMigrate(args: string[]): Promise<number> {
         `${DATABASE_ENV}=postgres://user:password@localhost:5432/app queue-cli migrate, pass --database-url, or put it in a file passed with --envPath.`,
     );
   }
-  const databaseUrl = parsed.rejectUnauthorized ? url : { connectionString: url, ssl: { rejectUnauthorized: false } };
+  // --no-reject-unauthorized needs TLS settings beside the URL: a one-connection pg pool carries
+  // them (as pg merges them, so an sslmode in the URL still wins), closed when the command ends.
+  const pool = parsed.rejectUnauthorized
+    ? undefined
+    : new (loadDriver<typeof import('pg')>('pg').Pool)({ connectionString: url, ssl: { rejectUnauthorized: false }, max: 1 });
+  pool?.on('error', () => undefined);
+  const database: Pick<MigrateOptions, 'databaseUrl' | 'pool'> = pool ? { pool } : { databaseUrl: url };
   const log = (message: string) => console.log(message);
   const run = (direction: 'up' | 'down', count: number | undefined) =>
-    migrate({ databaseUrl, schema: parsed.schema, direction, count, dryRun: parsed.dryRun, verbose: parsed.verbose, log });
+    migrate({ ...database, schema: parsed.schema, direction, count, dryRun: parsed.dryRun, verbose: parsed.verbose, log });
   try {
     if (parsed.action === 'redo') {
       const undone = await run('down', parsed.count ?? 1);
@@ -104,6 +111,8 @@ export async function runMigrate(args: string[]): Promise<number> {
     }
   } catch (err) {
     throw new Error(describeFailure(err, url), { cause: err });
+  } finally {
+    await pool?.end().catch(() => undefined);
   }
   return 0;
 }

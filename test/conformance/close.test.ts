@@ -6,7 +6,8 @@
 import { expect, it, vi } from 'vitest';
 import { QueueClosedError, ValidationError } from '../../src/errors.js';
 import { forEachBackend } from '../helpers/backends.js';
-import { deferred, ownedQueue, sleep, unreachableQueue, waitFor } from './processing-support.js';
+import { deferred, ownedQueue, unreachableQueue } from './processing-support.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 forEachBackend('closing a queue', (ctx) => {
   it('stops the processors and supervisors created from it and drains running handlers', async () => {
@@ -85,7 +86,7 @@ forEachBackend('closing a queue', (ctx) => {
       processor.startInBackground();
       // Verbose mode logs each repeat that was not reported.
       const repeats = () => log.mock.calls.filter((c) => String(c[0]).includes('claiming jobs failed') && String(c[0]).includes('(again)'));
-      await waitFor(() => repeats().length >= 2, 10_000, 'two more failed claims');
+      await waitFor(() => repeats().length >= 2, { timeoutMs: 10_000, what: 'two more failed claims' });
       // Once per background task: the claim, and the cron enqueue that precedes each claim.
       expect(onError.map((e) => e.message.split(':')[0]).sort()).toEqual(['claiming jobs failed', 'enqueueing due cron jobs failed']);
       expect(events).toEqual(onError);
@@ -109,7 +110,7 @@ forEachBackend('closing a queue', (ctx) => {
       });
       supervisor.startInBackground();
       const runs = () => log.mock.calls.filter((c) => String(c[0]).includes('supervisor run')).length;
-      await waitFor(() => runs() >= 3, 10_000, 'three supervisor runs');
+      await waitFor(() => runs() >= 3, { timeoutMs: 10_000, what: 'three supervisor runs' });
       expect(consoleError).toHaveBeenCalledTimes(1);
       const args = consoleError.mock.calls[0]!;
       expect(args.join(' ')).toContain('reclaiming stuck jobs');

@@ -11,7 +11,6 @@ import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, QueueError, UnsupportedOnBackendError } from '../../src/errors.js';
-import { createPool } from '../../src/index.js';
 import { initJobQueue } from '../../src/queue.js';
 import type { JobQueueConfig } from '../../src/types.js';
 import { forEachBackend, PG_URL, REDIS_URL } from '../helpers/backends.js';
@@ -89,55 +88,6 @@ describe('initJobQueue configuration errors (§2.1, §7)', () => {
     const error = await expectFailure(init(config), ConfigError, { message: [...message] });
     expect(error).toBeInstanceOf(QueueError);
     expect((error as QueueError).code).toBe('CONFIG_INVALID');
-  });
-});
-
-describe('createPool and TLS files (§2.1 rules 1-2)', () => {
-  it('reads file:// values from disk and passes the file text to the pool', async () => {
-    const pool = createPool({
-      connectionString: PG_URL,
-      ssl: { ca: `file://${caPath}`, cert: pathToFileURL(certPath).href, key: `file://${keyPath}`, rejectUnauthorized: false },
-    }) as pg.Pool;
-    try {
-      expect(pool).toBeInstanceOf(pg.Pool);
-      const ssl = pool.options.ssl as { ca: string; cert: string; key: string; rejectUnauthorized: boolean };
-      expect(ssl.ca).toBe(PEM);
-      expect(ssl.cert).toBe(PEM.replaceAll('CERTIFICATE', 'CLIENT CERTIFICATE'));
-      // pg keeps `key` as a non-enumerable property, so it is read directly.
-      expect(ssl.key).toBe('-----BEGIN PRIVATE KEY-----\nKEYtest\n-----END PRIVATE KEY-----\n');
-      expect(ssl.rejectUnauthorized).toBe(false);
-    } finally {
-      await pool.end();
-    }
-  });
-
-  it('uses a value that does not start with file:// as PEM text, even when it looks like a path', async () => {
-    const pool = createPool({ connectionString: PG_URL, ssl: { ca: caPath } }) as pg.Pool;
-    try {
-      expect(pool.options.ssl).toMatchObject({ ca: caPath, rejectUnauthorized: true });
-    } finally {
-      await pool.end();
-    }
-  });
-
-  it('refuses sslmode with a custom CA or rejectUnauthorized false', () => {
-    const url = `${PG_URL}?sslmode=require`;
-    expect(() => createPool({ connectionString: url, ssl: { ca: PEM } })).toThrow(ConfigError);
-    expect(() => createPool({ connectionString: url, ssl: { rejectUnauthorized: false } })).toThrow(ConfigError);
-  });
-
-  it('accepts sslmode when no custom CA is set and certificates are verified', async () => {
-    const pool = createPool({ connectionString: `${PG_URL}?sslmode=disable`, ssl: { rejectUnauthorized: true } });
-    await pool.end();
-  });
-
-  it('creates a pool that answers queries', async () => {
-    const pool = createPool({ connectionString: PG_URL });
-    try {
-      expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-    } finally {
-      await pool.end();
-    }
   });
 });
 

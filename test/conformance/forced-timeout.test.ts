@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { forcedWorkerEvents } from '../../src/forced-timeout/worker-runner.js';
 import type { JobContext } from '../../src/handler-context.js';
 import { forEachBackend } from '../helpers/backends.js';
-import { sleep, waitFor } from './processing-support.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 const captured = { apiKey: 'secret' };
 
@@ -36,7 +36,7 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
       expect(Date.now() - t0).toBeLessThan(5000);
       expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'failed', failureReason: 'timeout' });
       expect(started).toHaveLength(1);
-      await waitFor(() => exited.includes(started[0]!), 5000, 'the worker thread to exit');
+      await waitFor(() => exited.includes(started[0]!), { timeoutMs: 5000, what: 'the worker thread to exit' });
       // A spinning thread would burn a whole core; a terminated one burns nothing.
       const before = process.cpuUsage();
       await sleep(500);

@@ -6,7 +6,8 @@
 import { expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { forEachBackend } from '../helpers/backends.js';
-import { sleep, trackRunners, waitFor } from './processing-support.js';
+import { trackRunners } from './processing-support.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 forEachBackend('group limits (§2.10)', (ctx) => {
   const track = trackRunners();
@@ -52,7 +53,7 @@ forEachBackend('group limits (§2.10)', (ctx) => {
     const p2 = track(other.createProcessor({ work: probe.handler }, options));
     p1.startInBackground();
     p2.startInBackground();
-    await waitFor(() => probe.done() === 24, 15_000, 'all 24 jobs');
+    await waitFor(() => probe.done() === 24, { timeoutMs: 15_000, what: 'all 24 jobs' });
     await Promise.all([p1.stopAndDrain(), p2.stopAndDrain()]);
     expect(probe.max.get('g1')).toBe(2);
     expect(probe.max.get('g2')).toBe(2);

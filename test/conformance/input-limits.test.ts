@@ -10,7 +10,8 @@ import type { JobContext } from '../../src/handler-context.js';
 import type { JobOptions } from '../../src/types.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { expectFailure } from './assertions.js';
-import { deferred, trackRunners, waitFor } from './processing-support.js';
+import { deferred, trackRunners } from './processing-support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MIN = new Date('0001-01-01T00:00:00.000Z');
 const MAX = new Date('4999-12-31T23:59:59.999Z');
@@ -75,7 +76,7 @@ forEachBackend('storable limits (§7)', (ctx) => {
     const release = deferred();
     const processor = track(queue.createProcessor({ a: () => release.promise }));
     processor.startInBackground();
-    await waitFor(async () => (await queue.getJob(id))?.status === 'processing', 10_000, 'the job to be claimed');
+    await waitFor(async () => (await queue.getJob(id))?.status === 'processing', { timeoutMs: 10_000, what: 'the job to be claimed' });
     clock.advance(365 * 86_400_000);
     expect(await queue.reclaimStuckJobs(1e12)).toBe(0);
     expect(await queue.reclaimStuckJobs(Number.MAX_VALUE)).toBe(0);

@@ -8,7 +8,8 @@ import { expect, it } from 'vitest';
 import { JobLostError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
-import { deferred, trackRunners, waitFor } from './processing-support.js';
+import { deferred, trackRunners } from './processing-support.js';
+import { waitFor } from '../helpers/wait.js';
 
 forEachBackend('lost jobs', (ctx) => {
   const track = trackRunners();
@@ -56,7 +57,7 @@ forEachBackend('lost jobs', (ctx) => {
     t.clock.advance(11 * 60_000);
     expect(await t.other.reclaimStuckJobs(10)).toBe(1);
     // The reclaimed job runs again in the only slot, so the slot was freed.
-    await waitFor(async () => (await t.queue.getJob(id))?.status === 'completed', 10_000, 'the second run to complete');
+    await waitFor(async () => (await t.queue.getJob(id))?.status === 'completed', { timeoutMs: 10_000, what: 'the second run to complete' });
     expect(await t.queue.getJob(id)).toMatchObject({ status: 'completed', output: 'run 2', attempts: 2 });
 
     expect(t.reasons).toHaveLength(1);
@@ -84,7 +85,7 @@ forEachBackend('lost jobs', (ctx) => {
     t.clock.advance(11 * 60_000);
     expect(await t.other.reclaimStuckJobs(10)).toBe(1);
     poke.resolve();
-    await waitFor(async () => (await t.queue.getJob(id))?.status === 'completed', 10_000, 'the second run to complete');
+    await waitFor(async () => (await t.queue.getJob(id))?.status === 'completed', { timeoutMs: 10_000, what: 'the second run to complete' });
     expect(t.reasons).toEqual([expect.any(JobLostError)]);
     expect(t.onError.filter((e) => e instanceof JobLostError)).toHaveLength(1);
     expect((await t.queue.getJob(id))?.progress).not.toBe(50);
@@ -119,9 +120,9 @@ forEachBackend('lost jobs', (ctx) => {
     clock.advance(11 * 60_000);
     // Out of attempts: reclaim fails the job for good.
     expect(await queue.reclaimStuckJobs(10)).toBe(1);
-    await waitFor(() => processor.stats().abandoned === 1, 10_000, 'the run to be given up');
+    await waitFor(() => processor.stats().abandoned === 1, { timeoutMs: 10_000, what: 'the run to be given up' });
     release.resolve();
-    await waitFor(() => processor.stats().abandoned === 0, 10_000, 'the abandoned handler to return');
+    await waitFor(() => processor.stats().abandoned === 0, { timeoutMs: 10_000, what: 'the abandoned handler to return' });
     await processor.stopAndDrain();
     expect(await queue.getJob(id)).toMatchObject({ status: 'failed', failureReason: 'timeout', output: null });
     expect(completed).toEqual([]);

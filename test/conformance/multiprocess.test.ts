@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { PG_URL, REDIS_URL, forEachBackend } from '../helpers/backends.js';
-import { ownedQueue, trackRunners, waitFor } from './processing-support.js';
+import { ownedQueue, trackRunners } from './processing-support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/processor-worker.ts', import.meta.url));
 
@@ -107,8 +108,8 @@ forEachBackend('multiple processes', (ctx) => {
     for (let chunk = 0; chunk < 4; chunk++) {
       await ctx.queue.addJobs(Array.from({ length: 500 }, (_, i) => ({ jobType: 'count', payload: { n: chunk * 500 + i } })));
     }
-    await waitFor(async () => (await runCount()) >= 2000, 90_000, '2,000 handler runs');
-    await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 2000, 10_000, '2,000 completed jobs');
+    await waitFor(async () => (await runCount()) >= 2000, { timeoutMs: 90_000, what: '2,000 handler runs' });
+    await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 2000, { timeoutMs: 10_000, what: '2,000 completed jobs' });
     await stopWorkers(workers);
     const all = await runs();
     expect(all).toHaveLength(2000);
@@ -123,7 +124,7 @@ forEachBackend('multiple processes', (ctx) => {
     await ctx.queue.addJobs(
       Array.from({ length: 30 }, (_, n) => ({ jobType: 'group', payload: { n, group: `t${n % 2}` }, group: { id: `t${n % 2}` } })),
     );
-    await waitFor(async () => (await runCount()) >= 30, 45_000, '30 group jobs');
+    await waitFor(async () => (await runCount()) >= 30, { timeoutMs: 45_000, what: '30 group jobs' });
     await stopWorkers(workers);
     const seen = [...(await groupSeen('t0')), ...(await groupSeen('t1'))];
     expect(seen).toHaveLength(30);
@@ -133,7 +134,7 @@ forEachBackend('multiple processes', (ctx) => {
   it('reclaims the job of a worker killed mid-handler; another processor completes it', { timeout: 60_000 }, async () => {
     const worker = await spawnWorker('doomed');
     const id = await ctx.queue.addJob({ jobType: 'hang', payload: { n: 1 } });
-    await waitFor(async () => (await hangs()) === 1, 20_000, 'the handler to start');
+    await waitFor(async () => (await hangs()) === 1, { timeoutMs: 20_000, what: 'the handler to start' });
     await new Promise<void>((resolve) => {
       worker.once('exit', () => resolve());
       worker.kill('SIGKILL');
@@ -164,7 +165,7 @@ forEachBackend('multiple processes', (ctx) => {
       processor.startInBackground();
       supervisor.startInBackground();
       await ctx.queue.addJobs(Array.from({ length: 40 }, (_, n) => ({ jobType: 'count', payload: { n } })));
-      await waitFor(() => ran.size === 40, 20_000, 'the first 40 jobs');
+      await waitFor(() => ran.size === 40, { timeoutMs: 20_000, what: 'the first 40 jobs' });
 
       if (ctx.backend === 'postgres') {
         // Hold a lock so the processor's next statement is in flight, then cut every connection
@@ -174,14 +175,14 @@ forEachBackend('multiple processes', (ctx) => {
           await locker.query('BEGIN');
           await locker.query(`LOCK TABLE "${ctx.schema}".job_queue IN ACCESS EXCLUSIVE MODE`);
           const blocked = `SELECT count(*)::int AS c FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`;
-          await waitFor(async () => (await ctx.sql.query(blocked, [applicationName])).rows[0].c > 0, 5000, 'a blocked statement');
+          await waitFor(async () => (await ctx.sql.query(blocked, [applicationName])).rows[0].c > 0, { timeoutMs: 5000, what: 'a blocked statement' });
           const cut = await ctx.sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [applicationName]);
           expect(cut.rowCount).toBeGreaterThan(0);
         } finally {
           await locker.query('ROLLBACK');
           locker.release();
         }
-        await waitFor(() => onError.length > 0, 5000, 'the cut to be reported');
+        await waitFor(() => onError.length > 0, { timeoutMs: 5000, what: 'the cut to be reported' });
       } else {
         // ioredis reconnects and resends unanswered commands, so a cut is usually invisible
         // to the processor: here the test asserts continuity, and that errors, if any, are
@@ -191,8 +192,8 @@ forEachBackend('multiple processes', (ctx) => {
       }
 
       await ctx.queue.addJobs(Array.from({ length: 40 }, (_, i) => ({ jobType: 'count', payload: { n: 40 + i } })));
-      await waitFor(() => ran.size === 80, 30_000, 'the 40 jobs added after the cut');
-      await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 80, 15_000, 'all 80 jobs completed');
+      await waitFor(() => ran.size === 80, { timeoutMs: 30_000, what: 'the 40 jobs added after the cut' });
+      await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 80, { timeoutMs: 15_000, what: 'all 80 jobs completed' });
       expect(processor.isRunning()).toBe(true);
       await Promise.all([processor.stopAndDrain(), supervisor.stopAndDrain()]);
       expect(errorEvents).toEqual(onError);
@@ -204,13 +205,13 @@ forEachBackend('multiple processes', (ctx) => {
   it('a worker whose hung job is reclaimed gives the run up, frees the slot and reports the loss once', { timeout: 60_000 }, async () => {
     const worker = await spawnWorker('jammed', { QD_CONCURRENCY: '1' });
     const id = await ctx.queue.addJob({ jobType: 'hang-once', payload: { n: 1 }, maxAttempts: 3 });
-    await waitFor(async () => (await hangs()) === 1, 20_000, 'the handler to hang');
+    await waitFor(async () => (await hangs()) === 1, { timeoutMs: 20_000, what: 'the handler to hang' });
     // Threshold 0: anything processing counts as stuck, and nothing else is processing here.
     expect((await ctx.queue.createSupervisor({ stuckJobsTimeoutMinutes: 0 }).start()).reclaimedJobs).toBe(1);
     // The only slot of the worker was held by the hung run: it runs the job again, then more.
-    await waitFor(async () => (await ctx.queue.getJob(id))?.status === 'completed', 20_000, 'the reclaimed job to complete');
+    await waitFor(async () => (await ctx.queue.getJob(id))?.status === 'completed', { timeoutMs: 20_000, what: 'the reclaimed job to complete' });
     const more = await ctx.queue.addJobs([2, 3, 4].map((n) => ({ jobType: 'count', payload: { n } })));
-    await waitFor(async () => (await runCount()) === 4, 20_000, 'three more jobs in the freed slot');
+    await waitFor(async () => (await runCount()) === 4, { timeoutMs: 20_000, what: 'three more jobs in the freed slot' });
     await stopWorkers([worker]);
     expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 2 });
     for (const other of more) expect((await ctx.queue.getJob(other))?.status).toBe('completed');

@@ -7,8 +7,6 @@ import type { Supervisor } from '../../src/supervisor.js';
 import type { Clock, PayloadMap } from '../../src/types.js';
 import { PG_URL, REDIS_URL, type BackendContext } from '../helpers/backends.js';
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export interface Deferred<T = void> {
   promise: Promise<T>;
   resolve: (value: T) => void;
@@ -18,17 +16,6 @@ export function deferred<T = void>(): Deferred<T> {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-/** Polls `check` until it returns a truthy value; fails the test after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 /**

@@ -8,7 +8,8 @@ import { ConfigError, NoHandlerError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import { createProcessor } from '../../src/processor.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
-import { deferred, sleep, trackRunners, waitFor } from './processing-support.js';
+import { deferred, trackRunners } from './processing-support.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 forEachBackend('processor (§4.6)', (ctx) => {
   const track = trackRunners();
@@ -213,10 +214,10 @@ forEachBackend('processor (§4.6)', (ctx) => {
       ),
     );
     processor.startInBackground();
-    await waitFor(() => started.length === 1, 5000, 'the first fast job');
+    await waitFor(() => started.length === 1, { timeoutMs: 5000, what: 'the first fast job' });
     // The slow job still holds one slot; a job added now must get the other one.
     await ctx.queue.addJob({ jobType: 'fast', payload: {} });
-    await waitFor(() => started.length === 2, 5000, 'the slot to be refilled');
+    await waitFor(() => started.length === 2, { timeoutMs: 5000, what: 'the slot to be refilled' });
     expect((await ctx.queue.getJob(slowId!))?.status).toBe('processing');
     slow.resolve();
     await processor.stopAndDrain();

@@ -9,7 +9,7 @@ import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { QueueError, StoreUnavailableError } from '../../src/errors.js';
-import { migrate } from '../../src/backends/postgres/migrate.js';
+import { migrate } from '../../src/index.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { JobQueueConfig } from '../../src/types.js';
 import { forEachBackend, type BackendName } from '../helpers/backends.js';

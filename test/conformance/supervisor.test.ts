@@ -6,7 +6,8 @@ import { afterEach, expect, it, onTestFinished, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { DAY_MS, claimJob, completeJob } from './job-states.js';
-import { trackRunners, unreachableQueue, waitFor } from './processing-support.js';
+import { trackRunners, unreachableQueue } from './processing-support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MINUTE = 60_000;
 
@@ -79,7 +80,7 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
       const id = await queue.addJob({ jobType: `work${round}`, payload: {} });
       await claimJob(queue, id);
       clock.advance(2 * MINUTE);
-      await waitFor(async () => (await queue.getJob(id))?.status === 'pending', 5000, `reclaim in round ${round}`);
+      await waitFor(async () => (await queue.getJob(id))?.status === 'pending', { timeoutMs: 5000, what: `reclaim in round ${round}` });
     }
     await supervisor.stopAndDrain();
     expect(supervisor.isRunning()).toBe(false);

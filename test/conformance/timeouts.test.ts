@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { JobTimeoutError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import { forEachBackend } from '../helpers/backends.js';
-import { sleep } from './processing-support.js';
+import { sleep } from '../helpers/wait.js';
 
 /** Resolves when the signal aborts, with its reason. */
 const aborted = (signal: AbortSignal) =>

@@ -15,7 +15,8 @@ import type { JobQueue } from '../../src/queue.js';
 import type { PayloadMap } from '../../src/types.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { expectFailure } from './assertions.js';
-import { deferred, trackRunners, waitFor } from './processing-support.js';
+import { deferred, trackRunners } from './processing-support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
 const SECOND = 1000;
@@ -546,10 +547,10 @@ forEachBackend('durable waits', (ctx) => {
     const nap = await ctx.queue.addJob({ jobType: 'nap', payload: {} });
     const gate = await ctx.queue.addJob({ jobType: 'gate', payload: { tokenId } });
     processor.startInBackground();
-    await waitFor(async () => (await status(ctx.queue, gate)) === 'waiting', 5000, 'the gate job to wait');
+    await waitFor(async () => (await status(ctx.queue, gate)) === 'waiting', { timeoutMs: 5000, what: 'the gate job to wait' });
     await ctx.queue.completeToken(tokenId, 'open');
-    await waitFor(async () => (await status(ctx.queue, gate)) === 'completed', 5000, 'the gate job to resume');
-    await waitFor(async () => (await status(ctx.queue, nap)) === 'completed', 5000, 'the nap job to resume');
+    await waitFor(async () => (await status(ctx.queue, gate)) === 'completed', { timeoutMs: 5000, what: 'the gate job to resume' });
+    await waitFor(async () => (await status(ctx.queue, nap)) === 'completed', { timeoutMs: 5000, what: 'the nap job to resume' });
     await processor.stopAndDrain();
     expect(runs).toBe(2);
     expect(await ctx.queue.getJob(gate)).toMatchObject({ output: { ok: true, output: 'open' }, attempts: 1 });

@@ -1,5 +1,6 @@
 /**
- * Runs a conformance suite once per backend, on real PostgreSQL and Redis.
+ * Runs a conformance suite once per backend, on real PostgreSQL and Redis, and holds the store
+ * set-up every test file builds on (the PostgreSQL-only and Redis-only helpers included).
  *
  * Isolation: on PostgreSQL each test file migrates its own schema and truncates it before each
  * test; the schema is dropped after the file (kept when a test failed, for inspection). On
@@ -12,7 +13,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, onTestFailed } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { migrate } from '../../src/backends/postgres/migrate.js';
+import { migrate } from '../../src/index.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Clock, JobQueueConfig, PayloadMap } from '../../src/types.js';
 
@@ -61,35 +62,124 @@ export function forEachBackend(title: string, define: (ctx: BackendContext) => v
   }
 }
 
-function postgresContext(): BackendContext {
-  const schema = uniqueName('qtest');
-  let pool: pg.Pool;
-  let queue: JobQueue<PayloadMap> | undefined;
-  let extra: JobQueue<PayloadMap>[] = [];
+/** The queue's tables, emptied between tests. */
+const TABLES = ['job_queue', 'job_events', 'cron_schedules', 'waitpoint_tokens'];
+
+export interface PostgresSchemas {
+  /** The file's schemas, migrated with the package's migrate(), as users migrate. */
+  readonly schemas: string[];
+  /** A raw pool on the test database (tables are `"schema".job_queue`, ...). */
+  readonly sql: pg.Pool;
+}
+
+/**
+ * PostgreSQL isolation, the one set-up every PostgreSQL test file builds on: `count` schemas
+ * named `<prefix>_<random>`, migrated before the file, truncated before each test (unless
+ * `truncate: false`), dropped after the file, kept when a test failed, for inspection.
+ */
+export function usePostgresSchemas(options: { prefix: string; count?: number; truncate?: boolean; poolSize?: number }): PostgresSchemas {
+  const schemas = Array.from({ length: options.count ?? 1 }, () => uniqueName(options.prefix));
+  let sql: pg.Pool;
   let failed = false;
-  const config = (): JobQueueConfig => ({ backend: 'postgres', pool, schema });
 
   beforeAll(async () => {
-    await migrate({ databaseUrl: PG_URL, schema });
-    pool = new pg.Pool({ connectionString: PG_URL, max: 20 });
+    for (const schema of schemas) await migrate({ databaseUrl: PG_URL, schema });
+    sql = new pg.Pool({ connectionString: PG_URL, max: options.poolSize ?? 10 });
   });
   beforeEach(async () => {
     onTestFailed(() => {
       failed = true;
     });
-    const tables = ['job_queue', 'job_events', 'cron_schedules', 'waitpoint_tokens'].map((t) => `"${schema}".${t}`);
-    await pool.query(`TRUNCATE ${tables.join(', ')} RESTART IDENTITY`);
-    queue = initJobQueue(config());
-  });
-  afterEach(async () => {
-    await Promise.all([queue, ...extra].map((q) => q?.close()));
-    extra = [];
-    queue = undefined;
+    if (options.truncate === false) return;
+    for (const schema of schemas) await sql.query(`TRUNCATE ${TABLES.map((t) => `"${schema}".${t}`).join(', ')} RESTART IDENTITY`);
   });
   afterAll(async () => {
-    if (!failed) await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
-    else console.warn(`[test] kept schema ${schema} after a failure`);
-    await pool.end();
+    if (failed) console.warn(`[test] kept schema${schemas.length > 1 ? 's' : ''} ${schemas.join(', ')} after a failure`);
+    else for (const schema of schemas) await sql.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await sql.end();
+  });
+
+  return {
+    schemas,
+    get sql() {
+      return sql;
+    },
+  };
+}
+
+export interface RedisPrefixes {
+  /** The file's raw client. */
+  readonly redis: Redis;
+  /** The current test's key prefix, `<prefix>_<random>:`. */
+  readonly prefix: string;
+  /** Deletes the keys of another prefix too after the test. */
+  alsoDelete(prefix: string): void;
+}
+
+/**
+ * Redis isolation, the one set-up every Redis test file builds on: one client per file, a
+ * fresh key prefix per test, and every key of the test's prefixes deleted after it.
+ */
+export function useRedisPrefixes(options: { prefix: string }): RedisPrefixes {
+  let redis: Redis;
+  let prefix = '';
+  let prefixes: string[] = [];
+
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL);
+  });
+  beforeEach(() => {
+    prefix = `${uniqueName(options.prefix)}:`;
+    prefixes = [prefix];
+  });
+  afterEach(async () => {
+    for (const p of prefixes) await deleteKeys(redis, `${p}*`);
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  return {
+    get redis() {
+      return redis;
+    },
+    get prefix() {
+      return prefix;
+    },
+    alsoDelete(p) {
+      if (!prefixes.includes(p)) prefixes.push(p);
+    },
+  };
+}
+
+/**
+ * Queues a test opens, closed after it. Call after usePostgresSchemas / useRedisPrefixes: hooks
+ * registered later run their `afterEach` first, so the queues close before their store is cleaned.
+ */
+export function useQueues(): <Q extends JobQueue<PayloadMap>>(queue: Q) => Q {
+  let queues: JobQueue<PayloadMap>[] = [];
+  afterEach(async () => {
+    await Promise.all(queues.map((q) => q.close()));
+    queues = [];
+  });
+  return (queue) => {
+    queues.push(queue);
+    return queue;
+  };
+}
+
+function postgresContext(): BackendContext {
+  const store = usePostgresSchemas({ prefix: 'qtest', poolSize: 20 });
+  const schema = store.schemas[0]!;
+  const track = useQueues();
+  let queue: JobQueue<PayloadMap> | undefined;
+  const config = (): JobQueueConfig => ({ backend: 'postgres', pool: store.sql, schema });
+
+  beforeEach(() => {
+    queue = track(initJobQueue(config()));
+  });
+  afterEach(() => {
+    queue = undefined;
   });
 
   return {
@@ -99,15 +189,13 @@ function postgresContext(): BackendContext {
       return queue;
     },
     makeQueue(options) {
-      const q = initJobQueue({ ...config(), clock: options?.clock });
-      extra.push(q);
-      return q;
+      return track(initJobQueue({ ...config(), clock: options?.clock }));
     },
     get config() {
       return config();
     },
     get sql() {
-      return pool;
+      return store.sql;
     },
     get redis(): Redis {
       throw new Error('ctx.redis is only available on the redis backend');
@@ -118,27 +206,16 @@ function postgresContext(): BackendContext {
 }
 
 function redisContext(): BackendContext {
-  let client: Redis;
-  let prefix = '';
+  const store = useRedisPrefixes({ prefix: 'qtest' });
+  const track = useQueues();
   let queue: JobQueue<PayloadMap> | undefined;
-  let extra: JobQueue<PayloadMap>[] = [];
-  const config = (): JobQueueConfig => ({ backend: 'redis', client, keyPrefix: prefix });
+  const config = (): JobQueueConfig => ({ backend: 'redis', client: store.redis, keyPrefix: store.prefix });
 
-  beforeAll(() => {
-    client = new Redis(REDIS_URL, { lazyConnect: false });
-  });
   beforeEach(() => {
-    prefix = `${uniqueName('qtest')}:`;
-    queue = initJobQueue(config());
+    queue = track(initJobQueue(config()));
   });
-  afterEach(async () => {
-    await Promise.all([queue, ...extra].map((q) => q?.close()));
-    extra = [];
+  afterEach(() => {
     queue = undefined;
-    await deleteKeys(client, `${prefix}*`);
-  });
-  afterAll(async () => {
-    await client.quit();
   });
 
   return {
@@ -148,9 +225,7 @@ function redisContext(): BackendContext {
       return queue;
     },
     makeQueue(options) {
-      const q = initJobQueue({ ...config(), clock: options?.clock });
-      extra.push(q);
-      return q;
+      return track(initJobQueue({ ...config(), clock: options?.clock }));
     },
     get config() {
       return config();
@@ -159,11 +234,11 @@ function redisContext(): BackendContext {
       throw new Error('ctx.sql is only available on the postgres backend');
     },
     get redis() {
-      return client;
+      return store.redis;
     },
     schema: '',
     get keyPrefix() {
-      return prefix;
+      return store.prefix;
     },
   };
 }

@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { waitFor } from './wait.js';
 
 export interface PrivateServer {
   readonly port: number;
@@ -29,12 +30,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Waits for a server to answer: a probe that throws (not up yet) counts as "not yet". */
+function until(check: () => Promise<boolean>, what: string): Promise<boolean> {
+  return waitFor(() => check().catch(() => false), { what, timeoutMs: 20_000, intervalMs: 50 });
 }
 
 /** A redis-server without persistence, optionally with `requirepass`. */

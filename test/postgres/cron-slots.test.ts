@@ -10,7 +10,8 @@ import type { CronSlot, NewJob } from '../../src/backend.js';
 import { DependencyError } from '../../src/errors.js';
 import { normalizeJob } from '../../src/validation.js';
 import { ManualClock, PG_URL } from '../helpers/backends.js';
-import { usePostgres, waitFor } from './support.js';
+import { usePostgres } from './support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
 const MINUTE = 60_000;
@@ -57,7 +58,7 @@ describe('enqueueCronSlots under contention (postgres)', () => {
   }
 
   /** Holds every schedule row until `release` is called; resolves once `waiters` statements wait for them. */
-  async function holdSchedules(): Promise<{ client: pg.PoolClient; whenWaiting(waiters: number): Promise<void>; release(): Promise<void> }> {
+  async function holdSchedules(): Promise<{ client: pg.PoolClient; whenWaiting(waiters: number): Promise<unknown>; release(): Promise<void> }> {
     const client = await ctx.sql.connect();
     holding.add(client);
     await client.query('BEGIN');
@@ -71,7 +72,7 @@ describe('enqueueCronSlots under contention (postgres)', () => {
             [`%${ctx.table('cron_schedules')}%`],
           );
           return rows[0].n >= waiters;
-        }, `${waiters} callers waiting for the schedule rows`),
+        }, { what: `${waiters} callers waiting for the schedule rows` }),
       release: async () => {
         holding.delete(client);
         await client.query('COMMIT');

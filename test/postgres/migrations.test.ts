@@ -1,6 +1,6 @@
 /**
  * `queue-cli migrate` (SPEC §4.12), run as a child process through tsx against a fresh database,
- * and the library's migrate() used by the test harness.
+ * and the package's migrate() that the CLI, the test harness, the benchmark and the examples use.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/backends/postgres/migrate.js';
-import { initJobQueue } from '../../src/queue.js';
+import { ConfigError, initJobQueue, migrate, type MigrateOptions } from '../../src/index.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
@@ -306,5 +305,52 @@ describe('migrate() (postgres)', () => {
       [schema],
     );
     expect(tables.map((r) => r.table_name)).toEqual(['job_events', 'job_queue', 'queuedev_migrations']);
+  });
+});
+
+describe('migrate() from the package entry point (postgres)', () => {
+  const schemas: string[] = [];
+  let pool: pg.Pool;
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  });
+  afterAll(async () => {
+    for (const s of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    await pool.end();
+  });
+
+  it('migrates on a caller\'s pool, leaves it open and its connection on its own search_path', async () => {
+    const schema = uniqueName('qpg_mig');
+    schemas.push(schema);
+    const before = (await pool.query('SHOW search_path')).rows[0].search_path;
+    const lines: string[] = [];
+    expect(await migrate({ pool, schema, log: (line) => lines.push(line) })).toEqual(ALL_MIGRATIONS.map((name) => ({ name })));
+    expect(lines).toEqual(ALL_MIGRATIONS.map((name) => `Applied ${name}`));
+    // max: 1, so this is the very connection migrate used, back in the pool.
+    expect((await pool.query('SHOW search_path')).rows[0].search_path).toBe(before);
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    try {
+      expect(await queue.getJob(await queue.addJob({ jobType: 'a', payload: {} }))).toMatchObject({ status: 'pending' });
+    } finally {
+      await queue.close();
+    }
+    expect(await migrate({ pool, schema })).toEqual([]);
+  });
+
+  it.each<[string, unknown, string[]]>([
+    ['no database', { schema: 'x' }, ['`databaseUrl`', 'undefined']],
+    ['both databaseUrl and pool', { databaseUrl: PG_URL, pool: {} }, ['`databaseUrl` or `pool`, not both']],
+    ['an empty databaseUrl', { databaseUrl: '' }, ['`databaseUrl`', 'a non-empty connection string']],
+    ['a pool without connect()', { pool: { query: () => undefined } }, ['`pool`', 'connect()']],
+    ['a schema that is not an identifier', { databaseUrl: PG_URL, schema: 'bad-name' }, ['`schema`', '"bad-name"']],
+    ['an unknown direction', { databaseUrl: PG_URL, direction: 'sideways' }, ['`direction`', '"sideways"']],
+    ['a count of 0', { databaseUrl: PG_URL, count: 0 }, ['`count`', 'a positive integer']],
+    ['a misspelt option', { databaseUrl: PG_URL, shema: 'x' }, ['`shema`', 'Did you mean `schema`?']],
+    ['options that are not an object', 'postgres://x', ['options of migrate()', 'an object']],
+  ])('refuses %s with a ConfigError, before connecting', async (_name, options, fragments) => {
+    const error = await migrate(options as MigrateOptions).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    for (const fragment of fragments) expect((error as Error).message).toContain(fragment);
   });
 });

@@ -3,7 +3,7 @@
  * the queue is created, before any SQL is built from it.
  */
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../src/backends/postgres/migrate.js';
+import { migrate } from '../../src/index.js';
 import { ConfigError } from '../../src/errors.js';
 import { initJobQueue } from '../../src/queue.js';
 import { PG_URL } from '../helpers/backends.js';

@@ -5,11 +5,12 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/backends/postgres/migrate.js';
+import { migrate } from '../../src/index.js';
 import { notifyChannel } from '../../src/backends/postgres/queries/names.js';
 import { NotMigratedError } from '../../src/errors.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
-import { usePostgres, waitFor } from './support.js';
+import { usePostgres } from './support.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** PG_URL with `?options=-c search_path=<schema>`, the form a deployment's connection string uses. */
 function urlWithSearchPath(schema: string): string {
@@ -83,7 +84,7 @@ describe('a queue without `schema` follows the search_path (postgres)', () => {
     try {
       await a.addJob({ jobType: 'a', payload: {} });
       await b.addJob({ jobType: 'b', payload: {} });
-      await waitFor(() => heard.length >= 2 && woken >= 1, 'both notifications and the wake-up');
+      await waitFor(() => heard.length >= 2 && woken >= 1, { what: 'both notifications and the wake-up' });
       // One session receives notifications in commit order.
       expect(heard).toEqual([notifyChannel(ctx.schema), notifyChannel(other)]);
     } finally {

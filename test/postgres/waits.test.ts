@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend.js';
 import { NotFoundError, ValidationError } from '../../src/errors.js';
 import { normalizeJob } from '../../src/validation.js';
-import { usePostgres, waitFor } from './support.js';
+import { usePostgres } from './support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
 const MINUTE = 60_000;
@@ -66,7 +67,7 @@ describe('durable waits (postgres)', () => {
             [`%"${ctx.schema}".%`],
           );
           return rows[0].n >= n;
-        }, `${n} statements waiting for a lock`),
+        }, { what: `${n} statements waiting for a lock` }),
       release: async () => {
         holding.delete(client);
         await client.query('COMMIT');

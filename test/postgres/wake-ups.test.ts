@@ -3,7 +3,8 @@
  * NOTIFY in the statements that make jobs available, delivered only on commit.
  */
 import { describe, expect, it } from 'vitest';
-import { usePostgres, waitFor } from './support.js';
+import { usePostgres } from './support.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('subscribeJobAvailable (postgres)', () => {
   const ctx = usePostgres({ schemas: 1 });
@@ -29,18 +30,18 @@ describe('subscribeJobAvailable (postgres)', () => {
     expect(await wakeConnections()).toHaveLength(1);
 
     await adding.addJob({ jobType: 'x', payload: {} });
-    await waitFor(() => first === 1 && second === 1, 'the wake-up of both subscribers');
+    await waitFor(() => first === 1 && second === 1, { what: 'the wake-up of both subscribers' });
 
     const id = await adding.addJob({ jobType: 'y', payload: {} });
-    await waitFor(() => first === 2, 'the second wake-up');
+    await waitFor(() => first === 2, { what: 'the second wake-up' });
     await adding.cancelJob(id);
     await adding.retryJob(id);
-    await waitFor(() => first === 3, 'the wake-up after a retry');
+    await waitFor(() => first === 3, { what: 'the wake-up after a retry' });
 
     await unsubscribeFirst();
     expect(await wakeConnections()).toHaveLength(1);
     await unsubscribeSecond();
-    await waitFor(async () => (await wakeConnections()).length === 0, 'the connection to close');
+    await waitFor(async () => (await wakeConnections()).length === 0, { what: 'the connection to close' });
     await adding.addJob({ jobType: 'x', payload: {} });
     await pause(200);
     expect([first, second]).toEqual([3, 3]);
@@ -66,7 +67,7 @@ describe('subscribeJobAvailable (postgres)', () => {
 
     // Still listening: a committed add in its own schema wakes it.
     await listening.addJob({ jobType: 'x', payload: {} });
-    await waitFor(() => calls === 1, 'the wake-up');
+    await waitFor(() => calls === 1, { what: 'the wake-up' });
   });
 
   it('reconnects after its connection is killed, wakes subscribers once, and keeps listening', async () => {
@@ -80,12 +81,12 @@ describe('subscribeJobAvailable (postgres)', () => {
     await waitFor(async () => {
       const pids = await wakeConnections();
       return pids.length === 1 && pids[0] !== pid;
-    }, 'the reconnection');
+    }, { what: 'the reconnection' });
     // Notifications sent while disconnected are lost, so the reconnection itself wakes.
-    await waitFor(() => calls === 1, 'the wake-up after reconnecting');
+    await waitFor(() => calls === 1, { what: 'the wake-up after reconnecting' });
 
     await q.addJob({ jobType: 'x', payload: {} });
-    await waitFor(() => calls === 2, 'a wake-up after the reconnection');
+    await waitFor(() => calls === 2, { what: 'a wake-up after the reconnection' });
   });
 
   it('close() ends the wake-up connection', async () => {
@@ -93,6 +94,6 @@ describe('subscribeJobAvailable (postgres)', () => {
     await q.backend.subscribeJobAvailable(() => undefined);
     expect(await wakeConnections()).toHaveLength(1);
     await q.close();
-    await waitFor(async () => (await wakeConnections()).length === 0, 'the connection to close');
+    await waitFor(async () => (await wakeConnections()).length === 0, { what: 'the connection to close' });
   });
 });

@@ -7,7 +7,8 @@ import { REDIS_URL } from '../helpers/backends.js';
 import { UnsupportedOnBackendError } from '../../src/errors.js';
 import { initJobQueue } from '../../src/queue.js';
 import type { Queryable } from '../../src/types.js';
-import { useRedis, waitFor, wakeConnections } from './support.js';
+import { useRedis, wakeConnections } from './support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const fakeDb: Queryable = {
   query: async () => {
@@ -37,11 +38,11 @@ describe('redis driver access and ownership', () => {
       const q = initJobQueue({ backend: 'redis', client, keyPrefix: ctx.prefix });
       await q.addJob({ jobType: 'x', payload: {} });
       await q.backend.subscribeJobAvailable(() => {});
-      await waitFor(async () => (await wakeConnections(client, ctx.prefix)) === 1, 'the wake-up connection');
+      await waitFor(async () => (await wakeConnections(client, ctx.prefix)) === 1, { what: 'the wake-up connection' });
       await q.close();
       expect(client.status).toBe('ready');
       expect(await client.ping()).toBe('PONG');
-      await waitFor(async () => (await wakeConnections(client, ctx.prefix)) === 0, 'the wake-up connection to close');
+      await waitFor(async () => (await wakeConnections(client, ctx.prefix)) === 0, { what: 'the wake-up connection to close' });
     } finally {
       await client.quit();
     }

@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
 import { initJobQueue } from '../../src/queue.js';
 import { startPrivateRedis, type PrivateServer } from '../helpers/private-servers.js';
-import { sleep, waitFor } from '../conformance/processing-support.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 let server: PrivateServer | undefined;
 afterEach(async () => {
@@ -27,10 +27,10 @@ it('stopAndDrain and close settle promptly after Redis went away', { timeout: 60
   const processor = queue.createProcessor({ work: async () => 'done' }, { pollInterval: 50, onError: (e) => errors.push(e) });
   processor.startInBackground();
   const id = await queue.addJob({ jobType: 'work', payload: {} });
-  await waitFor(async () => (await queue.getJob(id))?.status === 'completed', 10_000, 'the job to complete');
+  await waitFor(async () => (await queue.getJob(id))?.status === 'completed', { timeoutMs: 10_000, what: 'the job to complete' });
 
   await server.stop();
-  await waitFor(() => (queue.getRedisClient() as Redis).status === 'reconnecting', 10_000, 'the client to notice the outage');
+  await waitFor(() => (queue.getRedisClient() as Redis).status === 'reconnecting', { timeoutMs: 10_000, what: 'the client to notice the outage' });
   // Let the loop start a claim that cannot be answered.
   await sleep(200);
   // ioredis gives up a command after about ten seconds of retries: both must settle well before.

@@ -5,7 +5,8 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../helpers/backends.js';
-import { useRedis, waitFor, wakeConnections } from './support.js';
+import { useRedis, wakeConnections } from './support.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('subscribeJobAvailable on redis', () => {
   const ctx = useRedis();
@@ -15,13 +16,13 @@ describe('subscribeJobAvailable on redis', () => {
     const adding = ctx.queue();
     let calls = 0;
     const unsubscribe = await listening.backend.subscribeJobAvailable(() => calls++);
-    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, 'the wake-up connection');
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, { what: 'the wake-up connection' });
 
     await adding.addJob({ jobType: 'x', payload: {} });
-    await waitFor(async () => calls === 1, 'the first wake-up');
+    await waitFor(async () => calls === 1, { what: 'the first wake-up' });
 
     await unsubscribe();
-    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 0, 'the connection to close');
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 0, { what: 'the connection to close' });
     await adding.addJob({ jobType: 'x', payload: {} });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(calls).toBe(1);
@@ -33,7 +34,7 @@ describe('subscribeJobAvailable on redis', () => {
     const q = ctx.queue();
     let calls = 0;
     await q.backend.subscribeJobAvailable(() => calls++);
-    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, 'the wake-up connection');
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, { what: 'the wake-up connection' });
 
     const admin = new Redis(REDIS_URL);
     try {
@@ -42,9 +43,9 @@ describe('subscribeJobAvailable on redis', () => {
     } finally {
       await admin.quit();
     }
-    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, 'the reconnection');
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, { what: 'the reconnection' });
     await q.addJob({ jobType: 'x', payload: {} });
-    await waitFor(async () => calls >= 1, 'a wake-up after the reconnection');
+    await waitFor(async () => calls >= 1, { what: 'a wake-up after the reconnection' });
   });
 });
 

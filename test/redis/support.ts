@@ -1,10 +1,9 @@
 /**
- * Shared setup of the Redis-only tests: one raw client per file, a fresh key prefix per test,
- * every key of the prefix deleted after the test.
+ * Shared setup of the Redis-only tests, on the common store set-up of test/helpers: one raw
+ * client per file, a fresh key prefix per test, every key of the prefix deleted after the test.
  */
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { REDIS_URL, deleteKeys, uniqueName } from '../helpers/backends.js';
+import type { Redis } from 'ioredis';
+import { useQueues, useRedisPrefixes } from '../helpers/backends.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Backend, CronStore, WaitStore } from '../../src/backend.js';
 import type { Clock, PayloadMap } from '../../src/types.js';
@@ -21,46 +20,26 @@ export interface RedisTestContext {
 }
 
 export function useRedis(): RedisTestContext {
-  let redis: Redis;
-  let prefix = '';
-  let prefixes: string[] = [];
-  let queues: JobQueue<PayloadMap>[] = [];
-
-  beforeAll(() => {
-    redis = new Redis(REDIS_URL);
-  });
-  beforeEach(() => {
-    prefix = `${uniqueName('qredis')}:`;
-    prefixes = [prefix];
-  });
-  afterEach(async () => {
-    await Promise.all(queues.map((q) => q.close()));
-    queues = [];
-    for (const p of prefixes) await deleteKeys(redis, `${p}*`);
-  });
-  afterAll(async () => {
-    await redis.quit();
-  });
+  const store = useRedisPrefixes({ prefix: 'qredis' });
+  const track = useQueues();
 
   return {
     get redis() {
-      return redis;
+      return store.redis;
     },
     get prefix() {
-      return prefix;
+      return store.prefix;
     },
     queue(options) {
-      const keyPrefix = options?.prefix ?? prefix;
-      if (!prefixes.includes(keyPrefix)) prefixes.push(keyPrefix);
-      const q = initJobQueue({ backend: 'redis', client: redis, keyPrefix, clock: options?.clock });
-      queues.push(q);
-      return q;
+      const keyPrefix = options?.prefix ?? store.prefix;
+      store.alsoDelete(keyPrefix);
+      return track(initJobQueue({ backend: 'redis', client: store.redis, keyPrefix, clock: options?.clock }));
     },
-    async keys(p = prefix) {
+    async keys(p = store.prefix) {
       const found: string[] = [];
       let cursor = '0';
       do {
-        const [next, batch] = await redis.scan(cursor, 'MATCH', `${p}*`, 'COUNT', 1000);
+        const [next, batch] = await store.redis.scan(cursor, 'MATCH', `${p}*`, 'COUNT', 1000);
         cursor = next;
         found.push(...batch);
       } while (cursor !== '0');
@@ -75,13 +54,6 @@ export async function wakeConnections(client: Redis, prefix: string): Promise<nu
   return list.split('\n').filter((line) => line.includes(` name=queuedev-wake:${prefix} `)).length;
 }
 
-export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The queue's backend with the cron and wait operations (the Redis backend implements both). */
 export function storeOf(q: JobQueue<PayloadMap>): Backend & CronStore & WaitStore {

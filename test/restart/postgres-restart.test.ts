@@ -18,10 +18,10 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { migrate } from '../../src/backends/postgres/migrate.js';
+import { migrate } from '../../src/index.js';
 import { initJobQueue } from '../../src/queue.js';
 import type { JobRecord } from '../../src/types.js';
-import { sleep, waitFor } from '../conformance/processing-support.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 import { postgresServer } from './servers.js';
 import { OUTAGE_MS, RESTART_TESTS_ENABLED, numberOf, sameErrors, startWorkload } from './support.js';
@@ -59,13 +59,13 @@ describe.runIf(RESTART_TESTS_ENABLED)('PostgreSQL server restart under a running
     const work = startWorkload(queue);
     try {
       await work.add(0, 60);
-      await waitFor(() => work.runs.size >= 10, 10_000, 'the first jobs to run');
+      await waitFor(() => work.runs.size >= 10, { timeoutMs: 10_000, what: 'the first jobs to run' });
 
       await server.stop();
       const downAt = Date.now();
       let reportedWhileDown: Error[] = [];
       try {
-        await waitFor(() => work.onError.length > 0, OUTAGE_MS + 3000, `${server.name} being down to be reported`);
+        await waitFor(() => work.onError.length > 0, { timeoutMs: OUTAGE_MS + 3000, what: `${server.name} being down to be reported` });
         await sleep(downAt + OUTAGE_MS - Date.now());
         reportedWhileDown = [...work.onError];
       } finally {
@@ -74,7 +74,7 @@ describe.runIf(RESTART_TESTS_ENABLED)('PostgreSQL server restart under a running
       expect(reportedWhileDown.some((e) => e.message.startsWith('claiming jobs failed'))).toBe(true);
 
       await work.add(60, 100);
-      await waitFor(() => work.ran(60, 100), 20_000, 'the jobs added after the restart to run');
+      await waitFor(() => work.ran(60, 100), { timeoutMs: 20_000, what: 'the jobs added after the restart to run' });
       // Writes that failed during the outage are retried; once they have landed, a job still
       // processing was claimed before the outage and its handler never ran.
       let settled: JobRecord[] = [];
@@ -83,14 +83,13 @@ describe.runIf(RESTART_TESTS_ENABLED)('PostgreSQL server restart under a running
           settled = await queue.getAllJobs();
           return settled.every((j) => j.status !== 'pending' && !(j.status === 'processing' && work.runs.has(numberOf(j))));
         },
-        20_000,
-        'every job that ran to be recorded',
+        { timeoutMs: 20_000, what: 'every job that ran to be recorded' },
       );
       const stuck = new Set(settled.filter((j) => j.status === 'processing').map((j) => j.id));
       // A threshold of the time since the outage began: only jobs locked before it qualify, never
       // one the processor claims meanwhile.
       expect(await queue.reclaimStuckJobs((Date.now() - downAt) / 60_000)).toBe(stuck.size);
-      await waitFor(async () => (await queue.getJobsByStatus('completed')).length === 100, 20_000, 'all 100 jobs to complete');
+      await waitFor(async () => (await queue.getJobsByStatus('completed')).length === 100, { timeoutMs: 20_000, what: 'all 100 jobs to complete' });
       expect(work.processor.isRunning()).toBe(true);
 
       const jobs = await queue.getAllJobs();

@@ -23,7 +23,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreResetError } from '../../src/errors.js';
 import { initJobQueue } from '../../src/queue.js';
-import { sleep, waitFor } from '../conformance/processing-support.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 import { REDIS_URL, deleteKeys, uniqueName } from '../helpers/backends.js';
 import { redisServer } from './servers.js';
 import { OUTAGE_MS, RESTART_TESTS_ENABLED, numberOf, sameErrors, startWorkload } from './support.js';
@@ -50,13 +50,13 @@ describe.runIf(RESTART_TESTS_ENABLED)('Redis server restart under a running proc
     const work = startWorkload(queue);
     try {
       await work.add(0, 60);
-      await waitFor(() => work.runs.size >= 10, 10_000, 'the first jobs to run');
+      await waitFor(() => work.runs.size >= 10, { timeoutMs: 10_000, what: 'the first jobs to run' });
 
       await server.stop();
       const downAt = Date.now();
       let reportedWhileDown: Error[] = [];
       try {
-        await waitFor(() => work.onError.length > 0, OUTAGE_MS + 3000, `${server.name} being down to be reported`);
+        await waitFor(() => work.onError.length > 0, { timeoutMs: OUTAGE_MS + 3000, what: `${server.name} being down to be reported` });
         await sleep(downAt + OUTAGE_MS - Date.now());
         reportedWhileDown = [...work.onError];
       } finally {
@@ -64,12 +64,12 @@ describe.runIf(RESTART_TESTS_ENABLED)('Redis server restart under a running proc
       }
       expect(reportedWhileDown.some((e) => e.message.startsWith('claiming jobs failed'))).toBe(true);
       // The premise: the new server holds none of the jobs added before the restart.
-      await waitFor(async () => (await client.ping()) === 'PONG', 10_000, 'the client to reconnect');
+      await waitFor(async () => (await client.ping()) === 'PONG', { timeoutMs: 10_000, what: 'the client to reconnect' });
       expect(await queue.getAllJobs()).toEqual([]);
 
       await work.add(100, 140);
-      await waitFor(() => work.ran(100, 140), 20_000, 'the jobs added after the restart to run');
-      await waitFor(async () => (await queue.getJobsByStatus('completed')).length === 40, 20_000, 'the 40 jobs to complete');
+      await waitFor(() => work.ran(100, 140), { timeoutMs: 20_000, what: 'the jobs added after the restart to run' });
+      await waitFor(async () => (await queue.getJobsByStatus('completed')).length === 40, { timeoutMs: 20_000, what: 'the 40 jobs to complete' });
       expect(work.processor.isRunning()).toBe(true);
 
       const jobs = await queue.getAllJobs();

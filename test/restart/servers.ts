@@ -5,6 +5,7 @@
  * command fails the test with a message saying so, never lets it pass without a restart.
  */
 import { execFile } from 'node:child_process';
+import { waitFor } from '../helpers/wait.js';
 
 export interface ServerControl {
   /** For messages, e.g. `PostgreSQL on port 5432`. */
@@ -46,11 +47,7 @@ async function mustRun(what: string, file: string, args: string[]): Promise<stri
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(check, { timeoutMs, what, intervalMs: 100 });
 }
 
 /** Host and port of a URL, which must point at this machine: a remote server cannot be restarted. */

@@ -6,7 +6,7 @@
 import type { Processor } from '../../src/processor.js';
 import type { JobQueue } from '../../src/queue.js';
 import type { PayloadMap } from '../../src/types.js';
-import { sleep } from '../conformance/processing-support.js';
+import { sleep } from '../helpers/wait.js';
 
 /**
  * These tests stop the servers every other test uses, so they run only under

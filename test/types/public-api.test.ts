@@ -34,6 +34,7 @@ describe('public exports', () => {
     expect(typeof api.initJobQueue).toBe('function');
     expect(typeof api.batchDepRef).toBe('function');
     expect(typeof api.createPool).toBe('function');
+    expect(typeof api.migrate).toBe('function');
     expect(typeof api.JobQueue).toBe('function');
     expect(typeof api.ManualClock).toBe('function');
     expect(typeof api.systemClock.now).toBe('function');

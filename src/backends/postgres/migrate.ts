@@ -1,6 +1,8 @@
 /**
  * Applies the shipped migrations (migrations/*.sql) to a schema, history in
- * `<schema>.queuedev_migrations`. Used by `queue-cli migrate` and by the test harness.
+ * `<schema>.queuedev_migrations`. `migrate()` is public (exported by the package) and is the
+ * one path every caller takes: `queue-cli migrate`, the test harness, the benchmark and the
+ * examples, so what users run is what the tests run.
  *
  * Each file holds an `-- Up Migration` and a `-- Down Migration` section. Releases up to 0.1
  * applied them with node-pg-migrate; this runner keeps its history table (same name, columns and
@@ -10,10 +12,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client, ClientConfig } from 'pg';
 import { quoteIdent } from '../../config.js';
 import { ConfigError, describeValue } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
+import { requireKnownConfigKeys } from '../../option-keys.js';
+import type { PostgresPool, Queryable } from '../../types.js';
 import { findMigrationsDir } from './migrations-dir.js';
 
 export const MIGRATIONS_TABLE = 'queuedev_migrations';
@@ -22,22 +25,67 @@ export const DATABASE_ENV = 'PG_QUEUE_DATABASE';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/**
+ * Options of {@link migrate}. Give the database as `databaseUrl` or as an open `pool`, not both.
+ * @example await migrate({ databaseUrl: process.env.DATABASE_URL, schema: 'billing_queue' })
+ */
 export interface MigrateOptions {
-  /** Connection string, or pg client settings (e.g. with `ssl`). */
-  databaseUrl: string | ClientConfig;
-  /** Schema of the queue's tables; created when missing. @default 'public' */
+  /**
+   * Connection string of the database; migrate opens one connection and closes it when done.
+   * @example databaseUrl: 'postgres://app:secret@localhost:5432/app'
+   */
+  databaseUrl?: string;
+  /**
+   * An open pool (any `pg.Pool`, e.g. from `createPool()`): migrate checks out one connection
+   * and returns it; the pool stays open and its connections keep their settings.
+   * @example pool: createPool({ connectionString: process.env.DATABASE_URL, ssl: { ca: 'file:///etc/ssl/db-ca.pem' } })
+   */
+  pool?: PostgresPool;
+  /**
+   * Schema of the queue's tables; created when missing. Give the queue the same `schema`.
+   * @default 'public'
+   * @example schema: 'billing_queue'
+   */
   schema?: string;
-  /** @default 'up' */
+  /**
+   * `'up'` applies pending migrations, `'down'` undoes applied ones, newest first.
+   * @default 'up'
+   * @example direction: 'down'
+   */
   direction?: 'up' | 'down';
-  /** Migrations to run (down: how many to undo). @default all for up, 1 for down */
+  /**
+   * How many migrations to run (for `'down'`, how many to undo).
+   * @default every pending one for 'up', 1 for 'down'
+   * @example count: 1
+   */
   count?: number;
-  /** Report what would run without changing the database. @default false */
+  /**
+   * Report what would run, through `log` and the result, without changing the database.
+   * @default false
+   * @example dryRun: true
+   */
   dryRun?: boolean;
-  /** Where progress lines go ("Applied 001_initial"). @default nowhere */
+  /**
+   * Where progress lines go ("Applied 001_initial").
+   * @default nowhere
+   * @example log: console.log
+   */
   log?: (message: string) => void;
-  /** Also log each migration's SQL before it runs. @default false */
+  /**
+   * Also pass each migration's SQL to `log` before it runs.
+   * @default false
+   * @example verbose: true
+   */
   verbose?: boolean;
 }
+
+/** A migration that {@link migrate} ran (or, with `dryRun`, would run). */
+export interface MigrationRun {
+  /** The file name without `.sql`, e.g. `001_initial`. */
+  name: string;
+}
+
+const MIGRATE_KEYS = ['databaseUrl', 'pool', 'schema', 'direction', 'count', 'dryRun', 'log', 'verbose'];
 
 /** One shipped migration file, split into its two sections. */
 export interface MigrationFile {
@@ -97,59 +145,110 @@ export function readMigrations(dir: string = findMigrationsDir()): MigrationFile
     .map((file) => parseMigration(file.slice(0, -'.sql'.length), readFileSync(join(dir, file), 'utf8')));
 }
 
+/** The options of migrate(), checked: a ConfigError names the field, the rule and the value. */
+function checkOptions(options: unknown): MigrateOptions & { schema: string; direction: 'up' | 'down' } {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigError(`Expected the options of migrate() to be an object, got ${describeValue(options)}`);
+  }
+  requireKnownConfigKeys('', options, MIGRATE_KEYS, 'migrate options');
+  const o = options as MigrateOptions;
+  const bad = (field: string, rule: string, value: unknown): never => {
+    throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
+  };
+  if (o.databaseUrl !== undefined && o.pool !== undefined) {
+    throw new ConfigError('Give `databaseUrl` or `pool`, not both: each names the database to migrate');
+  }
+  if (o.databaseUrl === undefined && o.pool === undefined) bad('databaseUrl', 'a connection string (or give `pool`)', undefined);
+  if (o.databaseUrl !== undefined && (typeof o.databaseUrl !== 'string' || o.databaseUrl.length === 0)) {
+    bad('databaseUrl', 'a non-empty connection string', o.databaseUrl);
+  }
+  if (o.pool !== undefined && (typeof o.pool !== 'object' || o.pool === null || typeof o.pool.connect !== 'function')) {
+    bad('pool', 'a pg.Pool (an object with connect())', o.pool);
+  }
+  const direction = o.direction ?? 'up';
+  if (direction !== 'up' && direction !== 'down') bad('direction', "'up' or 'down'", direction);
+  if (o.count !== undefined && (typeof o.count !== 'number' || !Number.isInteger(o.count) || o.count < 1)) {
+    bad('count', 'a positive integer', o.count);
+  }
+  for (const flag of ['dryRun', 'verbose'] as const) {
+    if (o[flag] !== undefined && typeof o[flag] !== 'boolean') bad(flag, 'a boolean', o[flag]);
+  }
+  if (o.log !== undefined && typeof o.log !== 'function') bad('log', 'a function', o.log);
+  return { ...o, schema: requireSchemaName(o.schema ?? 'public'), direction };
+}
+
+/** One connection for the run: checked out of the caller's pool, or opened from the URL. */
+async function openConnection(options: MigrateOptions): Promise<{ client: Queryable; close(failed: boolean): Promise<void> }> {
+  if (options.pool) {
+    const client = await options.pool.connect();
+    // A connection whose run failed may be mid-transaction: the pool discards it instead of reusing it.
+    return { client, close: async (failed) => client.release(failed || undefined) };
+  }
+  const pg = loadDriver<typeof import('pg')>('pg');
+  const client = new pg.Client({ connectionString: options.databaseUrl });
+  // A failed connect leaves nothing to close, and a dropped connection must not crash the process.
+  client.on('error', () => undefined);
+  await client.connect();
+  return { client, close: () => client.end().catch(() => undefined) };
+}
+
 /**
  * Applies (or undoes) the shipped migrations on `schema`, creating it when missing, one
  * transaction per migration. Safe to call from several processes at once: runs on the same
  * schema wait for each other (advisory lock), runs on different schemas proceed in parallel.
- * Resolves with the migrations it ran (or, with `dryRun`, would run), in order.
+ * Resolves with the migrations it ran (or, with `dryRun`, would run), in order. Bad options
+ * reject with a ConfigError before anything connects; a failed migration rejects with an error
+ * naming it, its transaction rolled back and the ones before it kept.
+ * @example await migrate({ databaseUrl: process.env.PG_QUEUE_DATABASE, schema: 'billing_queue' })
  */
-export async function migrate(options: MigrateOptions): Promise<{ name: string }[]> {
-  const schema = requireSchemaName(options.schema ?? 'public');
-  const direction = options.direction ?? 'up';
+export async function migrate(options: MigrateOptions): Promise<MigrationRun[]> {
+  const { schema, direction, count, dryRun, verbose } = checkOptions(options);
   const log = options.log ?? (() => undefined);
   const files = readMigrations();
-  const pg = loadDriver<typeof import('pg')>('pg');
-  const client = new pg.Client(typeof options.databaseUrl === 'string' ? { connectionString: options.databaseUrl } : options.databaseUrl);
-  // A failed connect leaves nothing to close, and a dropped connection must not crash the process.
-  client.on('error', () => undefined);
-  await client.connect();
+  const { client, close } = await openConnection(options);
   const lockKey = migrationLockKey(schema);
+  let failed = false;
   try {
     await client.query('SELECT pg_advisory_lock($1)', [lockKey]);
     const applied = await appliedMigrations(client, schema);
     checkHistory(files, applied, schema);
     const plan =
       direction === 'up'
-        ? files.slice(applied.length, options.count === undefined ? undefined : applied.length + options.count)
-        : files.slice(Math.max(0, applied.length - (options.count ?? 1)), applied.length).reverse();
+        ? files.slice(applied.length, count === undefined ? undefined : applied.length + count)
+        : files.slice(Math.max(0, applied.length - (count ?? 1)), applied.length).reverse();
     if (plan.length === 0) {
       log('No migrations to run');
       return [];
     }
-    if (options.dryRun) {
+    if (dryRun) {
       for (const m of plan) log(`dry run: would ${direction === 'up' ? 'apply' : 'undo'} ${m.name}`);
       return plan.map((m) => ({ name: m.name }));
     }
     await prepareSchema(client, schema);
     for (const m of plan) {
-      await runOne(client, schema, m, direction, options.verbose ? log : undefined);
+      await runOne(client, schema, m, direction, verbose ? log : undefined);
       log(`${direction === 'up' ? 'Applied' : 'Undid'} ${m.name}`);
     }
     return plan.map((m) => ({ name: m.name }));
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [lockKey]).catch(() => undefined);
-    await client.end().catch(() => undefined);
+    await client.query('SELECT pg_advisory_unlock($1)', [lockKey]).catch(() => {
+      failed = true;
+    });
+    await close(failed);
   }
 }
 
 /** Names in the history table, oldest first; none when the table does not exist yet. */
-async function appliedMigrations(client: Client, schema: string): Promise<string[]> {
-  const { rows } = await client.query<{ exists: boolean }>('SELECT to_regclass($1) IS NOT NULL AS exists', [
+async function appliedMigrations(client: Queryable, schema: string): Promise<string[]> {
+  const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AS exists', [
     `${quoteIdent(schema)}.${MIGRATIONS_TABLE}`,
   ]);
   if (!rows[0]?.exists) return [];
-  const history = await client.query<{ name: string }>(`SELECT name FROM ${quoteIdent(schema)}.${MIGRATIONS_TABLE} ORDER BY run_on, id`);
-  return history.rows.map((r) => r.name);
+  const history = await client.query(`SELECT name FROM ${quoteIdent(schema)}.${MIGRATIONS_TABLE} ORDER BY run_on, id`);
+  return history.rows.map((r: { name: string }) => r.name);
 }
 
 /** The history must be the first shipped migrations, in order; anything else needs a person. */
@@ -166,17 +265,15 @@ function checkHistory(files: MigrationFile[], applied: string[], schema: string)
 }
 
 /** Creates the schema and the history table (the layout node-pg-migrate created). */
-async function prepareSchema(client: Client, schema: string): Promise<void> {
+async function prepareSchema(client: Queryable, schema: string): Promise<void> {
   await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
   await client.query(
     `CREATE TABLE IF NOT EXISTS ${quoteIdent(schema)}.${MIGRATIONS_TABLE} (id SERIAL PRIMARY KEY, name varchar(255) NOT NULL, run_on timestamp NOT NULL)`,
   );
-  // The files use unqualified names: they land in the schema on this connection's search_path.
-  await client.query(`SET search_path TO ${quoteIdent(schema)}`);
 }
 
 async function runOne(
-  client: Client,
+  client: Queryable,
   schema: string,
   m: MigrationFile,
   direction: 'up' | 'down',
@@ -188,6 +285,9 @@ async function runOne(
   const table = `${quoteIdent(schema)}.${MIGRATIONS_TABLE}`;
   try {
     await client.query('BEGIN');
+    // The files use unqualified names: they land in the schema on the search_path. LOCAL, so a
+    // pool's connection goes back with the search_path it came with.
+    await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
     // Multi-statement text goes through the simple query protocol, as one batch.
     await client.query(sql);
     if (direction === 'up') await client.query(`INSERT INTO ${table} (name, run_on) VALUES ($1, NOW())`, [m.name]);
