@@ -21,6 +21,7 @@ import {
   normalizeEdit,
   normalizeFilter,
   normalizeJob,
+  normalizeJobQuery,
   requireAddOptions,
   requireInteger,
   requireJobId,
@@ -41,6 +42,7 @@ import type {
   JobEvent,
   JobFilter,
   JobOptions,
+  JobQueryFilter,
   JobQueueConfig,
   JobRecord,
   JobStatus,
@@ -71,26 +73,45 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
   const resolved = resolveConfig(config);
   const clock = config.clock ?? systemClock;
   const backend = resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
-  return new JobQueue<P>(backend, clock, resolved.verbose);
+  return openQueue<P>(backend, clock, resolved.verbose);
+}
+
+/*
+ * The store stays off the public types: the constructor and the `#backend` field are private,
+ * so the published declarations name neither `Backend` nor a way to reach it. The library's
+ * own modules (and its tests) reach the store through backendOf(), which src/index.ts does not
+ * export. The class's static block hands out these two privileged functions.
+ */
+let openQueue: <P extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) => JobQueue<P>;
+let readBackend: <P extends PayloadMap>(queue: JobQueue<P>) => Backend;
+
+/** @internal The store behind `queue`, refusing every call once the queue is closed. Not public API. */
+export function backendOf<P extends PayloadMap>(queue: JobQueue<P>): Backend {
+  return readBackend(queue);
 }
 
 export class JobQueue<P extends PayloadMap = PayloadMap> {
+  static {
+    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) => new JobQueue<Q>(backend, clock, verbose);
+    readBackend = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#backend;
+  }
+
   /** @internal */
   readonly events = new QueueEvents();
-  /** @internal The store, refusing every call once the queue is closed. */
-  readonly backend: Backend;
+  /** The store, refusing every call once the queue is closed. */
+  readonly #backend: Backend;
   private readonly cron: CronSchedules;
   private readonly lifecycle: QueueLifecycle;
 
-  /** @internal Use initJobQueue. */
-  constructor(
+  /** Use initJobQueue. */
+  private constructor(
     backend: Backend,
     /** @internal */ readonly clock: Clock,
     /** @internal */ readonly verbose: boolean,
   ) {
     this.lifecycle = new QueueLifecycle(backend);
-    this.backend = this.lifecycle.backend;
-    this.cron = new CronSchedules(this.backend, clock, this.events);
+    this.#backend = this.lifecycle.backend;
+    this.cron = new CronSchedules(this.#backend, clock, this.events);
     // Loud on purpose, whatever `verbose` says: data may have been lost.
     backend.setErrorReporter?.((error) => {
       console.error(`[queuedev] ${error.message}`);
@@ -104,7 +125,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   async addJob<T extends keyof P & string>(options: JobOptions<P, T>, addOptions?: AddJobOptions): Promise<number> {
     const now = this.clock.now();
     const job = normalizeJob('', options as JobOptions, now);
-    const { ids, insertedIds } = await this.backend.addJobs({ jobs: [job], now, db: requireAddOptions(addOptions) });
+    const { ids, insertedIds } = await this.#backend.addJobs({ jobs: [job], now, db: requireAddOptions(addOptions) });
     this.emitAdded(insertedIds, [job.jobType]);
     this.log(`added job ${ids[0]} (${job.jobType})`);
     return ids[0]!;
@@ -117,7 +138,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     const now = this.clock.now();
     const jobs = list.map((o, index) => normalizeJob(`jobs[${index}]`, o as JobOptions, now, { index, size: list.length }));
     assertNoPlaceholderCycles(jobs);
-    const { ids, insertedIds } = await this.backend.addJobs({ jobs, now, db: requireAddOptions(addOptions) });
+    const { ids, insertedIds } = await this.#backend.addJobs({ jobs, now, db: requireAddOptions(addOptions) });
     // The first job carrying an id is the one inserted; later duplicates of its key map to it.
     const typeById = new Map<number, string>();
     ids.forEach((id, i) => typeById.has(id) || typeById.set(id, jobs[i]!.jobType));
@@ -130,31 +151,40 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   async getJob<T extends keyof P & string = keyof P & string>(id: number): Promise<JobRecord<P[T]> | null> {
     requireJobId('id', id);
-    return this.backend.getJob(id) as Promise<JobRecord<P[T]> | null>;
+    return this.#backend.getJob(id) as Promise<JobRecord<P[T]> | null>;
   }
 
   /** Jobs matching `filter`, newest first; all jobs when no filter is given. */
   async getJobs(filter?: JobFilter, limit?: number, offset?: number): Promise<JobRecord[]> {
-    return this.backend.getJobs({ filter: normalizeFilter(filter), ...requirePage(limit, offset) });
+    return this.#backend.getJobs({ filter: normalizeFilter(filter), ...requirePage(limit, offset) });
   }
 
   async getJobsByStatus(status: JobStatus, limit?: number, offset?: number): Promise<JobRecord[]> {
-    return this.backend.getJobs({ status: requireStatus('status', status), ...requirePage(limit, offset) });
+    return this.#backend.getJobs({ status: requireStatus('status', status), ...requirePage(limit, offset) });
+  }
+
+  /**
+   * Jobs matching every member of `filter`, which takes a `status` besides the job filter's
+   * members, newest first; all jobs without one.
+   * @example await queue.queryJobs({ status: 'failed', jobType: 'email.send' }, 50, 0)
+   */
+  async queryJobs(filter?: JobQueryFilter, limit?: number, offset?: number): Promise<JobRecord[]> {
+    return this.#backend.getJobs({ ...normalizeJobQuery(filter), ...requirePage(limit, offset) });
   }
 
   async getAllJobs(limit?: number, offset?: number): Promise<JobRecord[]> {
-    return this.backend.getJobs({ ...requirePage(limit, offset) });
+    return this.#backend.getJobs({ ...requirePage(limit, offset) });
   }
 
   async getJobsByTags(tags: string[], mode: TagQueryMode = 'all', limit?: number, offset?: number): Promise<JobRecord[]> {
     const filter: JobFilter = { tags: { values: requireTags('tags', tags), mode: requireTagMode('mode', mode) } };
-    return this.backend.getJobs({ filter, ...requirePage(limit, offset) });
+    return this.#backend.getJobs({ filter, ...requirePage(limit, offset) });
   }
 
   /** The job's event history, oldest first. */
   async getJobEvents(jobId: number): Promise<JobEvent[]> {
     requireJobId('jobId', jobId);
-    return this.backend.getJobEvents(jobId);
+    return this.#backend.getJobEvents(jobId);
   }
 
   // §4.3 Managing jobs
@@ -162,7 +192,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   /** Moves a failed or cancelled job back to pending with a fresh attempt budget. */
   async retryJob(jobId: number): Promise<void> {
     requireJobId('jobId', jobId);
-    if (await this.backend.retryJob(jobId, this.clock.now())) {
+    if (await this.#backend.retryJob(jobId, this.clock.now())) {
       this.events.emit('job:retried', { jobId });
     }
   }
@@ -191,12 +221,12 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Removes finished jobs (and their events) last updated more than `daysToKeep` days ago. */
   async cleanupOldJobs(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
-    return this.backend.cleanupOldJobs(this.retention(daysToKeep, batchSize));
+    return this.#backend.cleanupOldJobs(this.retention(daysToKeep, batchSize));
   }
 
   /** Removes events created more than `daysToKeep` days ago. */
   async cleanupOldJobEvents(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
-    return this.backend.cleanupOldJobEvents(this.retention(daysToKeep, batchSize));
+    return this.#backend.cleanupOldJobEvents(this.retention(daysToKeep, batchSize));
   }
 
   /**
@@ -209,7 +239,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     }
     const now = this.clock.now();
     const maxProcessingMs = clampSpanMs(now, maxProcessingTimeMinutes * 60_000);
-    const result = await this.backend.reclaimStuckJobs({ maxProcessingMs, now });
+    const result = await this.#backend.reclaimStuckJobs({ maxProcessingMs, now });
     for (const { jobId } of result.cascaded) this.events.emit('job:cancelled', { jobId });
     return result.requeuedIds.length + result.failedIds.length;
   }
@@ -246,7 +276,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     if (status !== undefined && status !== 'active' && status !== 'paused') {
       throw new ValidationError('status', `Expected \`status\` to be 'active' or 'paused', got ${JSON.stringify(status)}`);
     }
-    return this.backend.getCronSchedules(status === undefined ? {} : { status });
+    return this.#backend.getCronSchedules(status === undefined ? {} : { status });
   }
 
   async getCronJob(scheduleId: number): Promise<CronScheduleRecord | null> {
@@ -266,21 +296,21 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Creates an open token (`wp_<uuid>`) that any job can wait on with `ctx.waitForToken`. */
   createToken(options?: CreateTokenOptions): Promise<{ id: string }> {
-    return createToken(this.backend, this.clock, options, null);
+    return createToken(this.#backend, this.clock, options, null);
   }
 
   /** Completes an open token with `output`; the job waiting on it resumes. No-op for a settled token. */
   completeToken(tokenId: string, output?: unknown): Promise<void> {
-    return completeToken(this.backend, this.clock, tokenId, output);
+    return completeToken(this.#backend, this.clock, tokenId, output);
   }
 
   async getToken(tokenId: string): Promise<WaitToken | null> {
-    return getToken(this.backend, tokenId);
+    return getToken(this.#backend, tokenId);
   }
 
   /** Times out open tokens past their timeout; their jobs resume with `{ ok: false }`. Returns the count. */
   expireTimedOutTokens(): Promise<number> {
-    return this.backend.expireTimedOutTokens(this.clock.now());
+    return this.#backend.expireTimedOutTokens(this.clock.now());
   }
 
   // §4.6 Processing, §4.9 Supervisor
@@ -305,7 +335,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   }
 
   private host() {
-    return { backend: this.backend, clock: this.clock, events: this.events };
+    return { backend: this.#backend, clock: this.clock, events: this.events };
   }
 
   // §4.10 Hooks
@@ -327,12 +357,12 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** The pg.Pool (PostgreSQL backend only; throws UnsupportedOnBackendError on Redis). */
   getPool(): PostgresPool {
-    return this.backend.getPool();
+    return this.#backend.getPool();
   }
 
   /** The ioredis client (Redis backend only; throws UnsupportedOnBackendError on PostgreSQL). */
   getRedisClient(): RedisClient {
-    return this.backend.getRedisClient();
+    return this.#backend.getRedisClient();
   }
 
   /**
@@ -355,7 +385,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   }
 
   private async cancel(selector: JobSelector): Promise<{ requested: number }> {
-    const { cancelledIds, cascaded } = await this.backend.cancelJobs(selector, this.clock.now());
+    const { cancelledIds, cascaded } = await this.#backend.cancelJobs(selector, this.clock.now());
     for (const jobId of cancelledIds) this.events.emit('job:cancelled', { jobId });
     for (const { jobId } of cascaded) this.events.emit('job:cancelled', { jobId });
     return { requested: cancelledIds.length };
@@ -365,7 +395,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     const now = this.clock.now();
     const edit = normalizeEdit(updates as EditJobOptions, now);
     if (Object.keys(edit).length === 0) return 0;
-    return (await this.backend.editJobs(selector, edit, now)).length;
+    return (await this.#backend.editJobs(selector, edit, now)).length;
   }
 
   private retention(daysToKeep: number, batchSize: number) {

@@ -7,6 +7,7 @@ import { expect, it } from 'vitest';
 import { ConfigError, NoHandlerError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import { createProcessor } from '../../src/processor.js';
+import { backendOf } from '../../src/queue.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { deferred, sleep, trackRunners, waitFor } from './processing-support.js';
 
@@ -353,11 +354,11 @@ forEachBackend('processor (§4.6)', (ctx) => {
   });
 
   it('enqueues due cron jobs before claiming (hook point of SPEC §4.4 rule 1); a failure there does not stop the claim', async () => {
-    const { backend, clock, events } = ctx.queue;
+    const { clock, events } = ctx.queue;
     const calls: string[] = [];
     const processor = createProcessor(
       {
-        backend,
+        backend: backendOf(ctx.queue),
         clock,
         events,
         enqueueDueCronJobs: async () => {

@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { REDIS_URL, deleteKeys, uniqueName } from '../helpers/backends.js';
-import { initJobQueue, type JobQueue } from '../../src/queue.js';
+import { backendOf, initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Backend, CronStore, WaitStore } from '../../src/backend.js';
 import type { Clock, PayloadMap } from '../../src/types.js';
 
@@ -85,5 +85,5 @@ export async function waitFor(check: () => Promise<boolean>, what: string, timeo
 
 /** The queue's backend with the cron and wait operations (the Redis backend implements both). */
 export function storeOf(q: JobQueue<PayloadMap>): Backend & CronStore & WaitStore {
-  return q.backend as Backend & CronStore & WaitStore;
+  return backendOf(q) as Backend & CronStore & WaitStore;
 }
