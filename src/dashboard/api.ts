@@ -7,10 +7,8 @@ import { requireNonEmptyString, requireStatus } from '../validation.js';
 import type { JobStatus } from '../types.js';
 import type { ResolvedDashboardConfig } from './config.js';
 import { jsonResponse } from './http.js';
+import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, RETRYABLE_STATUSES } from './shared.js';
 import { summarizeJob } from './summary.js';
-
-const DEFAULT_PAGE_SIZE = 25;
-const MAX_PAGE_SIZE = 200;
 
 /** Reads a non-negative decimal integer parameter; absent or empty gives `fallback`. */
 function integerParam(name: string, raw: string | null, min: number, max: number, fallback: number): number {
@@ -66,8 +64,8 @@ interface JobAction {
 }
 
 const JOB_ACTIONS: Record<'cancel' | 'retry', JobAction> = {
-  cancel: { allowed: ['pending', 'waiting'], done: 'cancelled', stamp: 'lastCancelledAt', run: (q, id) => q.cancelJob(id) },
-  retry: { allowed: ['failed', 'cancelled'], done: 'retried', stamp: 'lastRetriedAt', run: (q, id) => q.retryJob(id) },
+  cancel: { allowed: CANCELLABLE_STATUSES, done: 'cancelled', stamp: 'lastCancelledAt', run: (q, id) => q.cancelJob(id) },
+  retry: { allowed: RETRYABLE_STATUSES, done: 'retried', stamp: 'lastRetriedAt', run: (q, id) => q.retryJob(id) },
 };
 
 /**
