@@ -92,7 +92,8 @@ export function backendOf<P extends PayloadMap>(queue: JobQueue<P>): Backend {
 
 export class JobQueue<P extends PayloadMap = PayloadMap> {
   static {
-    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) => new JobQueue<Q>(backend, clock, verbose);
+    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) =>
+      new JobQueue<Q>(backend, clock, verbose);
     readBackend = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#backend;
   }
 
