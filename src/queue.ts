@@ -15,7 +15,16 @@ import { createProcessor, type Processor } from './processor.js';
 import type { JobHandlers, ProcessorOptions } from './processor-options.js';
 import { QueueLifecycle, type CloseOptions } from './queue-lifecycle.js';
 import { createSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
-import { normalizeFilter, requireInteger, requireJobId, requirePage, requireStatus, requireTagMode, requireTags } from './validation.js';
+import {
+  normalizeFilter,
+  normalizeJobQuery,
+  requireInteger,
+  requireJobId,
+  requirePage,
+  requireStatus,
+  requireTagMode,
+  requireTags,
+} from './validation.js';
 import type {
   AddJobOptions,
   Clock,
@@ -27,6 +36,7 @@ import type {
   EditJobOptions,
   JobEvent,
   JobFilter,
+  JobQueryFilter,
   JobOptions,
   JobQueueConfig,
   JobRecord,
@@ -57,29 +67,57 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
   const resolved = resolveConfig(config);
   const clock = config.clock ?? systemClock;
   const backend = resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
-  return new JobQueue<P>(backend, clock, resolved.verbose);
+  return openQueue<P>(backend, clock, resolved.verbose);
+}
+
+/*
+ * The store stays off the public types: the constructor and the `#backend` and `#operations`
+ * fields are private, so the published declarations name neither `Backend` nor a way to reach
+ * it. The library's own modules (and its tests) reach them through backendOf() and
+ * operationsOf(), which src/index.ts does not export. The class's static block hands out these
+ * privileged functions.
+ */
+let openQueue: <P extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) => JobQueue<P>;
+let readBackend: <P extends PayloadMap>(queue: JobQueue<P>) => Backend;
+let readOperations: <P extends PayloadMap>(queue: JobQueue<P>) => QueueOperations;
+
+/** @internal The store behind `queue`, refusing every call once the queue is closed. Not public API. */
+export function backendOf<P extends PayloadMap>(queue: JobQueue<P>): Backend {
+  return readBackend(queue);
+}
+
+/** @internal The operations layer of `queue`: every write, with its hooks. Not public API. */
+export function operationsOf<P extends PayloadMap>(queue: JobQueue<P>): QueueOperations {
+  return readOperations(queue);
 }
 
 export class JobQueue<P extends PayloadMap = PayloadMap> {
+  static {
+    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) =>
+      new JobQueue<Q>(backend, clock, verbose);
+    readBackend = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#backend;
+    readOperations = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#operations;
+  }
+
   /** @internal Subscriptions and error reports; job hooks are emitted by the operations. */
   readonly events: QueueEvents;
-  /** @internal The store, refusing every call once the queue is closed. */
-  readonly backend: Backend;
-  /** @internal Every write, through one layer that emits its hooks. */
-  readonly operations: QueueOperations;
+  /** The store, refusing every call once the queue is closed. */
+  readonly #backend: Backend;
+  /** Every write, through one layer that emits its hooks. */
+  readonly #operations: QueueOperations;
   private readonly lifecycle: QueueLifecycle;
 
-  /** @internal Use initJobQueue. */
-  constructor(
+  /** Use initJobQueue. */
+  private constructor(
     backend: Backend,
     /** @internal */ readonly clock: Clock,
     /** @internal */ readonly verbose: boolean,
   ) {
     this.lifecycle = new QueueLifecycle(backend);
-    this.backend = this.lifecycle.backend;
+    this.#backend = this.lifecycle.backend;
     const hooks = new JobHooks();
     this.events = hooks;
-    this.operations = new QueueOperations({ backend: this.backend, clock, hooks, log: (message) => this.log(message) });
+    this.#operations = new QueueOperations({ backend: this.#backend, clock, hooks, log: (message) => this.log(message) });
     // Loud on purpose, whatever `verbose` says: data may have been lost.
     backend.setErrorReporter?.((error) => {
       console.error(`[queuedev] ${error.message}`);
@@ -91,80 +129,89 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Adds one job and returns its id (the existing id when the idempotency key is taken). */
   async addJob<T extends keyof P & string>(options: JobOptions<P, T>, addOptions?: AddJobOptions): Promise<number> {
-    return this.operations.jobs.add(options as JobOptions, addOptions);
+    return this.#operations.jobs.add(options as JobOptions, addOptions);
   }
 
   /** Adds many jobs in one round trip; ids come back in input order. */
   async addJobs(list: JobOptions<P>[], addOptions?: AddJobOptions): Promise<number[]> {
-    return this.operations.jobs.addMany(list as JobOptions[], addOptions);
+    return this.#operations.jobs.addMany(list as JobOptions[], addOptions);
   }
 
   // §4.2 Retrieving jobs
 
   async getJob<T extends keyof P & string = keyof P & string>(id: number): Promise<JobRecord<P[T]> | null> {
     requireJobId('id', id);
-    return this.backend.getJob(id) as Promise<JobRecord<P[T]> | null>;
+    return this.#backend.getJob(id) as Promise<JobRecord<P[T]> | null>;
   }
 
   /** Jobs matching `filter`, newest first; all jobs when no filter is given. */
   async getJobs(filter?: JobFilter, limit?: number, offset?: number): Promise<JobRecord[]> {
-    return this.backend.getJobs({ filter: normalizeFilter(filter), ...requirePage(limit, offset) });
+    return this.#backend.getJobs({ filter: normalizeFilter(filter), ...requirePage(limit, offset) });
   }
 
   async getJobsByStatus(status: JobStatus, limit?: number, offset?: number): Promise<JobRecord[]> {
-    return this.backend.getJobs({ status: requireStatus('status', status), ...requirePage(limit, offset) });
+    return this.#backend.getJobs({ status: requireStatus('status', status), ...requirePage(limit, offset) });
+  }
+
+  /**
+   * Jobs matching every member of `filter`, which takes a `status` besides the job filter's
+   * members, newest first; all jobs without one.
+   * @example await queue.queryJobs({ status: 'failed', jobType: 'email.send' }, 50, 0)
+   */
+  async queryJobs(filter?: JobQueryFilter, limit?: number, offset?: number): Promise<JobRecord[]> {
+    return this.#backend.getJobs({ ...normalizeJobQuery(filter), ...requirePage(limit, offset) });
   }
 
   async getAllJobs(limit?: number, offset?: number): Promise<JobRecord[]> {
-    return this.backend.getJobs({ ...requirePage(limit, offset) });
+    return this.#backend.getJobs({ ...requirePage(limit, offset) });
   }
 
   async getJobsByTags(tags: string[], mode: TagQueryMode = 'all', limit?: number, offset?: number): Promise<JobRecord[]> {
     const filter: JobFilter = { tags: { values: requireTags('tags', tags), mode: requireTagMode('mode', mode) } };
-    return this.backend.getJobs({ filter, ...requirePage(limit, offset) });
+    return this.#backend.getJobs({ filter, ...requirePage(limit, offset) });
   }
 
   /** The job's event history, oldest first. */
   async getJobEvents(jobId: number): Promise<JobEvent[]> {
     requireJobId('jobId', jobId);
-    return this.backend.getJobEvents(jobId);
+    return this.#backend.getJobEvents(jobId);
   }
 
   // §4.3 Managing jobs
 
   /** Moves a failed or cancelled job back to pending with a fresh attempt budget. */
   async retryJob(jobId: number): Promise<void> {
-    return this.operations.jobs.retry(jobId);
+    return this.#operations.jobs.retry(jobId);
   }
 
   /** Cancels a pending or waiting job (and its pending dependents); does nothing otherwise. */
   async cancelJob(jobId: number): Promise<void> {
-    return this.operations.jobs.cancel(jobId);
+    return this.#operations.jobs.cancel(jobId);
   }
 
   /** Cancels every pending job matching `filter` (all pending jobs without one). */
   async cancelAllUpcomingJobs(filter?: JobFilter): Promise<number> {
-    return this.operations.jobs.cancelPending(filter);
+    return this.#operations.jobs.cancelPending(filter);
   }
 
   /** Edits a pending job; silently does nothing for any other status. */
   async editJob(jobId: number, updates: EditJobOptions<P[keyof P]>): Promise<void> {
-    return this.operations.jobs.edit(jobId, updates as EditJobOptions);
+    return this.#operations.jobs.edit(jobId, updates as EditJobOptions);
   }
 
   /** Edits every pending job matching `filter`; returns how many were edited. */
   async editAllPendingJobs(filter: JobFilter | undefined, updates: EditJobOptions<P[keyof P]>): Promise<number> {
-    return this.operations.jobs.editPending(filter, updates as EditJobOptions);
+    return this.#operations.jobs.editPending(filter, updates as EditJobOptions);
   }
 
   /** Removes finished jobs (and their events) last updated more than `daysToKeep` days ago. */
   async cleanupOldJobs(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
-    return this.operations.maintenance.cleanupOldJobs({ daysToKeep, batchSize });
+    return this.#operations.maintenance.cleanupOldJobs({ daysToKeep, batchSize });
   }
 
   /** Removes events created more than `daysToKeep` days ago. */
   async cleanupOldJobEvents(daysToKeep = 30, batchSize = CLEANUP_BATCH_SIZE): Promise<number> {
-    return this.operations.maintenance.cleanupOldJobEvents({ daysToKeep, batchSize });
+    return this.#operations.maintenance.cleanupOldJobEvents({ daysToKeep, batchSize });
   }
 
   /**
@@ -172,34 +219,34 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    * timeoutMs) to pending, or fails them with reason `timeout` when no attempt is left.
    */
   async reclaimStuckJobs(maxProcessingTimeMinutes = 10): Promise<number> {
-    return this.operations.maintenance.reclaimStuckJobs(maxProcessingTimeMinutes);
+    return this.#operations.maintenance.reclaimStuckJobs(maxProcessingTimeMinutes);
   }
 
   // §4.4 Cron schedules
 
   /** Adds a cron schedule and returns its id. Throws ValidationError on invalid options or a taken name. */
   addCronJob<T extends keyof P & string>(options: CronJobOptions<P, T>): Promise<number> {
-    return this.operations.cron.add(options as CronJobOptions);
+    return this.#operations.cron.add(options as CronJobOptions);
   }
 
   /** Pauses a schedule: automatic enqueueing skips it. Throws NotFoundError for an unknown id. */
   async pauseCronJob(scheduleId: number): Promise<void> {
-    await this.operations.cron.pause(requireJobId('scheduleId', scheduleId));
+    await this.#operations.cron.pause(requireJobId('scheduleId', scheduleId));
   }
 
   /** Resumes a paused schedule from now on (slots missed while paused are not caught up). */
   async resumeCronJob(scheduleId: number): Promise<void> {
-    await this.operations.cron.resume(requireJobId('scheduleId', scheduleId));
+    await this.#operations.cron.resume(requireJobId('scheduleId', scheduleId));
   }
 
   /** Edits a schedule; `nextRunAt` is recalculated when `cronExpression` or `timezone` changes. */
   async editCronJob(scheduleId: number, updates: EditCronJobOptions<P[keyof P]>): Promise<void> {
-    await this.operations.cron.edit(requireJobId('scheduleId', scheduleId), updates as EditCronJobOptions);
+    await this.#operations.cron.edit(requireJobId('scheduleId', scheduleId), updates as EditCronJobOptions);
   }
 
   /** Deletes a schedule's definition; jobs it already enqueued stay. */
   async removeCronJob(scheduleId: number): Promise<void> {
-    await this.operations.cron.remove(requireJobId('scheduleId', scheduleId));
+    await this.#operations.cron.remove(requireJobId('scheduleId', scheduleId));
   }
 
   /** Schedules ordered by id, optionally only 'active' or 'paused' ones. */
@@ -207,41 +254,41 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     if (status !== undefined && status !== 'active' && status !== 'paused') {
       throw new ValidationError('status', `Expected \`status\` to be 'active' or 'paused', got ${JSON.stringify(status)}`);
     }
-    return this.backend.getCronSchedules(status === undefined ? {} : { status });
+    return this.#backend.getCronSchedules(status === undefined ? {} : { status });
   }
 
   async getCronJob(scheduleId: number): Promise<CronScheduleRecord | null> {
-    return this.operations.cron.get(requireJobId('scheduleId', scheduleId));
+    return this.#operations.cron.get(requireJobId('scheduleId', scheduleId));
   }
 
   async getCronJobByName(scheduleName: string): Promise<CronScheduleRecord | null> {
-    return this.operations.cron.getByName(scheduleName);
+    return this.#operations.cron.getByName(scheduleName);
   }
 
   /** Enqueues one job for every active schedule that is due; returns the number enqueued. */
   enqueueDueCronJobs(): Promise<number> {
-    return this.operations.cron.enqueueDue();
+    return this.#operations.cron.enqueueDue();
   }
 
   // Waitpoint tokens (DETAILS "Queue-level token operations")
 
   /** Creates an open token (`wp_<uuid>`) that any job can wait on with `ctx.waitForToken`. */
   createToken(options?: CreateTokenOptions): Promise<{ id: string }> {
-    return this.operations.tokens.create(options, null);
+    return this.#operations.tokens.create(options, null);
   }
 
   /** Completes an open token with `output`; the job waiting on it resumes. No-op for a settled token. */
   completeToken(tokenId: string, output?: unknown): Promise<void> {
-    return this.operations.tokens.complete(tokenId, output);
+    return this.#operations.tokens.complete(tokenId, output);
   }
 
   async getToken(tokenId: string): Promise<WaitToken | null> {
-    return this.operations.tokens.get(tokenId);
+    return this.#operations.tokens.get(tokenId);
   }
 
   /** Times out open tokens past their timeout; their jobs resume with `{ ok: false }`. Returns the count. */
   expireTimedOutTokens(): Promise<number> {
-    return this.operations.tokens.expireTimedOut();
+    return this.#operations.tokens.expireTimedOut();
   }
 
   // §4.6 Processing, §4.9 Supervisor
@@ -252,7 +299,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    * options, QueueClosedError once the queue is closing.
    */
   createProcessor(handlers: JobHandlers<P>, options?: ProcessorOptions): Processor {
-    const { backend, operations, events } = this;
+    const [backend, operations, events] = [this.#backend, this.#operations, this.events];
     const host = { backend, operations, events, enqueueDueCronJobs: () => operations.cron.enqueueDue() };
     return this.lifecycle.adopt(() => createProcessor(host, handlers, options), 'createProcessor');
   }
@@ -262,7 +309,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    * QueueClosedError once the queue is closing.
    */
   createSupervisor(options?: SupervisorOptions): Supervisor {
-    const host = { operations: this.operations, events: this.events };
+    const host = { operations: this.#operations, events: this.events };
     return this.lifecycle.adopt(() => createSupervisor(host, options), 'createSupervisor');
   }
 
@@ -285,12 +332,12 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** The pg.Pool (PostgreSQL backend only; throws UnsupportedOnBackendError on Redis). */
   getPool(): PostgresPool {
-    return this.backend.getPool();
+    return this.#backend.getPool();
   }
 
   /** The ioredis client (Redis backend only; throws UnsupportedOnBackendError on PostgreSQL). */
   getRedisClient(): RedisClient {
-    return this.backend.getRedisClient();
+    return this.#backend.getRedisClient();
   }
 
   /**

@@ -300,6 +300,19 @@ export interface JobFilter {
   tags?: { values: string[]; mode?: TagQueryMode };
 }
 
+/**
+ * Filter of `queryJobs`: the job filter's members plus a status, all optional; members given
+ * together must all match.
+ * @example { status: 'failed', jobType: 'email.send' }
+ */
+export interface JobQueryFilter extends JobFilter {
+  /**
+   * Only jobs in this status; jobs in any status when omitted.
+   * @example 'failed'
+   */
+  status?: JobStatus;
+}
+
 /** A history record (SPEC §2.8). */
 export interface JobEvent {
   id: number;

@@ -359,10 +359,12 @@ export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
 }
 
 /** Validates a job filter (SPEC §2.7) and returns a copy with the tag mode defaulted. */
+const JOB_FILTER_KEYS = ['jobType', 'priority', 'runAt', 'tags'] as const;
+
 export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | undefined {
   if (filter === undefined || filter === null) return undefined;
   if (!isPlainObject(filter)) fail(field, 'an object { jobType?, priority?, runAt?, tags? }', filter);
-  requireKnownKeys(field, filter, ['jobType', 'priority', 'runAt', 'tags'], 'a job filter');
+  requireKnownKeys(field, filter, JOB_FILTER_KEYS, 'a job filter');
   const out: JobFilter = {};
   if (filter.jobType !== undefined) out.jobType = requireNonEmptyString(`${field}.jobType`, filter.jobType);
   if (filter.priority !== undefined) {
@@ -391,4 +393,16 @@ export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | 
     };
   }
   return out;
+}
+
+/** The filter of `queryJobs`: a job filter (checked by normalizeFilter) plus an optional `status`. */
+export function normalizeJobQuery(query: unknown, field = 'filter'): { status?: JobStatus; filter?: JobFilter } {
+  if (query === undefined || query === null) return {};
+  if (!isPlainObject(query)) fail(field, 'an object { status?, jobType?, priority?, runAt?, tags? }', query);
+  requireKnownKeys(field, query, ['status', ...JOB_FILTER_KEYS], 'a job query filter');
+  const { status, ...filter } = query;
+  return {
+    status: status === undefined ? undefined : requireStatus(`${field}.status`, status),
+    filter: normalizeFilter(filter, field),
+  };
 }

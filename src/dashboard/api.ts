@@ -4,13 +4,11 @@
  */
 import { describeValue, ValidationError } from '../errors.js';
 import { requireNonEmptyString, requireStatus } from '../validation.js';
-import type { JobRecord, JobStatus } from '../types.js';
+import type { JobStatus } from '../types.js';
 import type { ResolvedDashboardConfig } from './config.js';
 import { jsonResponse } from './http.js';
+import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, RETRYABLE_STATUSES } from './shared.js';
 import { summarizeJob } from './summary.js';
-
-const DEFAULT_PAGE_SIZE = 25;
-const MAX_PAGE_SIZE = 200;
 
 /** Reads a non-negative decimal integer parameter; absent or empty gives `fallback`. */
 function integerParam(name: string, raw: string | null, min: number, max: number, fallback: number): number {
@@ -36,24 +34,8 @@ export async function listJobs({ queue }: ResolvedDashboardConfig, params: URLSe
   const limit = integerParam('limit', params.get('limit'), 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
   const offset = integerParam('offset', params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
   // One row past the page tells whether a next page exists, without a count query.
-  const rows = await queryJobs(queue, status, jobType, limit + 1, offset);
+  const rows = await queue.queryJobs({ status, jobType }, limit + 1, offset);
   return jsonResponse(200, { jobs: rows.slice(0, limit).map(summarizeJob), hasMore: rows.length > limit });
-}
-
-function queryJobs(
-  queue: ResolvedDashboardConfig['queue'],
-  status: JobStatus | undefined,
-  jobType: string | undefined,
-  limit: number,
-  offset: number,
-): Promise<JobRecord[]> {
-  if (status && jobType) {
-    // The queue's public list methods filter by status or by type, not both; the backend's
-    // query takes both, so the page stays one statement (or script) and exact.
-    return queue.backend.getJobs({ status, filter: { jobType }, limit, offset });
-  }
-  if (status) return queue.getJobsByStatus(status, limit, offset);
-  return queue.getJobs(jobType ? { jobType } : undefined, limit, offset);
 }
 
 function notFound(id: number): Response {
@@ -82,8 +64,8 @@ interface JobAction {
 }
 
 const JOB_ACTIONS: Record<'cancel' | 'retry', JobAction> = {
-  cancel: { allowed: ['pending', 'waiting'], done: 'cancelled', stamp: 'lastCancelledAt', run: (q, id) => q.cancelJob(id) },
-  retry: { allowed: ['failed', 'cancelled'], done: 'retried', stamp: 'lastRetriedAt', run: (q, id) => q.retryJob(id) },
+  cancel: { allowed: CANCELLABLE_STATUSES, done: 'cancelled', stamp: 'lastCancelledAt', run: (q, id) => q.cancelJob(id) },
+  retry: { allowed: RETRYABLE_STATUSES, done: 'retried', stamp: 'lastRetriedAt', run: (q, id) => q.retryJob(id) },
 };
 
 /**

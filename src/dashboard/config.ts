@@ -36,13 +36,13 @@ export interface ResolvedDashboardConfig {
 
 const KNOWN = ['jobQueue', 'jobHandlers', 'basePath', 'processorOptions'];
 /**
- * What the dashboard calls on the queue. Checked by shape, not `instanceof`: the CommonJS build
- * bundles `queuedev` and `queuedev/dashboard` separately, each with its own JobQueue class.
+ * What the dashboard calls on the queue: public methods only. Checked by shape, not
+ * `instanceof`: the CommonJS build bundles `queuedev` and `queuedev/dashboard` separately, each
+ * with its own JobQueue class.
  */
 const QUEUE_METHODS = [
   'getJob',
-  'getJobs',
-  'getJobsByStatus',
+  'queryJobs',
   'getJobEvents',
   'cancelJob',
   'retryJob',
@@ -87,13 +87,7 @@ export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig
   const { jobQueue, jobHandlers, basePath, processorOptions } = config;
 
   const queue = jobQueue as Record<string, unknown> | undefined;
-  const backend = isObject(queue) ? (queue.backend as Record<string, unknown> | undefined) : undefined;
-  if (
-    !isObject(queue) ||
-    QUEUE_METHODS.some((m) => typeof queue[m] !== 'function') ||
-    !isObject(backend) ||
-    typeof backend.getJobs !== 'function'
-  ) {
+  if (!isObject(queue) || QUEUE_METHODS.some((m) => typeof queue[m] !== 'function')) {
     bad('jobQueue', 'a queue created by initJobQueue', jobQueue);
   }
   if (!isObject(jobHandlers)) bad('jobHandlers', 'an object mapping job types to handler functions', jobHandlers);

@@ -3,9 +3,9 @@
  * elsewhere and runs under a CSP that allows only this response's nonce. The markup holds no
  * job data; the script fetches it and writes it with textContent only.
  */
-import { JOB_STATUSES } from '../types.js';
+import { JOB_STATUSES } from './shared.js';
 import { escapeHtml } from './http.js';
-import { PAGE_SCRIPT } from './page-script.js';
+import { PAGE_SCRIPT } from './page-script.generated.js';
 import { PAGE_STYLES } from './page-styles.js';
 
 const TABS = [{ status: '', label: 'All' }, ...JOB_STATUSES.map((s) => ({ status: s, label: s[0]!.toUpperCase() + s.slice(1) }))];

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, ValidationError } from '../../src/errors.js';
+import { backendOf } from '../../src/queue.js';
 import type { CronJobOptions, CronScheduleRecord } from '../../src/types.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { expectFailure } from './assertions.js';
@@ -341,7 +342,7 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
       expect(await nextSlot(queue, clock, id)).toBeNull(); // pending
       await claimJob(queue, first!);
       expect(await nextSlot(queue, clock, id)).toBeNull(); // processing
-      await queue.backend.failJob({
+      await backendOf(queue).failJob({
         jobId: first!,
         workerId: 'conformance-worker',
         message: 'boom',

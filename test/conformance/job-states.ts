@@ -6,7 +6,7 @@
  * The target job must be the only claimable job of its type, so give it a type of its own.
  */
 import { expect } from 'vitest';
-import type { JobQueue } from '../../src/queue.js';
+import { backendOf, type JobQueue } from '../../src/queue.js';
 import type { PayloadMap } from '../../src/types.js';
 
 const WORKER = 'conformance-worker';
@@ -15,7 +15,7 @@ const WORKER = 'conformance-worker';
 export async function claimJob(queue: JobQueue<PayloadMap>, jobId: number): Promise<void> {
   const job = await queue.getJob(jobId);
   if (!job) throw new Error(`claimJob: job ${jobId} does not exist`);
-  const claimed = await queue.backend.claimJobs({
+  const claimed = await backendOf(queue).claimJobs({
     workerId: WORKER,
     batchSize: 10,
     jobTypes: [job.jobType],
@@ -28,7 +28,7 @@ export async function claimJob(queue: JobQueue<PayloadMap>, jobId: number): Prom
 /** pending → processing → completed. */
 export async function completeJob(queue: JobQueue<PayloadMap>, jobId: number, output?: unknown): Promise<void> {
   await claimJob(queue, jobId);
-  const done = await queue.backend.completeJobs(
+  const done = await backendOf(queue).completeJobs(
     [output === undefined ? { jobId, workerId: WORKER } : { jobId, workerId: WORKER, output }],
     queue.clock.now(),
   );
@@ -45,7 +45,7 @@ export async function failJob(
   options: { message?: string; retryAt?: Date | null } = {},
 ): Promise<void> {
   await claimJob(queue, jobId);
-  const result = await queue.backend.failJob({
+  const result = await backendOf(queue).failJob({
     jobId,
     workerId: WORKER,
     message: options.message ?? 'boom',

@@ -6,6 +6,7 @@
  */
 import { afterAll, expect, it } from 'vitest';
 import { DependencyError, NotFoundError, ValidationError } from '../../src/errors.js';
+import { backendOf } from '../../src/queue.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { expectFailure } from './assertions.js';
 import { claimJob, failJob } from './job-states.js';
@@ -62,8 +63,8 @@ forEachBackend('refusals read the same on every backend', (ctx) => {
   it('a taken waitpoint token id', async () => {
     const id = 'wp_00000000-0000-4000-8000-000000000001';
     const token = { id, jobId: null, timeoutAt: null, tags: [], now: new Date() };
-    await ctx.queue.backend.createToken(token);
-    const error = await expectFailure(ctx.queue.backend.createToken(token), ValidationError, { field: 'id' });
+    await backendOf(ctx.queue).createToken(token);
+    const error = await expectFailure(backendOf(ctx.queue).createToken(token), ValidationError, { field: 'id' });
     expect(error.message).toBe(`Expected a new waitpoint token id, got "${id}" (string), already taken`);
     record(ctx.backend, 'token id taken', error.message);
   });
@@ -73,7 +74,7 @@ forEachBackend('refusals read the same on every backend', (ctx) => {
     await claimJob(ctx.queue, jobId);
     const tokenId = 'wp_00000000-0000-4000-8000-000000000002';
     const error = await expectFailure(
-      ctx.queue.backend.enterWait({ jobId, workerId: 'conformance-worker', waitUntil: null, tokenId, now: new Date() }),
+      backendOf(ctx.queue).enterWait({ jobId, workerId: 'conformance-worker', waitUntil: null, tokenId, now: new Date() }),
       NotFoundError,
     );
     expect(error.message).toBe(`Expected \`tokenId\` to name an existing waitpoint token, got "${tokenId}" (string)`);

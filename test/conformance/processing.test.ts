@@ -7,6 +7,7 @@ import { expect, it } from 'vitest';
 import { ConfigError, NoHandlerError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import { createProcessor } from '../../src/processor.js';
+import { backendOf, operationsOf } from '../../src/queue.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { deferred, trackRunners } from './processing-support.js';
 import { sleep, waitFor } from '../helpers/wait.js';
@@ -354,7 +355,8 @@ forEachBackend('processor (§4.6)', (ctx) => {
   });
 
   it('enqueues due cron jobs before claiming (hook point of SPEC §4.4 rule 1); a failure there does not stop the claim', async () => {
-    const { backend, operations, events } = ctx.queue;
+    const { events } = ctx.queue;
+    const [backend, operations] = [backendOf(ctx.queue), operationsOf(ctx.queue)];
     const calls: string[] = [];
     const processor = createProcessor(
       {

@@ -15,6 +15,7 @@ import {
   failJobForRetrySql,
   prolongJobSql,
 } from '../../src/backends/postgres/queries/processing.js';
+import { backendOf } from '../../src/queue.js';
 import { usePostgres } from './support.js';
 
 interface PlanNode {
@@ -70,7 +71,7 @@ describe('query plans on 200k jobs (postgres)', () => {
   });
 
   it('claims the highest priority due jobs, oldest first', async () => {
-    const claimed = await ctx.queue().backend.claimJobs({ workerId: 'w', batchSize: 5, jobTypes: ['type2'], now: NOW });
+    const claimed = await backendOf(ctx.queue()).claimJobs({ workerId: 'w', batchSize: 5, jobTypes: ['type2'], now: NOW });
     expect(claimed).toHaveLength(5);
     // Pending type2 jobs are those with g % 10 = 2: priority 2, due (g even: run_at an hour ago).
     expect(claimed.every((j) => j.priority === 2 && j.runAt < NOW && j.status === 'processing')).toBe(true);

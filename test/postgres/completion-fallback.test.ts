@@ -7,6 +7,7 @@ import { expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { CompletionBuffer } from '../../src/completion-buffer.js';
 import { StoreRejectedError } from '../../src/errors.js';
+import { backendOf } from '../../src/queue.js';
 import { usePostgres } from './support.js';
 
 const ctx = usePostgres();
@@ -14,10 +15,10 @@ const ctx = usePostgres();
 async function claimed(count: number) {
   const queue = ctx.queue();
   const ids = await queue.addJobs(Array.from({ length: count }, (_, n) => ({ jobType: 'work', payload: { n } })));
-  const jobs = await queue.backend.claimJobs({ workerId: 'w1', batchSize: count, now: new Date() });
+  const jobs = await backendOf(queue).claimJobs({ workerId: 'w1', batchSize: count, now: new Date() });
   expect(jobs.map((j) => j.id).sort()).toEqual(ids);
   const errors: Error[] = [];
-  const buffer = new CompletionBuffer(queue.backend, systemClock, (e) => errors.push(e));
+  const buffer = new CompletionBuffer(backendOf(queue), systemClock, (e) => errors.push(e));
   return { queue, ids, buffer, errors };
 }
 
@@ -41,7 +42,7 @@ it('writes a refused batch job by job: the others complete with their output, th
 it('keeps what setOutput stored when the final output of the job is refused', async () => {
   const { queue, ids, buffer } = await claimed(2);
   const [refused, other] = ids as [number, number];
-  await queue.backend.setOutput({ jobId: refused, workerId: 'w1', output: { partial: true }, now: new Date() });
+  await backendOf(queue).setOutput({ jobId: refused, workerId: 'w1', output: { partial: true }, now: new Date() });
   await Promise.all([buffer.add({ jobId: refused, workerId: 'w1', output: ['x\ud800'] }), buffer.add({ jobId: other, workerId: 'w1' })]);
   expect(await queue.getJob(refused)).toMatchObject({ status: 'completed', output: { partial: true } });
   expect(await queue.getJob(other)).toMatchObject({ status: 'completed', output: null });

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CronSlot, NewJob } from '../../src/backend.js';
 import { DependencyError } from '../../src/errors.js';
+import { backendOf } from '../../src/queue.js';
 import { normalizeJob } from '../../src/validation.js';
 import { ManualClock, PG_URL } from '../helpers/backends.js';
 import { usePostgres } from './support.js';
@@ -36,7 +37,7 @@ describe('enqueueCronSlots under contention (postgres)', () => {
   });
 
   /** A backend on a pool of its own, as in another process. */
-  const ownBackend = () => ctx.queue({ databaseConfig: { connectionString: PG_URL } }).backend;
+  const ownBackend = () => backendOf(ctx.queue({ databaseConfig: { connectionString: PG_URL } }));
 
   /** Active per-minute schedules, due at T0 + 1 minute; their ids. */
   async function schedules(names: string[], allowOverlap = true): Promise<number[]> {
@@ -128,7 +129,7 @@ describe('enqueueCronSlots under contention (postgres)', () => {
 
   it('is one transaction: when an insert fails, no schedule of the list moves on and nothing is enqueued', async () => {
     const [first, second] = await schedules(['first', 'second']);
-    const backend = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
     const now = new Date(T0.getTime() + MINUTE);
     const bad = { ...slot(second!, 1, 'second'), job: job('second', { dependsOnJobIds: [987_654] }) };
     await expect(backend.enqueueCronSlots([slot(first!, 1, 'first'), bad], now)).rejects.toBeInstanceOf(DependencyError);
@@ -145,14 +146,14 @@ describe('enqueueCronSlots under contention (postgres)', () => {
     const [stale, paused] = await schedules(['stale', 'paused']);
     const queue = ctx.queue({ clock: new ManualClock(T0) });
     await queue.pauseCronJob(paused!);
-    const before = await queue.backend.getCronSchedules({});
+    const before = await backendOf(queue).getCronSchedules({});
     const now = new Date(T0.getTime() + MINUTE);
-    const results = await queue.backend.enqueueCronSlots([slot(stale!, 0, 'stale'), slot(paused!, 1, 'paused')], now);
+    const results = await backendOf(queue).enqueueCronSlots([slot(stale!, 0, 'stale'), slot(paused!, 1, 'paused')], now);
     expect(results).toEqual([
       { scheduleId: stale, jobId: null },
       { scheduleId: paused, jobId: null },
     ]);
-    expect(await queue.backend.getCronSchedules({})).toEqual(before);
+    expect(await backendOf(queue).getCronSchedules({})).toEqual(before);
   });
 
   it('a next_run_at written with microseconds (by SQL, a restore) fires exactly once per slot', async () => {

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { casCronSlotsSql, dueCronSchedulesSql } from '../../src/backends/postgres/queries/cron.js';
 import { schemaNames } from '../../src/backends/postgres/queries/names.js';
 import { expireTokensSql, resumeTokenWaitersSql } from '../../src/backends/postgres/queries/waits.js';
+import { backendOf } from '../../src/queue.js';
 import { usePostgres } from './support.js';
 
 interface PlanNode {
@@ -91,7 +92,7 @@ describe('cron and token query plans (postgres)', () => {
   });
 
   it('returns the due schedules only, oldest due first', async () => {
-    const due = await ctx.queue().backend.getDueCronSchedules(NOW, 1000);
+    const due = await backendOf(ctx.queue()).getDueCronSchedules(NOW, 1000);
     expect(due).toHaveLength(50);
     expect(due.every((s) => s.status === 'active' && s.nextRunAt <= NOW)).toBe(true);
     const times = due.map((s) => s.nextRunAt.getTime());

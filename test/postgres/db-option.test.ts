@@ -4,7 +4,7 @@
  */
 import type { PoolClient } from 'pg';
 import { describe, expect, it } from 'vitest';
-import { batchDepRef } from '../../src/queue.js';
+import { backendOf, batchDepRef } from '../../src/queue.js';
 import type { Queryable } from '../../src/types.js';
 import { usePostgres } from './support.js';
 
@@ -79,7 +79,7 @@ describe('addJob / addJobs with `db` (postgres)', () => {
     try {
       await client.query('BEGIN');
       const id = await queue.addJob({ jobType: 'later', payload: {} }, { db: client });
-      const claim = () => queue.backend.claimJobs({ workerId: 'w', batchSize: 5, now: new Date() });
+      const claim = () => backendOf(queue).claimJobs({ workerId: 'w', batchSize: 5, now: new Date() });
       expect(await claim()).toEqual([]);
       await client.query('COMMIT');
       expect((await claim()).map((j) => j.id)).toEqual([id]);

@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JobQueue } from '../../src/queue.js';
+import { backendOf, type JobQueue } from '../../src/queue.js';
 import type { PayloadMap } from '../../src/types.js';
 import { PG_URL } from '../helpers/backends.js';
 import { usePostgres } from './support.js';
@@ -46,7 +46,7 @@ describe('group limits with concurrent claimers (postgres)', () => {
     for (let round = 0; round < 5; round++) {
       const now = new Date();
       const batches = await Promise.all(
-        queues.map((q, w) => q.backend.claimJobs({ workerId: `w${w}`, batchSize: 4, groupConcurrency: LIMIT, now })),
+        queues.map((q, w) => backendOf(q).claimJobs({ workerId: `w${w}`, batchSize: 4, groupConcurrency: LIMIT, now })),
       );
       const counts = await processingByGroup();
       for (const g of GROUPS) {
@@ -59,7 +59,7 @@ describe('group limits with concurrent claimers (postgres)', () => {
 
       // Finish one job of each group: each group gets exactly one slot back.
       const finished = GROUPS.map((g) => batches.flat().find((j) => j.group?.id === g));
-      const done = await ctx.queue().backend.completeJobs(
+      const done = await backendOf(ctx.queue()).completeJobs(
         finished.filter((j) => j !== undefined).map((j) => ({ jobId: j.id, workerId: j.lockedBy! })),
         new Date(),
       );
@@ -70,7 +70,7 @@ describe('group limits with concurrent claimers (postgres)', () => {
            WHERE status = 'processing' AND group_id = ANY($1) ORDER BY group_id, id`,
           [GROUPS.filter((g) => !finished.some((j) => j?.group?.id === g))],
         );
-        await ctx.queue().backend.completeJobs(rows.map((r) => ({ jobId: Number(r.id), workerId: r.locked_by })), new Date());
+        await backendOf(ctx.queue()).completeJobs(rows.map((r) => ({ jobId: Number(r.id), workerId: r.locked_by })), new Date());
       }
     }
     // Ungrouped jobs were not limited: all 10 were claimed in the first round already.

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { UnsupportedOnBackendError } from '../../src/errors.js';
+import { backendOf } from '../../src/queue.js';
 import { PG_URL } from '../helpers/backends.js';
 import { usePostgres } from './support.js';
 
@@ -16,7 +17,7 @@ describe('pool ownership (postgres)', () => {
     try {
       const queue = ctx.queue({ pool });
       await queue.addJob({ jobType: 'x', payload: {} });
-      await queue.backend.subscribeJobAvailable(() => undefined);
+      await backendOf(queue).subscribeJobAvailable(() => undefined);
       expect(queue.getPool()).toBe(pool);
       await queue.close();
       expect(pool.ended).toBe(false);

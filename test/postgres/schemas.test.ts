@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/index.js';
 import { ConfigError } from '../../src/errors.js';
-import { initJobQueue } from '../../src/queue.js';
+import { backendOf, initJobQueue } from '../../src/queue.js';
 import { PG_URL } from '../helpers/backends.js';
 import { usePostgres } from './support.js';
 
@@ -29,7 +29,7 @@ describe('schemas (postgres)', () => {
     // Bulk operations and claims stay in their schema.
     expect(await a.cancelAllUpcomingJobs()).toBe(1);
     expect((await b.getJobsByStatus('pending')).length).toBe(2);
-    const claimed = await b.backend.claimJobs({ workerId: 'w', batchSize: 10, now: new Date() });
+    const claimed = await backendOf(b).claimJobs({ workerId: 'w', batchSize: 10, now: new Date() });
     expect(claimed.map((j) => j.payload)).toEqual([{ from: 'b' }, { from: 'b', n: 2 }]);
     expect((await a.getJob(aId))?.status).toBe('cancelled');
     expect((await a.getJobEvents(aId)).map((e) => e.eventType)).toEqual(['added', 'cancelled']);
@@ -60,7 +60,7 @@ describe('schemas (postgres)', () => {
       const q = ctx.queue({ schema });
       await q.addJob({ jobType: 'x', payload: {} });
       await q.addJob({ jobType: 'y', payload: {}, dependsOn: { tags: ['t'] } });
-      expect((await q.backend.claimJobs({ workerId: 'w', batchSize: 5, now: new Date() })).map((j) => j.jobType)).toEqual(['x', 'y']);
+      expect((await backendOf(q).claimJobs({ workerId: 'w', batchSize: 5, now: new Date() })).map((j) => j.jobType)).toEqual(['x', 'y']);
       const { rows } = await ctx.sql.query(`SELECT job_type FROM "${schema}".job_queue ORDER BY id`);
       expect(rows).toEqual([{ job_type: 'x' }, { job_type: 'y' }]);
     } finally {

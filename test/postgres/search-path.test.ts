@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/index.js';
 import { notifyChannel } from '../../src/backends/postgres/queries/names.js';
 import { NotMigratedError } from '../../src/errors.js';
+import { backendOf } from '../../src/queue.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 import { usePostgres } from './support.js';
 import { waitFor } from '../helpers/wait.js';
@@ -43,7 +44,7 @@ describe('a queue without `schema` follows the search_path (postgres)', () => {
     const crons = await ctx.sql.query(`SELECT schedule_name FROM ${ctx.table('cron_schedules')}`);
     expect(crons.rows).toEqual([{ schedule_name: 'nightly' }]);
     expect((await q.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added']);
-    const claimed = await q.backend.claimJobs({ workerId: 'w', batchSize: 5, now: new Date() });
+    const claimed = await backendOf(q).claimJobs({ workerId: 'w', batchSize: 5, now: new Date() });
     expect(claimed.map((j) => j.id)).toEqual([id]);
   });
 
@@ -80,7 +81,7 @@ describe('a queue without `schema` follows the search_path (postgres)', () => {
       await listener.query(`LISTEN "${channel}"`);
     }
     let woken = 0;
-    const unsubscribe = await a.backend.subscribeJobAvailable(() => woken++);
+    const unsubscribe = await backendOf(a).subscribeJobAvailable(() => woken++);
     try {
       await a.addJob({ jobType: 'a', payload: {} });
       await b.addJob({ jobType: 'b', payload: {} });

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend.js';
 import { NotFoundError, ValidationError } from '../../src/errors.js';
+import { backendOf } from '../../src/queue.js';
 import { normalizeJob } from '../../src/validation.js';
 import { usePostgres } from './support.js';
 import { waitFor } from '../helpers/wait.js';
@@ -77,7 +78,7 @@ describe('durable waits (postgres)', () => {
   }
 
   it('a token completed before the wait: enterWait returns it settled and changes nothing', async () => {
-    const backend = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
     const jobId = await processingJob(backend, 'a');
     await backend.createToken({ id: TOKEN, jobId: null, timeoutAt: null, tags: ['t'], now: T0 });
     expect(await backend.completeToken({ tokenId: TOKEN, output: { ok: 1 }, now: at(MINUTE) })).toBe(true);
@@ -92,7 +93,7 @@ describe('durable waits (postgres)', () => {
   });
 
   it('a completion arriving while enterWait holds the token waits for it, then resumes the job', async () => {
-    const backend = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
     const jobId = await processingJob(backend, 'a');
     await backend.createToken({ id: TOKEN, jobId: null, timeoutAt: null, tags: [], now: T0 });
     // enterWait locks the token, then stops at the job row held here; the completion stops at the token.
@@ -113,7 +114,7 @@ describe('durable waits (postgres)', () => {
   });
 
   it('enterWait arriving while a completion holds the token sees it completed and does not wait', async () => {
-    const backend = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
     const first = await processingJob(backend, 'first');
     const second = await processingJob(backend, 'second');
     await backend.createToken({ id: TOKEN, jobId: null, timeoutAt: null, tags: [], now: T0 });
@@ -134,8 +135,8 @@ describe('durable waits (postgres)', () => {
   });
 
   it('never loses a wake-up when enterWait and completeToken race freely', async () => {
-    const backend = ctx.queue().backend;
-    const other = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
+    const other = backendOf(ctx.queue());
     for (let round = 0; round < 15; round++) {
       const jobId = await processingJob(backend, `race${round}`);
       const tokenId = `wp_00000000-0000-4000-8000-${String(round).padStart(12, '0')}`;
@@ -151,7 +152,7 @@ describe('durable waits (postgres)', () => {
   });
 
   it('expiry skips a token a wait is holding, and expires it (resuming the job) on the next run', async () => {
-    const backend = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
     const jobId = await processingJob(backend, 'a');
     await backend.createToken({ id: TOKEN, jobId: null, timeoutAt: at(MINUTE), tags: [], now: T0 });
     const held = await hold('job_queue', 'id = $1', [jobId]);
@@ -169,7 +170,7 @@ describe('durable waits (postgres)', () => {
   });
 
   it('enterWait is fenced: another worker gets `lost` and nothing changes; an unknown token is NotFoundError', async () => {
-    const backend = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
     const jobId = await processingJob(backend, 'a');
     await backend.createToken({ id: TOKEN, jobId: null, timeoutAt: null, tags: [], now: T0 });
     const unknown = 'wp_00000000-0000-4000-8000-00000000ffff';
@@ -187,7 +188,7 @@ describe('durable waits (postgres)', () => {
   });
 
   it('a timed wait: waiting with wait_until and its step, lock cleared, attempts kept; resumes when due without an attempt', async () => {
-    const backend = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
     const jobId = await processingJob(backend, 'a');
     expect(await backend.saveStep({ jobId, workerId: WORKER, stepName: 'one', value: { n: 1 }, now: T0 })).toBe(true);
     const result = await backend.enterWait({
@@ -216,7 +217,7 @@ describe('durable waits (postgres)', () => {
   });
 
   it('saveStep merges one step, fenced; a retry keeps step data and completion clears it', async () => {
-    const backend = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
     const jobId = await processingJob(backend, 'a');
     expect(await backend.saveStep({ jobId, workerId: WORKER, stepName: 'a', value: [1, 'x'], now: T0 })).toBe(true);
     expect(await backend.saveStep({ jobId, workerId: WORKER, stepName: 'b', value: null, now: T0 })).toBe(true);
@@ -232,7 +233,7 @@ describe('durable waits (postgres)', () => {
   });
 
   it('createToken refuses a taken id and writes nothing', async () => {
-    const backend = ctx.queue().backend;
+    const backend = backendOf(ctx.queue());
     await backend.createToken({ id: TOKEN, jobId: null, timeoutAt: null, tags: ['first'], now: T0 });
     await expect(backend.createToken({ id: TOKEN, jobId: 7, timeoutAt: at(MINUTE), tags: [], now: at(MINUTE) })).rejects.toBeInstanceOf(ValidationError);
     expect(await backend.getToken(TOKEN)).toMatchObject({ jobId: null, timeoutAt: null, tags: ['first'], createdAt: T0 });

@@ -3,6 +3,7 @@
  * NOTIFY in the statements that make jobs available, delivered only on commit.
  */
 import { describe, expect, it } from 'vitest';
+import { backendOf } from '../../src/queue.js';
 import { usePostgres } from './support.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -25,8 +26,8 @@ describe('subscribeJobAvailable (postgres)', () => {
     const adding = ctx.queue();
     let first = 0;
     let second = 0;
-    const unsubscribeFirst = await listening.backend.subscribeJobAvailable(() => first++);
-    const unsubscribeSecond = await listening.backend.subscribeJobAvailable(() => second++);
+    const unsubscribeFirst = await backendOf(listening).subscribeJobAvailable(() => first++);
+    const unsubscribeSecond = await backendOf(listening).subscribeJobAvailable(() => second++);
     expect(await wakeConnections()).toHaveLength(1);
 
     await adding.addJob({ jobType: 'x', payload: {} });
@@ -51,7 +52,7 @@ describe('subscribeJobAvailable (postgres)', () => {
     const listening = ctx.queue();
     const other = ctx.queue({ schema: ctx.extraSchemas[0]! });
     let calls = 0;
-    await listening.backend.subscribeJobAvailable(() => calls++);
+    await backendOf(listening).subscribeJobAvailable(() => calls++);
 
     const client = await ctx.sql.connect();
     try {
@@ -73,7 +74,7 @@ describe('subscribeJobAvailable (postgres)', () => {
   it('reconnects after its connection is killed, wakes subscribers once, and keeps listening', async () => {
     const q = ctx.queue();
     let calls = 0;
-    await q.backend.subscribeJobAvailable(() => calls++);
+    await backendOf(q).subscribeJobAvailable(() => calls++);
     const [pid] = await wakeConnections();
     expect(pid).toBeDefined();
 
@@ -91,7 +92,7 @@ describe('subscribeJobAvailable (postgres)', () => {
 
   it('close() ends the wake-up connection', async () => {
     const q = ctx.queue();
-    await q.backend.subscribeJobAvailable(() => undefined);
+    await backendOf(q).subscribeJobAvailable(() => undefined);
     expect(await wakeConnections()).toHaveLength(1);
     await q.close();
     await waitFor(async () => (await wakeConnections()).length === 0, { what: 'the connection to close' });

@@ -4,6 +4,7 @@
  * skipped without holding up the rest.
  */
 import { describe, expect, it } from 'vitest';
+import { backendOf } from '../../src/queue.js';
 import { useRedis } from './support.js';
 
 const WORKER = 'w1';
@@ -18,7 +19,7 @@ describe('redis claim walk', () => {
       await q.addJobs(Array.from({ length: 1000 }, (_, j) => ({ jobType: 'backlog', payload: { n: i * 1000 + j }, priority: 5 })));
     }
     const wanted = await q.addJob({ jobType: 'wanted', payload: {} });
-    const claimed = await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['wanted', 'absent'], now: new Date() });
+    const claimed = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['wanted', 'absent'], now: new Date() });
     expect(claimed.map((j) => j.id)).toEqual([wanted]);
   });
 
@@ -31,7 +32,7 @@ describe('redis claim walk', () => {
       { jobType: 'b', payload: 4, priority: -2 },
       { jobType: 'c', payload: 5, priority: 10 },
     ]);
-    const claimed = await q.backend.claimJobs({ workerId: WORKER, batchSize: 10, jobTypes: ['a', 'b'], now: new Date() });
+    const claimed = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, jobTypes: ['a', 'b'], now: new Date() });
     expect(claimed.map((j) => j.id)).toEqual([b1, a2, a1, b2]);
     expect((await q.getJob(c1!))?.status).toBe('pending');
   });
@@ -44,9 +45,9 @@ describe('redis claim walk', () => {
       { jobType: 'x', payload: 3, group: { id: 'g' }, priority: 9 },
       { jobType: 'x', payload: 4 },
     ]);
-    const first = await q.backend.claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() });
+    const first = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() });
     expect(first.map((j) => j.id)).toEqual([g1, free]);
-    expect(await q.backend.claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() })).toEqual([]);
+    expect(await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() })).toEqual([]);
     expect(await ctx.redis.hget(`${ctx.prefix}{q}:groups`, 'g')).toBe('1');
   });
 
@@ -57,9 +58,9 @@ describe('redis claim walk', () => {
       { jobType: 'a', payload: 2, priority: 2 },
     ]);
     await q.editJob(low!, { priority: 3 });
-    const claimed = await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, jobTypes: ['a'], now: new Date() });
+    const claimed = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, jobTypes: ['a'], now: new Date() });
     expect(claimed.map((j) => j.id)).toEqual([low]);
-    const next = await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['a'], now: new Date() });
+    const next = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['a'], now: new Date() });
     expect(next.map((j) => j.id)).toEqual([high]);
   });
 });

@@ -9,7 +9,7 @@ import type { CronSlot, NewCronSchedule } from '../../src/backend.js';
 import { ManualClock } from '../../src/clock.js';
 import { ValidationError } from '../../src/errors.js';
 import { pad } from '../../src/backends/redis/keys.js';
-import { initJobQueue } from '../../src/queue.js';
+import { backendOf, initJobQueue } from '../../src/queue.js';
 import type { CronScheduleRecord } from '../../src/types.js';
 import { normalizeJob } from '../../src/validation.js';
 import { REDIS_URL } from '../helpers/backends.js';
@@ -176,7 +176,7 @@ describe('redis cron schedules', () => {
       lastEnqueuedAt: clock.now(),
       nextRunAt: new Date(START + MINUTE),
     });
-    const [claimed] = await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
+    const [claimed] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
     expect(claimed?.id).toBe(job!.id);
     await check();
   });
@@ -236,23 +236,23 @@ describe('redis cron schedules', () => {
     const first = await enqueue();
     expect(first).not.toBeNull();
     expect(await enqueue()).toBeNull(); // pending
-    await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
+    await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
     expect(await enqueue()).toBeNull(); // processing
     await storeOf(q).enterWait({ jobId: first!, workerId: WORKER, waitUntil: new Date(START + 1), tokenId: null, now: clock.now() });
     expect(await enqueue()).toBeNull(); // waiting
     clock.advance(1);
-    await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
-    await q.backend.failJob({ jobId: first!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: new Date(START + 2), now: clock.now() });
+    await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
+    await backendOf(q).failJob({ jobId: first!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: new Date(START + 2), now: clock.now() });
     expect(await enqueue()).toBeNull(); // failed, retry due
     clock.advance(1);
-    await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
-    await q.backend.failJob({ jobId: first!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: null, now: clock.now() });
+    await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
+    await backendOf(q).failJob({ jobId: first!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: null, now: clock.now() });
     const second = await enqueue(); // failed for good: a new instance may start
     expect(second).not.toBeNull();
     expect((await read()).lastJobId).toBe(second);
 
-    await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
-    await q.backend.completeJobs([{ jobId: second!, workerId: WORKER }], clock.now());
+    await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
+    await backendOf(q).completeJobs([{ jobId: second!, workerId: WORKER }], clock.now());
     expect(await enqueue()).not.toBeNull(); // completed
     await check();
   });

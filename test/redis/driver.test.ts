@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../helpers/backends.js';
 import { UnsupportedOnBackendError } from '../../src/errors.js';
-import { initJobQueue } from '../../src/queue.js';
+import { backendOf, initJobQueue } from '../../src/queue.js';
 import type { Queryable } from '../../src/types.js';
 import { useRedis, wakeConnections } from './support.js';
 import { waitFor } from '../helpers/wait.js';
@@ -37,7 +37,7 @@ describe('redis driver access and ownership', () => {
     try {
       const q = initJobQueue({ backend: 'redis', client, keyPrefix: ctx.prefix });
       await q.addJob({ jobType: 'x', payload: {} });
-      await q.backend.subscribeJobAvailable(() => {});
+      await backendOf(q).subscribeJobAvailable(() => {});
       await waitFor(async () => (await wakeConnections(client, ctx.prefix)) === 1, { what: 'the wake-up connection' });
       await q.close();
       expect(client.status).toBe('ready');

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { backendOf } from '../../src/queue.js';
 import { expectConsistent } from './consistency.js';
 import { useRedis } from './support.js';
 
@@ -29,7 +30,7 @@ describe('redis indexes', () => {
     ]);
     await check();
 
-    const claimed = await q.backend.claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: now() });
+    const claimed = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: now() });
     expect(claimed.map((j) => j.id).sort()).toEqual([root, grouped].sort());
     await check();
 
@@ -37,15 +38,15 @@ describe('redis indexes', () => {
     await check();
 
     // root fails for good: dead letter, cascade to child, grandchild and the tag-barrier job.
-    const failed = await q.backend.failJob({ jobId: root!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: null, now: now() });
+    const failed = await backendOf(q).failJob({ jobId: root!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: null, now: now() });
     expect(failed?.cascaded.map((c) => c.jobId).sort()).toEqual([child, barrier, grandchild].sort());
     await check();
 
     // grouped: a retry is scheduled, then claimed again and reclaimed when stuck.
-    await q.backend.failJob({ jobId: grouped!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: new Date(now().getTime() + 1000), now: now() });
+    await backendOf(q).failJob({ jobId: grouped!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: new Date(now().getTime() + 1000), now: now() });
     await check();
     clock.advance(2000);
-    const again = await q.backend.claimJobs({ workerId: WORKER, batchSize: 10, jobTypes: ['e'], groupConcurrency: 1, now: now() });
+    const again = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, jobTypes: ['e'], groupConcurrency: 1, now: now() });
     expect(again.map((j) => j.id)).toEqual([grouped]);
     await check();
     clock.advance(20 * 60_000);

@@ -4,6 +4,7 @@
  * must give back exactly what went in.
  */
 import { describe, expect, it } from 'vitest';
+import { backendOf } from '../../src/queue.js';
 import { useRedis } from './support.js';
 
 const WORKER = 'w1';
@@ -39,7 +40,7 @@ describe('payload exactness on redis', () => {
     expect((await q.getJob(scalarId))?.payload).toBe(12345.678901234567);
     expect((await q.getJobsByTags(['p']))[0]?.payload).toEqual(TRICKY);
 
-    const claimed = await q.backend.claimJobs({ workerId: WORKER, batchSize: 10, now: new Date() });
+    const claimed = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, now: new Date() });
     expect(claimed.find((j) => j.id === id)?.payload).toEqual(TRICKY);
   });
 
@@ -55,9 +56,9 @@ describe('payload exactness on redis', () => {
   it('splices the payload verbatim into the dead-letter envelope', async () => {
     const q = ctx.queue();
     const id = await q.addJob({ jobType: 'exact', payload: TRICKY, maxAttempts: 1, deadLetterJobType: 'dead' });
-    await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, now: new Date() });
+    await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: new Date() });
     const now = new Date();
-    const result = await q.backend.failJob({ jobId: id, workerId: WORKER, message: 'bad "thing" ✓', reason: 'handler_error', retryAt: null, now });
+    const result = await backendOf(q).failJob({ jobId: id, workerId: WORKER, message: 'bad "thing" ✓', reason: 'handler_error', retryAt: null, now });
     const dead = await q.getJob(result!.deadLetterJobId!);
     expect(dead?.payload).toEqual({
       originalJob: { id, jobType: 'exact', attempts: 1, maxAttempts: 1 },
@@ -72,10 +73,10 @@ describe('payload exactness on redis', () => {
       { jobType: 'exact', payload: 1 },
       { jobType: 'exact', payload: 2 },
     ]);
-    await q.backend.claimJobs({ workerId: WORKER, batchSize: 2, now: new Date() });
-    expect(await q.backend.setOutput({ jobId: b!, workerId: WORKER, output: TRICKY, now: new Date() })).toBe(true);
+    await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 2, now: new Date() });
+    expect(await backendOf(q).setOutput({ jobId: b!, workerId: WORKER, output: TRICKY, now: new Date() })).toBe(true);
     expect((await q.getJob(b!))?.output).toEqual(TRICKY);
-    await q.backend.completeJobs([{ jobId: a!, workerId: WORKER, output: TRICKY }, { jobId: b!, workerId: WORKER }], new Date());
+    await backendOf(q).completeJobs([{ jobId: a!, workerId: WORKER, output: TRICKY }, { jobId: b!, workerId: WORKER }], new Date());
     expect((await q.getJob(a!))?.output).toEqual(TRICKY);
     expect((await q.getJob(b!))?.output).toEqual(TRICKY);
   });

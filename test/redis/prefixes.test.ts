@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, deleteKeys, uniqueName } from '../helpers/backends.js';
 import { ManualClock } from '../../src/clock.js';
-import { initJobQueue } from '../../src/queue.js';
+import { backendOf, initJobQueue } from '../../src/queue.js';
 import { storeOf, useRedis } from './support.js';
 
 const WORKER = 'w1';
@@ -30,11 +30,11 @@ describe('queues with different prefixes on one Redis', () => {
     expect((await b.getJobsByTags(['shared'])).map((j) => j.payload)).toEqual([{ from: 'b' }]);
 
     // Claiming in a takes only a's jobs.
-    const claimed = await a.backend.claimJobs({ workerId: WORKER, batchSize: 10, now: new Date() });
+    const claimed = await backendOf(a).claimJobs({ workerId: WORKER, batchSize: 10, now: new Date() });
     expect(claimed.map((j) => j.jobType)).toEqual(['a-type', 'a-type']);
     expect((await b.getJob(b1))?.status).toBe('pending');
-    await a.backend.completeJobs([{ jobId: a1!, workerId: WORKER }], new Date());
-    await a.backend.failJob({ jobId: a2!, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: null, now: new Date() });
+    await backendOf(a).completeJobs([{ jobId: a1!, workerId: WORKER }], new Date());
+    await backendOf(a).failJob({ jobId: a2!, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: null, now: new Date() });
 
     // Cancelling everything in b leaves a alone, and the reverse.
     expect(await b.cancelAllUpcomingJobs()).toBe(1);
@@ -68,7 +68,7 @@ describe('keys written by a queue', () => {
     const before = new Set(await scanAll(raw));
     const q = initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL, db: DB, keyPrefix: prefix }, clock });
     try {
-      const unsubscribe = await q.backend.subscribeJobAvailable(() => {});
+      const unsubscribe = await backendOf(q).subscribeJobAvailable(() => {});
       const [first, second, , grouped] = await q.addJobs([
         { jobType: 'work', payload: { n: 1 }, tags: ['t1', 't2'], idempotencyKey: 'k1', deadLetterJobType: 'dead', maxAttempts: 1 },
         { jobType: 'work', payload: { n: 2 }, dependsOn: { jobIds: [-1], tags: ['t9'] }, tags: ['t9'] },
@@ -76,19 +76,19 @@ describe('keys written by a queue', () => {
         { jobType: 'work', payload: { n: 4 }, group: { id: 'g1' }, timeoutMs: 1000 },
       ]);
       await q.editJob(second!, { priority: 5, tags: ['t9', 't10'] });
-      const claimed = await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, groupConcurrency: 1, now: clock.now() });
+      const claimed = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, groupConcurrency: 1, now: clock.now() });
       expect(claimed.map((j) => j.id).sort()).toEqual([first, grouped].sort());
-      await q.backend.setProgress({ jobId: grouped!, workerId: WORKER, progress: 50, now: clock.now() });
-      await q.backend.setOutput({ jobId: grouped!, workerId: WORKER, output: { partial: true }, now: clock.now() });
-      await q.backend.prolongJob({ jobId: grouped!, workerId: WORKER, timeoutMs: 5000, now: clock.now() });
+      await backendOf(q).setProgress({ jobId: grouped!, workerId: WORKER, progress: 50, now: clock.now() });
+      await backendOf(q).setOutput({ jobId: grouped!, workerId: WORKER, output: { partial: true }, now: clock.now() });
+      await backendOf(q).prolongJob({ jobId: grouped!, workerId: WORKER, timeoutMs: 5000, now: clock.now() });
       // Ends failed for good: dead letter, cascade to `second`.
-      await q.backend.failJob({ jobId: first!, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: null, now: clock.now() });
+      await backendOf(q).failJob({ jobId: first!, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: null, now: clock.now() });
       clock.advance(60 * 60_000);
       expect(await q.reclaimStuckJobs(1)).toBe(1);
       await q.retryJob(second!);
       // Durable waits, tokens and cron schedules write keys of their own.
       const store = storeOf(q);
-      await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['work'], now: clock.now() });
+      await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['work'], now: clock.now() });
       await store.saveStep({ jobId: grouped!, workerId: WORKER, stepName: 'one', value: [1], now: clock.now() });
       const { id: tokenId } = await q.createToken({ timeout: '1m' });
       await store.enterWait({ jobId: grouped!, workerId: WORKER, waitUntil: null, tokenId, now: clock.now() });

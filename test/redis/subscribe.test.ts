@@ -4,6 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { backendOf } from '../../src/queue.js';
 import { REDIS_URL } from '../helpers/backends.js';
 import { useRedis, wakeConnections } from './support.js';
 import { waitFor } from '../helpers/wait.js';
@@ -15,7 +16,7 @@ describe('subscribeJobAvailable on redis', () => {
     const listening = ctx.queue();
     const adding = ctx.queue();
     let calls = 0;
-    const unsubscribe = await listening.backend.subscribeJobAvailable(() => calls++);
+    const unsubscribe = await backendOf(listening).subscribeJobAvailable(() => calls++);
     await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, { what: 'the wake-up connection' });
 
     await adding.addJob({ jobType: 'x', payload: {} });
@@ -33,7 +34,7 @@ describe('subscribeJobAvailable on redis', () => {
   it('keeps listening after its connection is killed', async () => {
     const q = ctx.queue();
     let calls = 0;
-    await q.backend.subscribeJobAvailable(() => calls++);
+    await backendOf(q).subscribeJobAvailable(() => calls++);
     await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, { what: 'the wake-up connection' });
 
     const admin = new Redis(REDIS_URL);

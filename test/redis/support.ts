@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { useQueues, useRedisPrefixes } from '../helpers/backends.js';
-import { initJobQueue, type JobQueue } from '../../src/queue.js';
+import { backendOf, initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Backend, CronStore, WaitStore } from '../../src/backend.js';
 import type { Clock, PayloadMap } from '../../src/types.js';
 
@@ -57,5 +57,5 @@ export async function wakeConnections(client: Redis, prefix: string): Promise<nu
 
 /** The queue's backend with the cron and wait operations (the Redis backend implements both). */
 export function storeOf(q: JobQueue<PayloadMap>): Backend & CronStore & WaitStore {
-  return q.backend as Backend & CronStore & WaitStore;
+  return backendOf(q) as Backend & CronStore & WaitStore;
 }

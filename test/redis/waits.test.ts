@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { initJobQueue } from '../../src/queue.js';
+import { backendOf, initJobQueue } from '../../src/queue.js';
 import { REDIS_URL } from '../helpers/backends.js';
 import { NotFoundError } from '../../src/errors.js';
 import { pad } from '../../src/backends/redis/keys.js';
@@ -42,7 +42,7 @@ describe('redis durable waits', () => {
       ...(options.group ? { group: { id: options.group } } : {}),
       ...(options.tags ? { tags: options.tags } : {}),
     });
-    const [job] = await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, groupConcurrency: 1, now: clock.now() });
+    const [job] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, groupConcurrency: 1, now: clock.now() });
     expect(job?.id).toBe(id);
     return { q, clock, id, store: storeOf(q) };
   }
@@ -71,9 +71,9 @@ describe('redis durable waits', () => {
       const { q, clock, id, store } = await claimedJob();
       await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: new Date(START + 60_000), tokenId: null, now: clock.now() });
       clock.advance(59_999);
-      expect(await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() })).toEqual([]);
+      expect(await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() })).toEqual([]);
       clock.advance(1);
-      const [resumed] = await q.backend.claimJobs({ workerId: 'w2', batchSize: 5, now: clock.now() });
+      const [resumed] = await backendOf(q).claimJobs({ workerId: 'w2', batchSize: 5, now: clock.now() });
       expect(resumed).toMatchObject({ id, status: 'processing', attempts: 1, locked_by: 'w2', waitUntil: null, pendingReason: null });
       await check();
     });
@@ -82,7 +82,7 @@ describe('redis durable waits', () => {
       const { q, clock, id, store } = await claimedJob();
       await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: new Date(START - 1), tokenId: null, now: clock.now() });
       expect(await ctx.redis.zscore(key('ready'), pad(id))).not.toBeNull();
-      expect((await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() }))[0]?.attempts).toBe(1);
+      expect((await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() }))[0]?.attempts).toBe(1);
     });
 
     it('are fenced: another worker, or a job no longer processing, gets `lost` and nothing changes', async () => {
@@ -91,7 +91,7 @@ describe('redis durable waits', () => {
       const wait = { jobId: id, waitUntil: new Date(START + 1000), tokenId: null, step: { name: 's', value: 1 }, now: clock.now() };
       expect(await store.enterWait({ ...wait, workerId: 'other' })).toEqual({ status: 'lost' });
       expect(await q.getJob(id)).toEqual(before);
-      await q.backend.completeJobs([{ jobId: id, workerId: WORKER }], clock.now());
+      await backendOf(q).completeJobs([{ jobId: id, workerId: WORKER }], clock.now());
       expect(await store.enterWait({ ...wait, workerId: WORKER })).toEqual({ status: 'lost' });
       expect((await q.getJob(id))?.status).toBe('completed');
     });
@@ -103,7 +103,7 @@ describe('redis durable waits', () => {
       expect((await q.getJob(id))?.status).toBe('cancelled');
       expect(await ctx.redis.zscore(key('scheduled'), pad(id))).toBeNull();
       clock.advance(5000);
-      expect(await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() })).toEqual([]);
+      expect(await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() })).toEqual([]);
       await check();
     });
 
@@ -111,11 +111,11 @@ describe('redis durable waits', () => {
       const { q, clock, id, store } = await claimedJob({ tags: ['batch'] });
       await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: new Date(START + 60_000), tokenId: null, now: clock.now() });
       const after = await q.addJob({ jobType: 'after', payload: {}, dependsOn: { tags: ['batch'] } });
-      expect(await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['after'], now: clock.now() })).toEqual([]);
+      expect(await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['after'], now: clock.now() })).toEqual([]);
       clock.advance(60_000);
-      const [resumed] = await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['t'], now: clock.now() });
-      await q.backend.completeJobs([{ jobId: resumed!.id, workerId: WORKER }], clock.now());
-      const [next] = await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() });
+      const [resumed] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['t'], now: clock.now() });
+      await backendOf(q).completeJobs([{ jobId: resumed!.id, workerId: WORKER }], clock.now());
+      const [next] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() });
       expect(next?.id).toBe(after);
     });
   });
@@ -151,7 +151,7 @@ describe('redis durable waits', () => {
       expect(JSON.stringify(token?.output)).toBe(JSON.stringify(TRICKY));
       await check();
 
-      const [resumed] = await q.backend.claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() });
+      const [resumed] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() });
       expect(resumed).toMatchObject({ id, attempts: 1, pendingReason: null, status: 'processing' });
       await check();
     });
@@ -189,7 +189,7 @@ describe('redis durable waits', () => {
       try {
         const otherStore = storeOf(initJobQueue({ backend: 'redis', client: other, keyPrefix: ctx.prefix, clock }));
         const ids = await q.addJobs(Array.from({ length: 60 }, (_, i) => ({ jobType: 'race', payload: i })));
-        await q.backend.claimJobs({ workerId: WORKER, batchSize: 60, now: clock.now() });
+        await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 60, now: clock.now() });
         await Promise.all(ids.map((_, i) => store.createToken({ id: `wp_r${i}`, jobId: null, timeoutAt: null, tags: [], now: clock.now() })));
         const outcomes = await Promise.all(
           ids.map(async (id, i) => {
@@ -225,7 +225,7 @@ describe('redis durable waits', () => {
         { jobType: 't', payload: 1 },
         { jobType: 't', payload: 2 },
       ]);
-      await q.backend.claimJobs({ workerId: WORKER, batchSize: 2, now: clock.now() });
+      await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 2, now: clock.now() });
       await store.createToken({ id: 'wp_shared', jobId: null, timeoutAt: null, tags: [], now: clock.now() });
       for (const id of [a!, b!]) await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: null, tokenId: 'wp_shared', now: clock.now() });
       expect((await store.getToken('wp_shared'))?.jobId).toBe(b);
@@ -340,17 +340,17 @@ describe('redis durable waits', () => {
       });
       expect((await q.getJob(id))?.stepData).toEqual({ one: 1 / 3, 'wait:0': { until: 1e21 } });
       clock.advance(10);
-      const [afterWait] = await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
+      const [afterWait] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
       expect(afterWait?.stepData).toEqual({ one: 1 / 3, 'wait:0': { until: 1e21 } });
 
-      await q.backend.failJob({ jobId: id, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: new Date(START + 20), now: clock.now() });
+      await backendOf(q).failJob({ jobId: id, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: new Date(START + 20), now: clock.now() });
       expect((await q.getJob(id))?.stepData).toEqual({ one: 1 / 3, 'wait:0': { until: 1e21 } });
       clock.advance(10);
-      const [afterRetry] = await q.backend.claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
+      const [afterRetry] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
       expect(afterRetry?.attempts).toBe(2);
       expect(afterRetry?.stepData).toEqual({ one: 1 / 3, 'wait:0': { until: 1e21 } });
 
-      await q.backend.completeJobs([{ jobId: id, workerId: WORKER }], clock.now());
+      await backendOf(q).completeJobs([{ jobId: id, workerId: WORKER }], clock.now());
       expect((await q.getJob(id))?.stepData).toBeNull();
       expect(await ctx.redis.exists(key('steps'), key('step-names'))).toBe(0);
       await check();
@@ -359,7 +359,7 @@ describe('redis durable waits', () => {
     it('is removed with the job by cleanupOldJobs, and a manual retry keeps it', async () => {
       const { q, clock, id, store } = await claimedJob();
       await store.saveStep({ jobId: id, workerId: WORKER, stepName: 'kept', value: [1, 2], now: clock.now() });
-      await q.backend.failJob({ jobId: id, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: null, now: clock.now() });
+      await backendOf(q).failJob({ jobId: id, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: null, now: clock.now() });
       await q.retryJob(id);
       expect((await q.getJob(id))?.stepData).toEqual({ kept: [1, 2] });
       await q.cancelJob(id);

@@ -14,6 +14,7 @@ import {
   type EditJobOptions,
   type JobEvent,
   type JobFilter,
+  type JobQueryFilter,
   type JobQueue,
   type JobQueueConfig,
   type JobRecord,
@@ -125,6 +126,12 @@ describe('public types', () => {
       expectTypeOf(q.getJob<'sms'>(1)).toEqualTypeOf<Promise<JobRecord<{ phone: string }> | null>>();
       expectTypeOf(q.getJobs).parameter(0).toEqualTypeOf<JobFilter | undefined>();
       expectTypeOf(q.getJobsByStatus).parameter(0).toEqualTypeOf<JobStatus>();
+      expectTypeOf(q.queryJobs).parameter(0).toEqualTypeOf<JobQueryFilter | undefined>();
+      expectTypeOf(q.queryJobs({ status: 'failed', jobType: 'email' }, 10, 0)).toEqualTypeOf<Promise<JobRecord[]>>();
+      // @ts-expect-error status is one of the job statuses
+      void q.queryJobs({ status: 'done' });
+      // @ts-expect-error the queue's store is not part of its type
+      void q.backend;
       expectTypeOf(q.getJobsByTags).parameter(1).toEqualTypeOf<TagQueryMode | undefined>();
       expectTypeOf(q.getJobEvents(1)).toEqualTypeOf<Promise<JobEvent[]>>();
       expectTypeOf(q.cancelAllUpcomingJobs()).toEqualTypeOf<Promise<number>>();

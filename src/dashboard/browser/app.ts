@@ -1,0 +1,386 @@
+/**
+ * The dashboard page's script, run in the browser. scripts/build-dashboard.ts bundles it (with
+ * the constants of ../shared.ts) into page-script.generated.ts, which page.ts inlines under the
+ * CSP nonce; tsconfig.json beside this file type-checks it with the DOM library.
+ *
+ * Every piece of job data is written with textContent or as a property (never innerHTML), so a
+ * payload holding markup shows as text. State lives in the URL hash: `#status=failed&type=x&page=2`
+ * for the list, `#job=12` for a job's detail, so the back button and reloads work.
+ */
+import type { JobEvent, JobRecord, JobStatus } from '../../types.js';
+import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, JOB_STATUSES, RETRYABLE_STATUSES } from '../shared.js';
+import type { JobSummary } from '../summary.js';
+
+/** A value as it arrives over JSON: Dates are ISO strings. */
+type Json<T> = T extends Date ? string : T extends (infer U)[] ? Json<U>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
+type JobJson = Json<JobRecord>;
+
+interface ListState {
+  job: number | null;
+  status: JobStatus | '';
+  type: string;
+  /** 0-based. */
+  page: number;
+}
+
+const REFRESH_MS = 3000;
+const NONE = '\u2014';
+const basePath = document.body.dataset.basePath ?? '/';
+const api = `${basePath === '/' ? '' : basePath}/api`;
+
+/** The element with `id`; the page's markup (page.ts) holds every id this script uses. */
+function $<T extends HTMLElement = HTMLElement>(id: string): T {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`The page has no #${id}`);
+  return node as T;
+}
+
+function isStatus(value: string | null): value is JobStatus {
+  return (JOB_STATUSES as readonly (string | null)[]).includes(value);
+}
+
+let generation = 0;
+let busy = false;
+let listHash = '#';
+let shownJobId: number | null = null;
+let timer: ReturnType<typeof setInterval> | undefined;
+let noticeTimer: ReturnType<typeof setTimeout> | undefined;
+let loadFailed = false;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: unknown, className?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+/** Fills `node` (a new span by default) as a status badge. */
+function badge(status: string, node: HTMLElement = el('span')): HTMLElement {
+  node.textContent = status;
+  node.className = isStatus(status) ? `badge ${status}` : 'badge';
+  return node;
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+function fmtDate(iso: string | null | undefined): string | null {
+  return iso ? dateFormat.format(new Date(iso)) : null;
+}
+
+function notify(message: string, isError = false): void {
+  const notice = $('notice');
+  notice.textContent = message;
+  notice.className = isError ? 'error' : '';
+  notice.hidden = false;
+  loadFailed = false;
+  clearTimeout(noticeTimer);
+  if (!isError) {
+    noticeTimer = setTimeout(() => {
+      notice.hidden = true;
+    }, 4000);
+  }
+}
+
+async function request<T>(method: 'GET' | 'POST', path: string): Promise<T> {
+  const response = await fetch(api + path, { method, headers: { Accept: 'application/json' }, cache: 'no-store' });
+  let body: unknown = null;
+  try {
+    body = await response.json();
+  } catch {
+    body = null;
+  }
+  if (!response.ok) {
+    const error = body !== null && typeof body === 'object' ? (body as { error?: unknown }).error : undefined;
+    throw new Error(typeof error === 'string' && error ? error : `HTTP ${response.status}`);
+  }
+  return body as T;
+}
+
+function readHash(): ListState {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const job = Number(p.get('job'));
+  const page = Number.parseInt(p.get('page') ?? '1', 10);
+  const status = p.get('status');
+  return {
+    job: Number.isSafeInteger(job) && job > 0 ? job : null,
+    status: isStatus(status) ? status : '',
+    type: p.get('type') ?? '',
+    page: Number.isSafeInteger(page) && page > 1 ? page - 1 : 0,
+  };
+}
+
+function hashFor(state: ListState): string {
+  const p = new URLSearchParams();
+  if (state.status) p.set('status', state.status);
+  if (state.type) p.set('type', state.type);
+  if (state.page > 0) p.set('page', String(state.page + 1));
+  return `#${p.toString()}`;
+}
+
+function go(hash: string): void {
+  if ((location.hash || '#') === hash) void render();
+  else location.hash = hash;
+}
+
+// List view
+
+async function loadList(state: ListState, gen: number): Promise<void> {
+  const p = new URLSearchParams({ limit: String(DEFAULT_PAGE_SIZE), offset: String(state.page * DEFAULT_PAGE_SIZE) });
+  if (state.status) p.set('status', state.status);
+  if (state.type) p.set('jobType', state.type);
+  const body = await request<{ jobs: Json<JobSummary>[]; hasMore: boolean }>('GET', `/jobs?${p.toString()}`);
+  if (gen !== generation) return;
+  for (const tab of document.querySelectorAll<HTMLElement>('.tab')) {
+    tab.setAttribute('aria-selected', String(tab.dataset.status === state.status));
+  }
+  const filter = $<HTMLInputElement>('job-type');
+  if (document.activeElement !== filter) filter.value = state.type;
+  $('jobs').replaceChildren(...body.jobs.map(jobRow));
+  $('empty').hidden = body.jobs.length > 0;
+  $<HTMLButtonElement>('prev').disabled = state.page === 0;
+  $<HTMLButtonElement>('next').disabled = !body.hasMore;
+  $('page-label').textContent = `Page ${state.page + 1}`;
+}
+
+function jobRow(job: Json<JobSummary>): HTMLTableRowElement {
+  const id = Number(job.id);
+  const row = el('tr');
+  row.tabIndex = 0;
+  row.dataset.id = String(id);
+  const link = el('a', `#${id}`);
+  link.href = `#job=${id}`;
+  const idCell = el('td');
+  idCell.append(link);
+  const statusCell = el('td');
+  statusCell.append(badge(job.status));
+  row.append(
+    idCell,
+    el('td', job.jobType, 'type'),
+    statusCell,
+    el('td', `${job.attempts} / ${job.maxAttempts}`, 'num wide-only'),
+    el('td', job.priority, 'num wide-only'),
+    el('td', fmtDate(job.createdAt), 'wide-only'),
+    el('td', fmtDate(job.updatedAt), 'muted wide-only'),
+  );
+  return row;
+}
+
+// Detail view
+
+const PROPERTIES: [label: string, read: (j: JobJson) => unknown][] = [
+  ['ID', (j) => j.id],
+  ['Type', (j) => j.jobType],
+  ['Status', (j) => j.status],
+  ['Attempts', (j) => `${j.attempts} of ${j.maxAttempts}`],
+  ['Priority', (j) => j.priority],
+  ['Created', (j) => fmtDate(j.createdAt)],
+  ['Updated', (j) => fmtDate(j.updatedAt)],
+  ['Run at', (j) => fmtDate(j.runAt)],
+  ['Started', (j) => fmtDate(j.startedAt)],
+  ['Completed', (j) => fmtDate(j.completedAt)],
+  ['Next attempt', (j) => fmtDate(j.nextAttemptAt)],
+  ['Locked by', (j) => j.lockedBy],
+  ['Locked at', (j) => fmtDate(j.lockedAt)],
+  ['Failure reason', (j) => j.failureReason],
+  ['Pending reason', (j) => j.pendingReason],
+  ['Timeout', (j) => (j.timeoutMs == null ? null : `${j.timeoutMs} ms${j.forceKillOnTimeout ? ', forced' : ''}`)],
+  ['Tags', (j) => (j.tags.length ? j.tags.join(', ') : null)],
+  ['Idempotency key', (j) => j.idempotencyKey],
+  ['Group', (j) => (j.group ? j.group.id : null)],
+  ['Depends on jobs', (j) => (j.dependsOnJobIds ? j.dependsOnJobIds.map((id) => `#${id}`).join(', ') : null)],
+  ['Depends on tags', (j) => (j.dependsOnTags ? j.dependsOnTags.join(', ') : null)],
+  ['Retry delay', (j) => (j.retryDelay == null ? null : `${j.retryDelay} s`)],
+  ['Retry backoff', (j) => (j.retryBackoff == null ? null : j.retryBackoff ? 'exponential' : 'fixed')],
+  ['Retry delay cap', (j) => (j.retryDelayMax == null ? null : `${j.retryDelayMax} s`)],
+  ['Dead-letter type', (j) => j.deadLetterJobType],
+  ['Dead-letter job', (j) => (j.deadLetterJobId == null ? null : `#${j.deadLetterJobId}`)],
+  ['Dead-lettered', (j) => fmtDate(j.deadLetteredAt)],
+  ['Waits until', (j) => fmtDate(j.waitUntil)],
+  ['Waits for token', (j) => j.waitTokenId],
+  ['Last retried', (j) => fmtDate(j.lastRetriedAt)],
+  ['Last failed', (j) => fmtDate(j.lastFailedAt)],
+  ['Last cancelled', (j) => fmtDate(j.lastCancelledAt)],
+];
+
+function setPre(id: string, value: unknown, emptyText: string): void {
+  const pre = $(id);
+  const empty = value === null || value === undefined || (typeof value === 'object' && Object.keys(value).length === 0);
+  pre.textContent = empty ? emptyText : JSON.stringify(value, null, 2);
+  pre.classList.toggle('muted', empty);
+}
+
+async function loadDetail(id: number, gen: number): Promise<void> {
+  const [jobBody, eventsBody] = await Promise.all([
+    request<{ job: JobJson }>('GET', `/jobs/${id}`),
+    request<{ events: Json<JobEvent>[] }>('GET', `/jobs/${id}/events`),
+  ]);
+  if (gen !== generation) return;
+  const job = jobBody.job;
+  shownJobId = id;
+  $<HTMLAnchorElement>('back').href = listHash;
+  $('detail-title').textContent = `Job #${id} \u00b7 ${job.jobType}`;
+  badge(job.status, $('detail-status'));
+  $('cancel').hidden = !CANCELLABLE_STATUSES.includes(job.status);
+  $('retry').hidden = !RETRYABLE_STATUSES.includes(job.status);
+
+  const props: HTMLElement[] = [];
+  for (const [label, read] of PROPERTIES) {
+    const value = read(job);
+    if (value === null || value === undefined || value === '') continue;
+    const item = el('div');
+    item.append(el('dt', label), el('dd', value));
+    props.push(item);
+  }
+  $('props').replaceChildren(...props);
+
+  const progress = $('progress');
+  progress.hidden = job.progress == null;
+  if (job.progress != null) {
+    const bar = el('progress');
+    bar.max = 100;
+    bar.value = job.progress;
+    progress.replaceChildren(el('span', `Progress ${job.progress}%`, 'when'), bar);
+  }
+
+  setPre('payload', job.payload, 'No payload');
+  setPre('output', job.output, 'No output');
+  setPre('steps', job.stepData, 'No completed steps');
+
+  const errors = job.errorHistory.map((entry) => {
+    const item = el('li');
+    item.append(el('span', fmtDate(entry.timestamp) ?? NONE, 'when'), el('div', entry.message));
+    return item;
+  });
+  $('errors').replaceChildren(...(errors.length ? errors : [el('li', 'No errors', 'muted')]));
+
+  const events = eventsBody.events.map((event) => {
+    const item = el('li');
+    item.append(el('span', event.eventType, 'event'), el('span', fmtDate(event.createdAt), 'when'));
+    if (event.metadata !== null && event.metadata !== undefined) item.append(el('code', JSON.stringify(event.metadata), 'meta'));
+    return item;
+  });
+  $('events').replaceChildren(...(events.length ? events : [el('li', 'No events', 'muted')]));
+}
+
+// Rendering and refresh
+
+async function render(): Promise<void> {
+  const state = readHash();
+  const gen = ++generation;
+  if (state.job === null) listHash = location.hash || '#';
+  $('list-view').hidden = state.job !== null;
+  $('detail-view').hidden = state.job === null;
+  busy = true;
+  try {
+    if (state.job === null) await loadList(state, gen);
+    else await loadDetail(state.job, gen);
+    if (gen === generation && loadFailed) {
+      loadFailed = false;
+      $('notice').hidden = true;
+    }
+  } catch (error) {
+    if (gen !== generation) return;
+    notify(`Could not load: ${error instanceof Error ? error.message : String(error)}`, true);
+    loadFailed = true;
+  } finally {
+    if (gen === generation) busy = false;
+  }
+}
+
+async function act(button: HTMLButtonElement, run: () => Promise<string>): Promise<void> {
+  button.disabled = true;
+  try {
+    notify(await run());
+  } catch (error) {
+    notify(error instanceof Error ? error.message : String(error), true);
+  } finally {
+    button.disabled = false;
+  }
+  await render();
+}
+
+function setAutoRefresh(on: boolean): void {
+  clearInterval(timer);
+  timer = on
+    ? setInterval(() => {
+        if (!busy) void render();
+      }, REFRESH_MS)
+    : undefined;
+  try {
+    localStorage.setItem('queuedev.autoRefresh', on ? '1' : '0');
+  } catch {
+    // Storage may be disabled; auto-refresh then lasts for this page only.
+  }
+}
+
+// Wiring
+
+for (const tab of document.querySelectorAll<HTMLElement>('.tab')) {
+  tab.addEventListener('click', () => {
+    const status = tab.dataset.status ?? '';
+    go(hashFor({ ...readHash(), status: isStatus(status) ? status : '', page: 0 }));
+  });
+}
+let typing: ReturnType<typeof setTimeout> | undefined;
+const jobTypeInput = $<HTMLInputElement>('job-type');
+jobTypeInput.addEventListener('input', () => {
+  clearTimeout(typing);
+  typing = setTimeout(() => go(hashFor({ ...readHash(), type: jobTypeInput.value.trim(), page: 0 })), 350);
+});
+$('prev').addEventListener('click', () => {
+  const s = readHash();
+  go(hashFor({ ...s, page: Math.max(0, s.page - 1) }));
+});
+$('next').addEventListener('click', () => {
+  const s = readHash();
+  go(hashFor({ ...s, page: s.page + 1 }));
+});
+
+/** The job row an event happened in, unless it happened on the row's link (which navigates itself). */
+function rowOf(event: Event): HTMLTableRowElement | null {
+  const target = event.target instanceof Element ? event.target : null;
+  return target?.closest('a') ? null : (target?.closest('tr') ?? null);
+}
+$('jobs').addEventListener('click', (event) => {
+  const row = rowOf(event);
+  if (row) go(`#job=${row.dataset.id}`);
+});
+$('jobs').addEventListener('keydown', (event) => {
+  const row = event.target instanceof Element ? event.target.closest('tr') : null;
+  if (row && event.key === 'Enter') go(`#job=${row.dataset.id}`);
+});
+$('refresh').addEventListener('click', () => void render());
+
+const processButton = $<HTMLButtonElement>('process');
+processButton.addEventListener('click', () =>
+  act(processButton, async () => {
+    const body = await request<{ processed: number }>('POST', '/process');
+    return `Processed ${body.processed}${body.processed === 1 ? ' job.' : ' jobs.'}`;
+  }),
+);
+const cancelButton = $<HTMLButtonElement>('cancel');
+cancelButton.addEventListener('click', () =>
+  act(cancelButton, async () => {
+    const id = shownJobId;
+    await request('POST', `/jobs/${id}/cancel`);
+    return `Job #${id} cancelled.`;
+  }),
+);
+const retryButton = $<HTMLButtonElement>('retry');
+retryButton.addEventListener('click', () =>
+  act(retryButton, async () => {
+    const id = shownJobId;
+    await request('POST', `/jobs/${id}/retry`);
+    return `Job #${id} will be retried.`;
+  }),
+);
+
+const auto = $<HTMLInputElement>('auto-refresh');
+auto.addEventListener('change', () => setAutoRefresh(auto.checked));
+try {
+  auto.checked = localStorage.getItem('queuedev.autoRefresh') === '1';
+} catch {
+  auto.checked = false;
+}
+if (auto.checked) setAutoRefresh(true);
+window.addEventListener('hashchange', () => void render());
+void render();
