@@ -4,9 +4,9 @@
  * several supervisors can run at once.
  */
 import type { Backend } from './backend.js';
-import { ConfigError, describeValue } from './errors.js';
+import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkNumber, checkObject } from './checks.js';
+import { ConfigError } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
-import { requireKnownConfigKeys } from './option-keys.js';
 import { MAX_TIMER_MS, clampSpanMs, storableTimeBefore } from './storable.js';
 import { RepeatedErrors } from './repeated-errors.js';
 import type { Clock } from './types.js';
@@ -95,28 +95,19 @@ const DEFAULTS = {
   verbose: false,
 };
 
-function bad(field: string, rule: string, value: unknown): never {
-  throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
-}
-
 /** Validates supervisor options and applies defaults; throws ConfigError naming the field. */
 export function resolveSupervisorOptions(options: unknown): ResolvedSupervisorOptions {
-  if (options === undefined) options = {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) bad('options', 'an object of supervisor options', options);
-  const o = options as Record<string, unknown>;
+  // Supervisor options are refused at createSupervisor with a ConfigError.
+  const E = ConfigError;
+  const o = checkObject(E, 'options', options === undefined ? {} : options, 'an object of supervisor options');
   const known = [...Object.keys(DEFAULTS), 'onError'];
-  requireKnownConfigKeys('', o, known, 'supervisor options');
+  checkKnownKeys(E, '', o, known, 'supervisor options');
   const number = (field: keyof typeof DEFAULTS, min: number, rule: string, integer = false, max = Infinity): number => {
     const v = o[field] ?? DEFAULTS[field];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) bad(field, rule, v);
-    return v;
+    return integer ? checkInteger(E, field, v, min, max, rule) : checkNumber(E, field, v, min, max, rule);
   };
-  const flag = (field: keyof typeof DEFAULTS): boolean => {
-    const v = o[field] ?? DEFAULTS[field];
-    if (typeof v !== 'boolean') bad(field, 'a boolean', v);
-    return v;
-  };
-  if (o.onError !== undefined && typeof o.onError !== 'function') bad('onError', 'a function', o.onError);
+  const flag = (field: keyof typeof DEFAULTS): boolean => checkBoolean(E, field, o[field] ?? DEFAULTS[field]);
+  if (o.onError !== undefined) checkFunction(E, 'onError', o.onError);
   // A timer longer than MAX_TIMER_MS fires after 1 ms in Node.js, which would spin the loop.
   const intervalMs = number('intervalMs', 1, `a number of milliseconds from 1 to ${MAX_TIMER_MS}`, false, MAX_TIMER_MS);
   return {

@@ -5,17 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import type { WaitStore } from './backend.js';
 import { parseTokenTimeout } from './duration.js';
-import { ValidationError, describeValue } from './errors.js';
+import { checkKnownKeys, checkObject, ensure } from './checks.js';
+import { ValidationError } from './errors.js';
 import type { Clock, CreateTokenOptions, WaitToken } from './types.js';
-import { requireKnownKeys } from './option-keys.js';
 import { requireJson, requireTags } from './validation.js';
 
 const TOKEN_ID = /^wp_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function requireTokenId(field: string, value: unknown): string {
-  if (typeof value !== 'string' || !TOKEN_ID.test(value)) {
-    throw new ValidationError(field, `Expected \`${field}\` to be a token id (wp_<uuid>), got ${describeValue(value)}`);
-  }
+  ensure(ValidationError, typeof value === 'string' && TOKEN_ID.test(value), field, 'a token id (wp_<uuid>)', value);
   return value;
 }
 
@@ -26,10 +24,10 @@ export async function createToken(
   options: CreateTokenOptions | undefined,
   jobId: number | null,
 ): Promise<{ id: string }> {
-  if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
-    throw new ValidationError('options', `Expected token options to be an object { timeout?, tags? }, got ${describeValue(options)}`);
+  if (options !== undefined) {
+    checkObject(ValidationError, 'options', options, 'an object { timeout?, tags? }');
+    checkKnownKeys(ValidationError, '', options, ['timeout', 'tags'], 'token options');
   }
-  if (options) requireKnownKeys('', options, ['timeout', 'tags'], 'token options');
   const now = clock.now();
   const timeoutAt = options?.timeout === undefined ? null : new Date(now.getTime() + parseTokenTimeout(options.timeout, 'timeout'));
   const tags = options?.tags === undefined ? [] : requireTags('tags', options.tags);

@@ -2,8 +2,8 @@
  * DashboardConfig (SPEC §2.10), validated once in createQueueDashboard so a mistake fails at
  * start-up with a ConfigError naming the field, not on the first request.
  */
-import { ConfigError, describeValue } from '../errors.js';
-import { requireKnownConfigKeys } from '../option-keys.js';
+import { checkFunction, checkKnownKeys, checkObject, fail, isObject } from '../checks.js';
+import { ConfigError } from '../errors.js';
 import type { JobHandlers, ProcessorOptions } from '../processor-options.js';
 import type { JobQueue } from '../queue.js';
 import type { PayloadMap } from '../types.js';
@@ -73,18 +73,17 @@ function basePathProblem(basePath: string): string | null {
 
 export const DEFAULT_BATCH_SIZE = 10;
 
-function bad(field: string, rule: string, value: unknown): never {
-  throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** The dashboard's configuration is refused at createQueueDashboard with a ConfigError. */
+const E = ConfigError;
 
 export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig {
-  if (!isObject(config)) bad('config', 'an object { jobQueue, jobHandlers, basePath, processorOptions? }', config);
-  requireKnownConfigKeys('', config, KNOWN, 'dashboard options');
-  const { jobQueue, jobHandlers, basePath, processorOptions } = config;
+  const { jobQueue, jobHandlers, basePath, processorOptions } = checkObject(
+    E,
+    'config',
+    config,
+    'an object { jobQueue, jobHandlers, basePath, processorOptions? }',
+  );
+  checkKnownKeys(E, '', config as object, KNOWN, 'dashboard options');
 
   const queue = jobQueue as Record<string, unknown> | undefined;
   const backend = isObject(queue) ? (queue.backend as Record<string, unknown> | undefined) : undefined;
@@ -94,18 +93,14 @@ export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig
     !isObject(backend) ||
     typeof backend.getJobs !== 'function'
   ) {
-    bad('jobQueue', 'a queue created by initJobQueue', jobQueue);
+    fail(E, 'jobQueue', 'a queue created by initJobQueue', jobQueue);
   }
-  if (!isObject(jobHandlers)) bad('jobHandlers', 'an object mapping job types to handler functions', jobHandlers);
-  for (const [jobType, handler] of Object.entries(jobHandlers)) {
-    if (typeof handler !== 'function') bad(`jobHandlers.${jobType}`, 'a function', handler);
-  }
-  if (typeof basePath !== 'string') bad('basePath', `a URL path string ${BASE_PATH_EXAMPLE}`, basePath);
+  const handlers = checkObject(E, 'jobHandlers', jobHandlers, 'an object mapping job types to handler functions');
+  for (const [jobType, handler] of Object.entries(handlers)) checkFunction(E, `jobHandlers.${jobType}`, handler);
+  if (typeof basePath !== 'string') fail(E, 'basePath', `a URL path string ${BASE_PATH_EXAMPLE}`, basePath);
   const problem = basePathProblem(basePath);
-  if (problem !== null) bad('basePath', `${problem} ${BASE_PATH_EXAMPLE}`, basePath);
-  if (processorOptions !== undefined && !isObject(processorOptions)) {
-    bad('processorOptions', 'an object of processor options', processorOptions);
-  }
+  if (problem !== null) fail(E, 'basePath', `${problem} ${BASE_PATH_EXAMPLE}`, basePath);
+  if (processorOptions !== undefined) checkObject(E, 'processorOptions', processorOptions, 'an object of processor options');
 
   const resolved: ResolvedDashboardConfig = {
     queue: jobQueue as unknown as JobQueue<PayloadMap>,

@@ -11,8 +11,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, ClientConfig } from 'pg';
+import { checkIdentifier } from '../../checks.js';
 import { quoteIdent } from '../../config.js';
-import { ConfigError, describeValue } from '../../errors.js';
+import { ConfigError } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
 import { findMigrationsDir } from './migrations-dir.js';
 
@@ -20,7 +21,6 @@ export const MIGRATIONS_TABLE = 'queuedev_migrations';
 /** The environment variable `queue-cli migrate` reads the connection string from. */
 export const DATABASE_ENV = 'PG_QUEUE_DATABASE';
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 export interface MigrateOptions {
   /** Connection string, or pg client settings (e.g. with `ssl`). */
@@ -59,12 +59,7 @@ export class MigrationError extends Error {
 
 /** Validates a schema name (an SQL identifier) for migrate and the CLI. */
 export function requireSchemaName(schema: unknown, field = 'schema'): string {
-  if (typeof schema !== 'string' || !IDENTIFIER.test(schema)) {
-    throw new ConfigError(
-      `Expected \`${field}\` to be a PostgreSQL identifier (letters, digits and _, not starting with a digit, at most 63), got ${describeValue(schema)}`,
-    );
-  }
-  return schema;
+  return checkIdentifier(ConfigError, field, schema);
 }
 
 /**

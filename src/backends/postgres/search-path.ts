@@ -8,7 +8,7 @@
  * one schema are never reused for another on a shared pool.
  */
 import type { Backend } from '../../backend.js';
-import { IDENTIFIER } from '../../config.js';
+import { IDENTIFIER } from '../../checks.js';
 import { ConfigError, NotMigratedError } from '../../errors.js';
 import type { Queryable } from '../../types.js';
 import { migrateCommand } from './store-errors.js';
