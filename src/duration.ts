@@ -5,16 +5,49 @@ import { MAX_DATE } from './storable.js';
 
 const E = ValidationError;
 
-/** `ctx.waitFor` input; the parts are added up. */
+/** `ctx.waitFor` input; the parts are added up and must total more than 0. */
 export interface WaitDuration {
+  /**
+   * Seconds to wait.
+   * @default 0
+   * @example await ctx.waitFor({ seconds: 30 })
+   */
   seconds?: number;
+  /**
+   * Minutes to wait.
+   * @default 0
+   * @example await ctx.waitFor({ minutes: 5 })
+   */
   minutes?: number;
+  /**
+   * Hours to wait.
+   * @default 0
+   * @example await ctx.waitFor({ hours: 1, minutes: 30 })
+   */
   hours?: number;
+  /**
+   * Days to wait.
+   * @default 0
+   * @example await ctx.waitFor({ days: 2 })
+   */
   days?: number;
+  /**
+   * Weeks to wait.
+   * @default 0
+   * @example await ctx.waitFor({ weeks: 1 })
+   */
   weeks?: number;
-  /** 30 days each. */
+  /**
+   * Months to wait, 30 days each.
+   * @default 0
+   * @example await ctx.waitFor({ months: 1 })
+   */
   months?: number;
-  /** 365 days each. */
+  /**
+   * Years to wait, 365 days each.
+   * @default 0
+   * @example await ctx.waitFor({ years: 1 })
+   */
   years?: number;
 }
 

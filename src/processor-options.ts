@@ -31,6 +31,7 @@ export interface ProcessorOptions {
   /**
    * Name written to `locked_by` of the jobs this processor claims.
    * @default `${hostname}-${pid}-${random}`
+   * @example { workerId: 'billing-worker-1' }
    */
   workerId?: string;
   /**
@@ -47,13 +48,15 @@ export interface ProcessorOptions {
   concurrency?: number;
   /**
    * Most jobs of one `group.id` processing at once, across all processors and processes.
-   * Jobs without a group are not limited. @default unlimited
+   * Jobs without a group are not limited.
+   * @default unlimited
    * @example { groupConcurrency: 1 }
    */
   groupConcurrency?: number;
   /**
    * Milliseconds between polls when no work is found (a new job wakes the processor sooner).
    * @default 5000
+   * @example { pollInterval: 1000 }
    */
   pollInterval?: number;
   /**
@@ -62,7 +65,8 @@ export interface ProcessorOptions {
    * is given up: the handler's abort signal fires with a JobLostError, its concurrency slot is
    * freed, whatever it returns later is ignored, and the loss is reported once through `onError`
    * and the `error` event. Only runs held longer than this are checked, with one store call for
-   * all of them. @default pollInterval, within 1000 to 60000
+   * all of them.
+   * @default pollInterval, within 1000 to 60000
    * @example { leaseCheckInterval: 10_000 }
    */
   leaseCheckInterval?: number;
@@ -71,9 +75,14 @@ export interface ProcessorOptions {
    * queue's `error` event fires as well. A failure of the background loop that repeats every
    * interval (the store is down) is reported once, and again when it changes or after recovery.
    * @default none
+   * @example { onError: (error) => logger.error(error) }
    */
   onError?: (error: Error) => void;
-  /** Log processing activity to the console. @default false */
+  /**
+   * Log processing activity to the console.
+   * @default false
+   * @example { verbose: true }
+   */
   verbose?: boolean;
   /**
    * Only claim jobs of this type or these types.

@@ -12,28 +12,61 @@ import { RepeatedErrors } from './repeated-errors.js';
 import type { Clock } from './types.js';
 
 export interface SupervisorOptions {
-  /** Milliseconds between runs of the background loop. @default 60000 */
+  /**
+   * Milliseconds between runs of the background loop.
+   * @default 60000
+   * @example { intervalMs: 30_000 }
+   */
   intervalMs?: number;
-  /** Processing time after which a job counts as stuck (its own longer timeoutMs wins). @default 10 */
+  /**
+   * Processing time after which a job counts as stuck (its own longer timeoutMs wins).
+   * @default 10
+   * @example { stuckJobsTimeoutMinutes: 30 }
+   */
   stuckJobsTimeoutMinutes?: number;
-  /** Retention of finished jobs in days; 0 disables the task. @default 30 */
+  /**
+   * Retention of finished jobs in days; 0 disables the task.
+   * @default 30
+   * @example { cleanupJobsDaysToKeep: 7 }
+   */
   cleanupJobsDaysToKeep?: number;
-  /** Retention of history events in days; 0 disables the task. @default 30 */
+  /**
+   * Retention of history events in days; 0 disables the task.
+   * @default 30
+   * @example { cleanupEventsDaysToKeep: 0 }
+   */
   cleanupEventsDaysToKeep?: number;
-  /** Rows removed per statement or script. @default 1000 */
+  /**
+   * Rows removed per statement or script.
+   * @default 1000
+   * @example { cleanupBatchSize: 500 }
+   */
   cleanupBatchSize?: number;
-  /** Run the reclaim task. @default true */
+  /**
+   * Run the reclaim task.
+   * @default true
+   * @example { reclaimStuckJobs: false }
+   */
   reclaimStuckJobs?: boolean;
-  /** Run the token expiry task. @default true */
+  /**
+   * Run the token expiry task.
+   * @default true
+   * @example { expireTimedOutTokens: false }
+   */
   expireTimedOutTokens?: boolean;
   /**
    * Called when a task fails; the queue's `error` event fires as well. In the background loop a
    * failure that repeats every interval (the store is down) is reported once, and again when
    * its message changes or after the task has succeeded in between.
    * @default writes the error's message to the console, one line
+   * @example { onError: (error) => logger.error(error) }
    */
   onError?: (error: Error) => void;
-  /** Log each run. @default false */
+  /**
+   * Log each run.
+   * @default false
+   * @example { verbose: true }
+   */
   verbose?: boolean;
 }
 

@@ -9,20 +9,27 @@ import type { JobQueue } from '../queue.js';
 import type { PayloadMap } from '../types.js';
 
 export interface DashboardConfig<P extends PayloadMap = PayloadMap> {
-  /** The queue to show, as returned by `initJobQueue`. */
+  /**
+   * The queue to show, as returned by `initJobQueue`.
+   * @example { jobQueue: queue }
+   */
   jobQueue: JobQueue<P>;
-  /** Handlers used by the "Process batch" action, one per job type. */
+  /**
+   * Handlers used by the "Process batch" action, one per job type.
+   * @example { jobHandlers: { email: sendEmail } }
+   */
   jobHandlers: JobHandlers<P>;
   /**
    * The path the handlers are mounted at: it must equal the mount path, start with '/', have
    * no trailing slash (except the root '/'), and be normalised: no '.' or '..' segment, no
    * '//', no '%'.
-   * @example '/admin/jobs'
+   * @example { basePath: '/admin/jobs' }
    */
   basePath: string;
   /**
    * Options of the temporary processor that runs one batch per "Process batch" click.
    * @default { batchSize: 10 }
+   * @example { processorOptions: { batchSize: 50, concurrency: 5 } }
    */
   processorOptions?: ProcessorOptions;
 }
