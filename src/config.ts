@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, describeValue } from './errors.js';
-import { requireKnownConfigKeys } from './option-keys.js';
+import { checkBoolean, checkIdentifier, checkInteger, checkKnownKeys, checkObject, ensure, fail, isObject } from './checks.js';
+import { ConfigError } from './errors.js';
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type { DatabaseConfig, JobQueueConfig, PostgresQueueConfig, RedisConfig, RedisQueueConfig, TLSConfig } from './types.js';
@@ -18,16 +18,8 @@ export interface ResolvedTLS {
   rejectUnauthorized: boolean;
 }
 
-/** A plain PostgreSQL identifier, the only kind of schema name the library builds SQL with. */
-export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
-function bad(field: string, rule: string, value: unknown): never {
-  throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** Configuration is refused at construction with a ConfigError. */
+const E = ConfigError;
 
 /** Refuses two options that each decide the same thing. */
 function notBoth(config: Record<string, unknown>, a: string, b: string, why: string): void {
@@ -47,20 +39,19 @@ function otherBackendKeys(keys: string[], backend: 'postgres' | 'redis'): Record
   return Object.fromEntries(keys.map((k) => [k, `\`${k}\` is an option of the ${backend} backend; ${hint}`]));
 }
 
+/** Connection settings are passed to the driver as given, so only emptiness is refused. */
 function optionalString(field: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== 'string' || value.length === 0)) bad(field, 'a non-empty string', value);
+  if (value !== undefined) ensure(E, typeof value === 'string' && value.length > 0, field, 'a non-empty string', value);
 }
 
 function optionalPort(field: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535)) {
-    bad(field, 'an integer port between 1 and 65535', value);
-  }
+  if (value !== undefined) checkInteger(E, field, value, 1, 65535, 'an integer port between 1 and 65535');
 }
 
 /** Reads `file://` values from disk (SPEC §2.1 rule 1); every other value is PEM text. */
 function loadPem(field: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0) bad(field, 'PEM text or a file:// path', value);
+  ensure(E, typeof value === 'string' && value.length > 0, field, 'PEM text or a file:// path', value);
   if (!value.startsWith('file://')) return value;
   let path: string;
   try {
@@ -77,12 +68,9 @@ function loadPem(field: string, value: unknown): string | undefined {
 
 export function resolveTLS(field: string, tls: unknown): ResolvedTLS | undefined {
   if (tls === undefined) return undefined;
-  if (!isObject(tls)) bad(field, 'an object { ca?, cert?, key?, rejectUnauthorized? }', tls);
-  requireKnownConfigKeys(field, tls, TLS_KEYS, `\`${field}\``);
-  const t = tls as TLSConfig;
-  if (t.rejectUnauthorized !== undefined && typeof t.rejectUnauthorized !== 'boolean') {
-    bad(`${field}.rejectUnauthorized`, 'a boolean', t.rejectUnauthorized);
-  }
+  const t: TLSConfig = checkObject(E, field, tls, 'an object { ca?, cert?, key?, rejectUnauthorized? }');
+  checkKnownKeys(E, field, t, TLS_KEYS, `\`${field}\``);
+  if (t.rejectUnauthorized !== undefined) checkBoolean(E, `${field}.rejectUnauthorized`, t.rejectUnauthorized);
   return {
     ca: loadPem(`${field}.ca`, t.ca),
     cert: loadPem(`${field}.cert`, t.cert),
@@ -111,15 +99,14 @@ export interface ResolvedRedisConfig {
 }
 
 export function resolveDatabaseConfig(field: string, value: unknown): NonNullable<ResolvedPostgresConfig['databaseConfig']> {
-  if (!isObject(value)) bad(field, 'an object', value);
-  requireKnownConfigKeys(field, value, ['connectionString', 'host', 'port', 'database', 'user', 'password', 'ssl'], `\`${field}\``);
-  const d = value as DatabaseConfig;
+  const d: DatabaseConfig = checkObject(E, field, value, 'an object');
+  checkKnownKeys(E, field, d, ['connectionString', 'host', 'port', 'database', 'user', 'password', 'ssl'], `\`${field}\``);
   optionalString(`${field}.connectionString`, d.connectionString);
   optionalString(`${field}.host`, d.host);
   optionalPort(`${field}.port`, d.port);
   optionalString(`${field}.database`, d.database);
   optionalString(`${field}.user`, d.user);
-  if (d.password !== undefined && typeof d.password !== 'string') bad(`${field}.password`, 'a string', d.password);
+  if (d.password !== undefined) ensure(E, typeof d.password === 'string', `${field}.password`, 'a string', d.password);
   const ssl = resolveTLS(`${field}.ssl`, d.ssl);
   // SPEC §2.1 rule 2: pg lets an `sslmode` in the URL override the ssl object, which silently
   // drops a custom CA or rejectUnauthorized: false. Refuse the combination up front.
@@ -135,28 +122,25 @@ export function resolveDatabaseConfig(field: string, value: unknown): NonNullabl
 
 /** Validates a queue configuration; throws ConfigError naming the field on any problem. */
 export function resolveConfig(config: unknown): ResolvedPostgresConfig | ResolvedRedisConfig {
-  if (!isObject(config)) bad('config', 'an object', config);
-  const c = config as unknown as JobQueueConfig & Record<string, unknown>;
-  if (c.verbose !== undefined && typeof c.verbose !== 'boolean') bad('verbose', 'a boolean', c.verbose);
+  const c = checkObject(E, 'config', config, 'an object') as unknown as JobQueueConfig & Record<string, unknown>;
+  if (c.verbose !== undefined) checkBoolean(E, 'verbose', c.verbose);
   if (c.clock !== undefined && (!isObject(c.clock) || typeof c.clock.now !== 'function')) {
-    bad('clock', 'an object with a now() method', c.clock);
+    fail(E, 'clock', 'an object with a now() method', c.clock);
   }
   const backend = c.backend ?? 'postgres';
   if (backend === 'postgres') {
     const pc = c as PostgresQueueConfig & Record<string, unknown>;
-    requireKnownConfigKeys('', pc, [...COMMON_KEYS, ...POSTGRES_KEYS], 'the queue configuration', otherBackendKeys(REDIS_KEYS, 'redis'));
+    checkKnownKeys(E, '', pc, [...COMMON_KEYS, ...POSTGRES_KEYS], 'the queue configuration', otherBackendKeys(REDIS_KEYS, 'redis'));
     if (pc.databaseConfig === undefined && pc.pool === undefined) {
       throw new ConfigError('The postgres backend needs `databaseConfig` or `pool`; neither was given');
     }
     notBoth(pc, 'pool', 'databaseConfig', 'the queue uses the given pool, so the connection settings would be ignored');
     if (pc.pool !== undefined && (!isObject(pc.pool) || typeof (pc.pool as { query?: unknown }).query !== 'function')) {
-      bad('pool', 'a pg.Pool', pc.pool);
+      fail(E, 'pool', 'a pg.Pool', pc.pool);
     }
     // No schema: follow the connection's search_path (resolved by the backend at first use).
     const schema = pc.schema;
-    if (schema !== undefined && (typeof schema !== 'string' || !IDENTIFIER.test(schema))) {
-      bad('schema', 'a PostgreSQL identifier (letters, digits and _, not starting with a digit, at most 63)', schema);
-    }
+    if (schema !== undefined) checkIdentifier(E, 'schema', schema);
     return {
       backend: 'postgres',
       databaseConfig: pc.databaseConfig === undefined ? undefined : resolveDatabaseConfig('databaseConfig', pc.databaseConfig),
@@ -167,19 +151,19 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
   }
   if (backend === 'redis') {
     const rc = c as RedisQueueConfig & Record<string, unknown>;
-    requireKnownConfigKeys('', rc, [...COMMON_KEYS, ...REDIS_KEYS], 'the queue configuration', otherBackendKeys(POSTGRES_KEYS, 'postgres'));
+    checkKnownKeys(E, '', rc, [...COMMON_KEYS, ...REDIS_KEYS], 'the queue configuration', otherBackendKeys(POSTGRES_KEYS, 'postgres'));
     if (rc.redisConfig === undefined && rc.client === undefined) {
       throw new ConfigError('The redis backend needs `redisConfig` or `client`; neither was given');
     }
     notBoth(rc, 'client', 'redisConfig', 'the queue uses the given client, so the connection settings would be ignored');
     if (rc.client !== undefined && (!isObject(rc.client) || typeof (rc.client as { defineCommand?: unknown }).defineCommand !== 'function')) {
-      bad('client', 'an ioredis client', rc.client);
+      fail(E, 'client', 'an ioredis client', rc.client);
     }
     let redisConfig: ResolvedRedisConfig['redisConfig'];
     let keyPrefix = rc.keyPrefix;
     if (rc.redisConfig !== undefined) {
-      if (!isObject(rc.redisConfig)) bad('redisConfig', 'an object', rc.redisConfig);
-      requireKnownConfigKeys('redisConfig', rc.redisConfig, ['url', 'host', 'port', 'password', 'db', 'tls', 'keyPrefix'], '`redisConfig`');
+      checkObject(E, 'redisConfig', rc.redisConfig, 'an object');
+      checkKnownKeys(E, 'redisConfig', rc.redisConfig, ['url', 'host', 'port', 'password', 'db', 'tls', 'keyPrefix'], '`redisConfig`');
       const r = rc.redisConfig as RedisConfig;
       if (r.keyPrefix !== undefined && rc.keyPrefix !== undefined) {
         throw new ConfigError('Give `keyPrefix` or `redisConfig.keyPrefix`, not both: they set the same prefix');
@@ -187,25 +171,22 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       optionalString('redisConfig.url', r.url);
       optionalString('redisConfig.host', r.host);
       optionalPort('redisConfig.port', r.port);
-      if (r.password !== undefined && typeof r.password !== 'string') bad('redisConfig.password', 'a string', r.password);
-      if (r.db !== undefined && (typeof r.db !== 'number' || !Number.isInteger(r.db) || r.db < 0)) {
-        bad('redisConfig.db', 'an integer >= 0', r.db);
-      }
+      if (r.password !== undefined) ensure(E, typeof r.password === 'string', 'redisConfig.password', 'a string', r.password);
+      if (r.db !== undefined) checkInteger(E, 'redisConfig.db', r.db, 0, Infinity, 'an integer >= 0');
       keyPrefix = r.keyPrefix ?? keyPrefix;
       const { keyPrefix: _ignored, tls, ...rest } = r;
       redisConfig = { ...rest, tls: resolveTLS('redisConfig.tls', tls) };
     }
     keyPrefix ??= 'dq:';
     if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || /[{}\s]/.test(keyPrefix)) {
-      bad('keyPrefix', 'a non-empty string without braces or spaces (the braces mark the Redis Cluster hash tag)', keyPrefix);
+      fail(E, 'keyPrefix', 'a non-empty string without braces or spaces (the braces mark the Redis Cluster hash tag)', keyPrefix);
     }
     return { backend: 'redis', redisConfig, client: rc.client as Redis | undefined, keyPrefix, verbose: rc.verbose ?? false };
   }
-  return bad('backend', "'postgres' or 'redis'", backend);
+  return fail(E, 'backend', "'postgres' or 'redis'", backend);
 }
 
 /** Quotes a validated identifier for SQL. Only names that passed IDENTIFIER reach here. */
 export function quoteIdent(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new ConfigError(`Refusing to use ${describeValue(name)} as a SQL identifier`);
-  return `"${name}"`;
+  return `"${checkIdentifier(E, 'identifier', name)}"`;
 }

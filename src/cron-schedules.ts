@@ -5,18 +5,14 @@
  */
 import type { CronScheduleEdit, NewCronSchedule, NewJob } from './backend.js';
 import { nextCronRun, requireCronExpression, requireTimezone } from './cron.js';
-import { ValidationError, describeValue } from './errors.js';
+import { checkBoolean, checkKnownKeys, checkObject } from './checks.js';
+import { ValidationError } from './errors.js';
 import type { CronJobOptions, CronScheduleRecord, EditCronJobOptions, JobOptions } from './types.js';
-import { requireKnownKeys } from './option-keys.js';
 import { normalizeJob, requireNonEmptyString } from './validation.js';
 
 const JOB_FIELDS = ['maxAttempts', 'priority', 'timeoutMs', 'tags', 'retryDelay', 'retryBackoff', 'retryDelayMax'] as const;
 const EDITABLE = ['cronExpression', 'timezone', 'allowOverlap', 'payload', ...JOB_FIELDS] as const;
 const CRON_OPTION_KEYS = ['scheduleName', 'jobType', ...EDITABLE] as const;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Validates the job-shaped part of a schedule with the same rules as addJob. */
 function jobFields(source: Record<string, unknown>, now: Date): NewJob {
@@ -25,20 +21,13 @@ function jobFields(source: Record<string, unknown>, now: Date): NewJob {
   return normalizeJob('', options as unknown as JobOptions, now);
 }
 
-function requireAllowOverlap(value: unknown): boolean {
-  if (typeof value !== 'boolean') {
-    throw new ValidationError('allowOverlap', `Expected \`allowOverlap\` to be a boolean, got ${describeValue(value)}`);
-  }
-  return value;
-}
-
 export function normalizeCronJob(options: CronJobOptions, now: Date): NewCronSchedule {
-  if (!isObject(options)) throw new ValidationError('options', `Expected cron options to be an object, got ${describeValue(options)}`);
-  requireKnownKeys('', options, CRON_OPTION_KEYS, 'cron job options');
+  checkObject(ValidationError, 'options', options, 'an object of cron job options');
+  checkKnownKeys(ValidationError, '', options, CRON_OPTION_KEYS, 'cron job options');
   const scheduleName = requireNonEmptyString('scheduleName', options.scheduleName);
   const cronExpression = requireCronExpression('cronExpression', options.cronExpression);
   const timezone = options.timezone === undefined ? 'UTC' : requireTimezone('timezone', options.timezone);
-  const allowOverlap = options.allowOverlap === undefined ? false : requireAllowOverlap(options.allowOverlap);
+  const allowOverlap = options.allowOverlap === undefined ? false : checkBoolean(ValidationError, 'allowOverlap', options.allowOverlap);
   const job = jobFields(options as unknown as Record<string, unknown>, now);
   return {
     scheduleName,
@@ -60,13 +49,12 @@ export function normalizeCronJob(options: CronJobOptions, now: Date): NewCronSch
 
 /** Validates an edit against the current schedule; recomputes nextRunAt when the timing changed. */
 export function normalizeCronEdit(current: CronScheduleRecord, updates: EditCronJobOptions, now: Date): CronScheduleEdit {
-  if (!isObject(updates)) throw new ValidationError('updates', `Expected updates to be an object, got ${describeValue(updates)}`);
-  requireKnownKeys('updates', updates, EDITABLE, 'cron schedule edits');
-  const u = updates as Record<string, unknown>;
+  const u = checkObject(ValidationError, 'updates', updates, 'an object of cron schedule fields');
+  checkKnownKeys(ValidationError, 'updates', u, EDITABLE, 'cron schedule edits');
   const edit: CronScheduleEdit = {};
   if (u.cronExpression !== undefined) edit.cronExpression = requireCronExpression('updates.cronExpression', u.cronExpression);
   if (u.timezone !== undefined) edit.timezone = requireTimezone('updates.timezone', u.timezone);
-  if (u.allowOverlap !== undefined) edit.allowOverlap = requireAllowOverlap(u.allowOverlap);
+  if (u.allowOverlap !== undefined) edit.allowOverlap = checkBoolean(ValidationError, 'allowOverlap', u.allowOverlap);
   // Check the job fields with addJob's rules, over the current values.
   const merged: Record<string, unknown> = { ...current, ...Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)) };
   for (const key of JOB_FIELDS) if (merged[key] === null) delete merged[key];

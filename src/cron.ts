@@ -4,8 +4,12 @@
  * next valid minute, and a time that occurs twice (autumn overlap) runs once.
  */
 import { Cron } from 'croner';
-import { ValidationError, describeValue } from './errors.js';
+import { ensure, fail } from './checks.js';
+import { ValidationError } from './errors.js';
 import { unstorableStringReason } from './storable.js';
+
+const E = ValidationError;
+const TIMEZONE_RULE = "an IANA time zone such as 'Europe/Berlin'";
 
 function compile(expression: string, timezone: string): Cron {
   return new Cron(expression, { timezone, paused: true, mode: '5-part' });
@@ -14,32 +18,26 @@ function compile(expression: string, timezone: string): Cron {
 /** Throws ValidationError unless `expression` is a valid 5-field cron expression. */
 export function requireCronExpression(field: string, expression: unknown): string {
   if (typeof expression !== 'string' || expression.trim().split(/\s+/).length !== 5) {
-    throw new ValidationError(
-      field,
-      `Expected \`${field}\` to be a standard 5-field cron expression (minute hour day month weekday), got ${describeValue(expression)}`,
-    );
+    fail(E, field, 'a standard 5-field cron expression (minute hour day month weekday)', expression);
   }
   const unstorable = unstorableStringReason(expression);
-  if (unstorable) {
-    throw new ValidationError(field, `Expected \`${field}\` to be a cron expression without ${unstorable}, got ${describeValue(expression)}`);
-  }
+  if (unstorable) fail(E, field, `a cron expression without ${unstorable}`, expression);
   try {
     compile(expression, 'UTC');
   } catch (err) {
-    throw new ValidationError(field, `Expected \`${field}\` to be a valid cron expression, got ${describeValue(expression)}: ${(err as Error).message}`);
+    // croner says which part is wrong ("minute out of range"); keep that in the rule.
+    fail(E, field, `a valid cron expression (${(err as Error).message})`, expression);
   }
   return expression;
 }
 
 /** Throws ValidationError unless `timezone` is an IANA time zone this runtime knows. */
 export function requireTimezone(field: string, timezone: unknown): string {
-  if (typeof timezone !== 'string' || timezone.length === 0 || unstorableStringReason(timezone) !== null) {
-    throw new ValidationError(field, `Expected \`${field}\` to be an IANA time zone such as 'Europe/Berlin', got ${describeValue(timezone)}`);
-  }
+  ensure(E, typeof timezone === 'string' && timezone.length > 0 && unstorableStringReason(timezone) === null, field, TIMEZONE_RULE, timezone);
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
   } catch {
-    throw new ValidationError(field, `Expected \`${field}\` to be an IANA time zone such as 'Europe/Berlin', got ${describeValue(timezone)}`);
+    fail(E, field, TIMEZONE_RULE, timezone);
   }
   return timezone;
 }
@@ -50,8 +48,6 @@ export function requireTimezone(field: string, timezone: unknown): string {
  */
 export function nextCronRun(expression: string, timezone: string, after: Date): Date {
   const next = compile(expression, timezone).nextRun(after);
-  if (!next) {
-    throw new ValidationError('cronExpression', `The cron expression ${describeValue(expression)} never runs after ${after.toISOString()}`);
-  }
+  if (!next) fail(E, 'cronExpression', `a cron expression that runs after ${after.toISOString()}`, expression);
   return next;
 }

@@ -1,18 +1,53 @@
 /** Durations of waits and token timeouts (DETAILS "Handler context"). */
-import { ValidationError, describeValue } from './errors.js';
+import { checkKnownKeys, checkNumber, checkObject, ensure, fail } from './checks.js';
+import { ValidationError } from './errors.js';
 import { MAX_DATE } from './storable.js';
-import { requireKnownKeys } from './option-keys.js';
 
-/** `ctx.waitFor` input; the parts are added up. */
+const E = ValidationError;
+
+/** `ctx.waitFor` input; the parts are added up and must total more than 0. */
 export interface WaitDuration {
+  /**
+   * Seconds to wait.
+   * @default 0
+   * @example await ctx.waitFor({ seconds: 30 })
+   */
   seconds?: number;
+  /**
+   * Minutes to wait.
+   * @default 0
+   * @example await ctx.waitFor({ minutes: 5 })
+   */
   minutes?: number;
+  /**
+   * Hours to wait.
+   * @default 0
+   * @example await ctx.waitFor({ hours: 1, minutes: 30 })
+   */
   hours?: number;
+  /**
+   * Days to wait.
+   * @default 0
+   * @example await ctx.waitFor({ days: 2 })
+   */
   days?: number;
+  /**
+   * Weeks to wait.
+   * @default 0
+   * @example await ctx.waitFor({ weeks: 1 })
+   */
   weeks?: number;
-  /** 30 days each. */
+  /**
+   * Months to wait, 30 days each.
+   * @default 0
+   * @example await ctx.waitFor({ months: 1 })
+   */
   months?: number;
-  /** 365 days each. */
+  /**
+   * Years to wait, 365 days each.
+   * @default 0
+   * @example await ctx.waitFor({ years: 1 })
+   */
   years?: number;
 }
 
@@ -29,20 +64,15 @@ const UNIT_MS: Record<keyof WaitDuration, number> = {
 
 /** Milliseconds of a WaitDuration; throws unless every part is a finite number >= 0 and the total > 0. */
 export function durationToMs(duration: WaitDuration, field = 'duration'): number {
-  if (typeof duration !== 'object' || duration === null || Array.isArray(duration)) {
-    throw new ValidationError(field, `Expected \`${field}\` to be an object such as { minutes: 5 }, got ${describeValue(duration)}`);
-  }
-  requireKnownKeys(field, duration, Object.keys(UNIT_MS), 'a wait duration');
+  const parts = checkObject(E, field, duration, 'an object such as { minutes: 5 }');
+  checkKnownKeys(E, field, parts, Object.keys(UNIT_MS), 'a wait duration');
   let total = 0;
-  for (const [unit, value] of Object.entries(duration)) {
-    const ms = UNIT_MS[unit as keyof WaitDuration];
+  for (const [unit, value] of Object.entries(parts)) {
     if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new ValidationError(`${field}.${unit}`, `Expected \`${field}.${unit}\` to be a finite number >= 0, got ${describeValue(value)}`);
-    }
-    total += value * ms;
+    total += checkNumber(E, `${field}.${unit}`, value, 0) * UNIT_MS[unit as keyof WaitDuration];
   }
-  if (!(total > 0)) throw new ValidationError(field, `Expected \`${field}\` to add up to more than 0, got ${total} ms`);
+  // The value described is the total, the number the rule is about.
+  ensure(E, total > 0, field, 'a duration adding up to more than 0 ms', total);
   return total;
 }
 
@@ -50,11 +80,8 @@ export function durationToMs(duration: WaitDuration, field = 'duration'): number
 export function timeAfter(now: Date, ms: number, field: string): Date {
   const at = new Date(now.getTime() + ms);
   if (!(at.getTime() <= MAX_DATE.getTime())) {
-    const end = Number.isNaN(at.getTime()) ? 'beyond any representable date' : at.toISOString();
-    throw new ValidationError(
-      field,
-      `Expected \`${field}\` to end by ${MAX_DATE.toISOString()}, the latest time both stores hold; it would end ${end}`,
-    );
+    // An end beyond any representable date is an Invalid Date, described as such.
+    fail(E, field, `a wait ending by ${MAX_DATE.toISOString()}, the latest time both stores hold`, at);
   }
   return at;
 }
@@ -66,11 +93,6 @@ const MAX_TOKEN_TIMEOUT_MS = 365 * 86_400 * SECOND;
 export function parseTokenTimeout(value: unknown, field = 'timeout'): number {
   const match = typeof value === 'string' ? /^(\d+)([smhd])$/.exec(value.trim()) : null;
   const ms = match ? Number(match[1]) * TIMEOUT_UNITS[match[2]!]! : NaN;
-  if (!match || !(ms > 0) || ms > MAX_TOKEN_TIMEOUT_MS) {
-    throw new ValidationError(
-      field,
-      `Expected \`${field}\` to be a duration like '30s', '10m', '2h' or '7d', greater than 0 and at most 365d, got ${describeValue(value)}`,
-    );
-  }
+  ensure(E, match !== null && ms > 0 && ms <= MAX_TOKEN_TIMEOUT_MS, field, "a duration like '30s', '10m', '2h' or '7d', greater than 0 and at most 365d", value);
   return ms;
 }

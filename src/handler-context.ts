@@ -4,7 +4,8 @@
  */
 import type { EnterWaitResult } from './backend.js';
 import { durationToMs, timeAfter, type WaitDuration } from './duration.js';
-import { JobLostError, NotFoundError, ValidationError, WaitSignal, describeValue } from './errors.js';
+import { PROGRESS_RULE, checkFunction, checkNumber, ensure } from './checks.js';
+import { JobLostError, NotFoundError, ValidationError, WaitSignal } from './errors.js';
 import { requireTokenId } from './tokens.js';
 import { toError } from './events.js';
 import type { JobDeadline, TimeoutCallback } from './job-deadline.js';
@@ -105,8 +106,8 @@ export class HandlerContext implements JobContext {
   }
 
   prolong(ms?: number): void {
-    if (ms !== undefined && (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0)) {
-      throw new RangeError(`Expected \`ms\` of ctx.prolong to be a finite number of milliseconds > 0, got ${String(ms)}`);
+    if (ms !== undefined) {
+      ensure(RangeError, typeof ms === 'number' && Number.isFinite(ms) && ms > 0, 'ms', 'a finite number of milliseconds > 0', ms);
     }
     if (!this.deadline) return;
     const timeoutMs = ms ?? this.deps.job.timeoutMs;
@@ -115,18 +116,14 @@ export class HandlerContext implements JobContext {
   }
 
   onTimeout(callback: TimeoutCallback): void {
-    if (typeof callback !== 'function') {
-      throw new TypeError(`Expected the ctx.onTimeout callback to be a function, got ${typeof callback}`);
-    }
+    checkFunction(TypeError, 'callback', callback);
     this.deadline?.onTimeout(callback);
   }
 
   setProgress(percent: number): Promise<void> {
     // Handlers often compute progress as a fraction (done / total * 100); the job stores an integer.
     // Keep this rule in step with ctx.setProgress of the forced-timeout worker (worker-source.ts).
-    if (typeof percent !== 'number' || !Number.isFinite(percent) || percent < 0 || percent > 100) {
-      throw new RangeError(`Expected progress to be a finite number from 0 to 100, got ${String(percent)}`);
-    }
+    checkNumber(RangeError, 'percent', percent, 0, 100, PROGRESS_RULE);
     const progress = Math.round(percent);
     return this.write('setProgress', async () => {
       if (!(await this.deps.writes.setProgress(progress))) this.lost('the progress');
@@ -144,17 +141,16 @@ export class HandlerContext implements JobContext {
 
   async run<T>(stepName: string, fn: () => T | Promise<T>): Promise<T> {
     // The name is a key of the stored step data, so it must be storable like any JSON string.
-    if (
-      typeof stepName !== 'string' ||
-      stepName.length === 0 ||
-      stepName.startsWith(RESERVED_STEP_PREFIX) ||
-      unstorableStringReason(stepName) !== null
-    ) {
-      throw new ValidationError(
-        'stepName',
-        `Expected \`stepName\` to be a non-empty string not starting with "${RESERVED_STEP_PREFIX}", without NUL characters or lone UTF-16 surrogates, got ${describeValue(stepName)}`,
-      );
-    }
+    ensure(
+      ValidationError,
+      typeof stepName === 'string' &&
+        stepName.length > 0 &&
+        !stepName.startsWith(RESERVED_STEP_PREFIX) &&
+        unstorableStringReason(stepName) === null,
+      'stepName',
+      `a non-empty string not starting with "${RESERVED_STEP_PREFIX}", without NUL characters or lone UTF-16 surrogates`,
+      stepName,
+    );
     if (typeof fn !== 'function') throw new TypeError(`Expected the ctx.run step "${stepName}" to be given a function`);
     if (Object.hasOwn(this.steps, stepName)) return this.steps[stepName] as T;
     const result = await fn();

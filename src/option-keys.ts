@@ -1,9 +1,10 @@
 /**
  * Refusing unknown option keys. A misspelt option (`maxAttempt`, `timeout`) would otherwise be
  * ignored silently and its default used, so every options object the library takes is checked
- * against its known keys here, with a "did you mean" hint for a near miss.
+ * against its known keys, with a "did you mean" hint for a near miss. This module words the
+ * refusal; checks.ts (checkKnownKeys) throws it with the caller's error class.
  */
-import { ConfigError, ValidationError, describeValue } from './errors.js';
+import { describeValue } from './errors.js';
 
 /**
  * Edit distance between two strings: insertions, deletions, substitutions and swaps of two
@@ -77,31 +78,4 @@ export function findUnknownKey(
     };
   }
   return null;
-}
-
-/**
- * Refuses keys of `options` outside `known` with a ValidationError (operation input), naming
- * the nearest known key for a near miss. `misplaced` names keys that belong elsewhere, with why.
- */
-export function requireKnownKeys(
-  field: string,
-  options: object,
-  known: readonly string[],
-  what: string,
-  misplaced?: Readonly<Record<string, string>>,
-): void {
-  const unknown = findUnknownKey(field, options, known, what, misplaced);
-  if (unknown) throw new ValidationError(unknown.field, unknown.message);
-}
-
-/** As requireKnownKeys, for configuration: throws ConfigError (queue, processor, supervisor, dashboard). */
-export function requireKnownConfigKeys(
-  field: string,
-  options: object,
-  known: readonly string[],
-  what: string,
-  misplaced?: Readonly<Record<string, string>>,
-): void {
-  const unknown = findUnknownKey(field, options, known, what, misplaced);
-  if (unknown) throw new ConfigError(unknown.message);
 }

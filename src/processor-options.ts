@@ -4,9 +4,9 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, describeValue } from './errors.js';
-import { requireKnownConfigKeys } from './option-keys.js';
-import { MAX_TIMER_MS, unstorableStringReason } from './storable.js';
+import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, ensure, fail } from './checks.js';
+import { ConfigError } from './errors.js';
+import { MAX_TIMER_MS } from './storable.js';
 import type { JobContext } from './handler-context.js';
 import type { PayloadMap } from './types.js';
 
@@ -31,6 +31,7 @@ export interface ProcessorOptions {
   /**
    * Name written to `locked_by` of the jobs this processor claims.
    * @default `${hostname}-${pid}-${random}`
+   * @example { workerId: 'billing-worker-1' }
    */
   workerId?: string;
   /**
@@ -47,13 +48,15 @@ export interface ProcessorOptions {
   concurrency?: number;
   /**
    * Most jobs of one `group.id` processing at once, across all processors and processes.
-   * Jobs without a group are not limited. @default unlimited
+   * Jobs without a group are not limited.
+   * @default unlimited
    * @example { groupConcurrency: 1 }
    */
   groupConcurrency?: number;
   /**
    * Milliseconds between polls when no work is found (a new job wakes the processor sooner).
    * @default 5000
+   * @example { pollInterval: 1000 }
    */
   pollInterval?: number;
   /**
@@ -62,7 +65,8 @@ export interface ProcessorOptions {
    * is given up: the handler's abort signal fires with a JobLostError, its concurrency slot is
    * freed, whatever it returns later is ignored, and the loss is reported once through `onError`
    * and the `error` event. Only runs held longer than this are checked, with one store call for
-   * all of them. @default pollInterval, within 1000 to 60000
+   * all of them.
+   * @default pollInterval, within 1000 to 60000
    * @example { leaseCheckInterval: 10_000 }
    */
   leaseCheckInterval?: number;
@@ -71,9 +75,14 @@ export interface ProcessorOptions {
    * queue's `error` event fires as well. A failure of the background loop that repeats every
    * interval (the store is down) is reported once, and again when it changes or after recovery.
    * @default none
+   * @example { onError: (error) => logger.error(error) }
    */
   onError?: (error: Error) => void;
-  /** Log processing activity to the console. @default false */
+  /**
+   * Log processing activity to the console.
+   * @default false
+   * @example { verbose: true }
+   */
   verbose?: boolean;
   /**
    * Only claim jobs of this type or these types.
@@ -103,23 +112,16 @@ const LEASE_CHECK_MAX_MS = 60_000;
 /** Claiming more than this in one round trip holds locks on jobs nobody runs yet. */
 const MAX_BATCH_SIZE = 10_000;
 
-function bad(field: string, rule: string, value: unknown): never {
-  throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
-}
+/** Processor options are refused at createProcessor with a ConfigError. */
+const E = ConfigError;
 
-function positiveInteger(field: string, value: unknown, max = 2_147_483_647): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    bad(field, max === 2_147_483_647 ? 'a positive integer' : `an integer between 1 and ${max}`, value);
-  }
-  return value;
+function positiveInteger(field: string, value: unknown): number {
+  return checkInteger(E, field, value, 1, undefined, 'a positive integer');
 }
 
 /** A worker id or job type: written to and compared in the store, so held to its string rule. */
 function nonEmptyString(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim().length === 0) bad(field, 'a non-empty string', value);
-  const unstorable = unstorableStringReason(value);
-  if (unstorable) bad(field, `a string without ${unstorable}`, value);
-  return value;
+  return checkString(E, field, value);
 }
 
 export function defaultWorkerId(): string {
@@ -128,28 +130,22 @@ export function defaultWorkerId(): string {
 
 /** Validates processor options and applies defaults; throws ConfigError naming the field. */
 export function resolveProcessorOptions(options: unknown): ResolvedProcessorOptions {
-  if (options === undefined) options = {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    bad('options', 'an object of processor options', options);
-  }
-  const o = options as Record<string, unknown>;
-  requireKnownConfigKeys('', o, KNOWN, 'processor options');
-  if (o.onError !== undefined && typeof o.onError !== 'function') bad('onError', 'a function', o.onError);
-  if (o.verbose !== undefined && typeof o.verbose !== 'boolean') bad('verbose', 'a boolean', o.verbose);
+  const o = checkObject(E, 'options', options === undefined ? {} : options, 'an object of processor options');
+  checkKnownKeys(E, '', o, KNOWN, 'processor options');
+  if (o.onError !== undefined) checkFunction(E, 'onError', o.onError);
+  if (o.verbose !== undefined) checkBoolean(E, 'verbose', o.verbose);
   if (o.pollInterval !== undefined) {
-    if (typeof o.pollInterval !== 'number' || !(o.pollInterval > 0) || o.pollInterval > MAX_TIMER_MS) {
-      bad('pollInterval', `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`, o.pollInterval);
-    }
+    const p = o.pollInterval;
+    ensure(E, typeof p === 'number' && p > 0 && p <= MAX_TIMER_MS, 'pollInterval', `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`, p);
   }
   if (o.leaseCheckInterval !== undefined) {
-    if (typeof o.leaseCheckInterval !== 'number' || !Number.isFinite(o.leaseCheckInterval) || o.leaseCheckInterval <= 0) {
-      bad('leaseCheckInterval', 'a finite number of milliseconds > 0', o.leaseCheckInterval);
-    }
+    const l = o.leaseCheckInterval;
+    ensure(E, typeof l === 'number' && Number.isFinite(l) && l > 0, 'leaseCheckInterval', 'a finite number of milliseconds > 0', l);
   }
   let jobTypes: string[] | undefined;
   if (o.jobType !== undefined) {
     if (Array.isArray(o.jobType)) {
-      if (o.jobType.length === 0) bad('jobType', 'a job type or a non-empty array of job types', o.jobType);
+      if (o.jobType.length === 0) fail(E, 'jobType', 'a job type or a non-empty array of job types', o.jobType);
       jobTypes = [...new Set(o.jobType.map((t, i) => nonEmptyString(`jobType[${i}]`, t)))];
     } else {
       jobTypes = [nonEmptyString('jobType', o.jobType)];
@@ -158,7 +154,7 @@ export function resolveProcessorOptions(options: unknown): ResolvedProcessorOpti
   const pollInterval = (o.pollInterval as number | undefined) ?? 5000;
   return {
     workerId: o.workerId === undefined ? defaultWorkerId() : nonEmptyString('workerId', o.workerId),
-    batchSize: o.batchSize === undefined ? 10 : positiveInteger('batchSize', o.batchSize, MAX_BATCH_SIZE),
+    batchSize: o.batchSize === undefined ? 10 : checkInteger(E, 'batchSize', o.batchSize, 1, MAX_BATCH_SIZE),
     concurrency: o.concurrency === undefined ? 10 : positiveInteger('concurrency', o.concurrency),
     groupConcurrency: o.groupConcurrency === undefined ? undefined : positiveInteger('groupConcurrency', o.groupConcurrency),
     pollInterval,
@@ -172,11 +168,9 @@ export function resolveProcessorOptions(options: unknown): ResolvedProcessorOpti
 
 /** Checks that `handlers` maps job types to functions. */
 export function requireHandlers(handlers: unknown): Record<string, JobHandler> {
-  if (typeof handlers !== 'object' || handlers === null || Array.isArray(handlers)) {
-    bad('handlers', 'an object mapping job types to handler functions', handlers);
+  const checked = checkObject(E, 'handlers', handlers, 'an object mapping job types to handler functions');
+  for (const [jobType, handler] of Object.entries(checked)) {
+    if (handler !== undefined) checkFunction(E, `handlers.${jobType}`, handler);
   }
-  for (const [jobType, handler] of Object.entries(handlers)) {
-    if (handler !== undefined && typeof handler !== 'function') bad(`handlers.${jobType}`, 'a function', handler);
-  }
-  return handlers as Record<string, JobHandler>;
+  return checked as Record<string, JobHandler>;
 }

@@ -4,7 +4,8 @@
  * then on every operation fails with a QueueClosedError instead of a driver error.
  */
 import type { Backend } from './backend.js';
-import { QueueClosedError, ValidationError, describeValue } from './errors.js';
+import { checkNumber, checkObject } from './checks.js';
+import { QueueClosedError, ValidationError } from './errors.js';
 import type { Processor } from './processor.js';
 import type { Supervisor } from './supervisor.js';
 
@@ -86,12 +87,6 @@ export class QueueLifecycle {
 
 function closeTimeout(options: CloseOptions | undefined): number {
   if (options === undefined) return DEFAULT_CLOSE_TIMEOUT_MS;
-  if (typeof options !== 'object' || options === null) {
-    throw new ValidationError('options', `Expected the options of close() to be an object, got ${describeValue(options)}`);
-  }
-  const { timeoutMs = DEFAULT_CLOSE_TIMEOUT_MS } = options;
-  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new ValidationError('timeoutMs', `Expected \`timeoutMs\` to be a finite number of milliseconds >= 0, got ${describeValue(timeoutMs)}`);
-  }
-  return timeoutMs;
+  const { timeoutMs = DEFAULT_CLOSE_TIMEOUT_MS } = checkObject(ValidationError, 'options', options, 'an object { timeoutMs? }');
+  return checkNumber(ValidationError, 'timeoutMs', timeoutMs, 0, Infinity, 'a finite number of milliseconds >= 0');
 }

@@ -3,36 +3,69 @@
  * events, expires timed-out waitpoint tokens. Each task is one atomic backend operation, so
  * several supervisors can run at once.
  */
-import { ConfigError, describeValue } from './errors.js';
+import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkNumber, checkObject } from './checks.js';
+import { ConfigError } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
-import { requireKnownConfigKeys } from './option-keys.js';
 import type { QueueOperations } from './operations/index.js';
 import { MAX_TIMER_MS } from './storable.js';
 import { RepeatedErrors } from './repeated-errors.js';
 
 export interface SupervisorOptions {
-  /** Milliseconds between runs of the background loop. @default 60000 */
+  /**
+   * Milliseconds between runs of the background loop.
+   * @default 60000
+   * @example { intervalMs: 30_000 }
+   */
   intervalMs?: number;
-  /** Processing time after which a job counts as stuck (its own longer timeoutMs wins). @default 10 */
+  /**
+   * Processing time after which a job counts as stuck (its own longer timeoutMs wins).
+   * @default 10
+   * @example { stuckJobsTimeoutMinutes: 30 }
+   */
   stuckJobsTimeoutMinutes?: number;
-  /** Retention of finished jobs in days; 0 disables the task. @default 30 */
+  /**
+   * Retention of finished jobs in days; 0 disables the task.
+   * @default 30
+   * @example { cleanupJobsDaysToKeep: 7 }
+   */
   cleanupJobsDaysToKeep?: number;
-  /** Retention of history events in days; 0 disables the task. @default 30 */
+  /**
+   * Retention of history events in days; 0 disables the task.
+   * @default 30
+   * @example { cleanupEventsDaysToKeep: 0 }
+   */
   cleanupEventsDaysToKeep?: number;
-  /** Rows removed per statement or script. @default 1000 */
+  /**
+   * Rows removed per statement or script.
+   * @default 1000
+   * @example { cleanupBatchSize: 500 }
+   */
   cleanupBatchSize?: number;
-  /** Run the reclaim task. @default true */
+  /**
+   * Run the reclaim task.
+   * @default true
+   * @example { reclaimStuckJobs: false }
+   */
   reclaimStuckJobs?: boolean;
-  /** Run the token expiry task. @default true */
+  /**
+   * Run the token expiry task.
+   * @default true
+   * @example { expireTimedOutTokens: false }
+   */
   expireTimedOutTokens?: boolean;
   /**
    * Called when a task fails; the queue's `error` event fires as well. In the background loop a
    * failure that repeats every interval (the store is down) is reported once, and again when
    * its message changes or after the task has succeeded in between.
    * @default writes the error's message to the console, one line
+   * @example { onError: (error) => logger.error(error) }
    */
   onError?: (error: Error) => void;
-  /** Log each run. @default false */
+  /**
+   * Log each run.
+   * @default false
+   * @example { verbose: true }
+   */
   verbose?: boolean;
 }
 
@@ -91,28 +124,19 @@ const DEFAULTS = {
   verbose: false,
 };
 
-function bad(field: string, rule: string, value: unknown): never {
-  throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
-}
-
 /** Validates supervisor options and applies defaults; throws ConfigError naming the field. */
 export function resolveSupervisorOptions(options: unknown): ResolvedSupervisorOptions {
-  if (options === undefined) options = {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) bad('options', 'an object of supervisor options', options);
-  const o = options as Record<string, unknown>;
+  // Supervisor options are refused at createSupervisor with a ConfigError.
+  const E = ConfigError;
+  const o = checkObject(E, 'options', options === undefined ? {} : options, 'an object of supervisor options');
   const known = [...Object.keys(DEFAULTS), 'onError'];
-  requireKnownConfigKeys('', o, known, 'supervisor options');
+  checkKnownKeys(E, '', o, known, 'supervisor options');
   const number = (field: keyof typeof DEFAULTS, min: number, rule: string, integer = false, max = Infinity): number => {
     const v = o[field] ?? DEFAULTS[field];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) bad(field, rule, v);
-    return v;
+    return integer ? checkInteger(E, field, v, min, max, rule) : checkNumber(E, field, v, min, max, rule);
   };
-  const flag = (field: keyof typeof DEFAULTS): boolean => {
-    const v = o[field] ?? DEFAULTS[field];
-    if (typeof v !== 'boolean') bad(field, 'a boolean', v);
-    return v;
-  };
-  if (o.onError !== undefined && typeof o.onError !== 'function') bad('onError', 'a function', o.onError);
+  const flag = (field: keyof typeof DEFAULTS): boolean => checkBoolean(E, field, o[field] ?? DEFAULTS[field]);
+  if (o.onError !== undefined) checkFunction(E, 'onError', o.onError);
   // A timer longer than MAX_TIMER_MS fires after 1 ms in Node.js, which would spin the loop.
   const intervalMs = number('intervalMs', 1, `a number of milliseconds from 1 to ${MAX_TIMER_MS}`, false, MAX_TIMER_MS);
   return {

@@ -4,8 +4,19 @@
  * and the rule, and nothing is written.
  */
 import type { JobEdit, NewJob } from './backend.js';
-import { DependencyError, ValidationError, describeValue } from './errors.js';
-import { requireKnownKeys } from './option-keys.js';
+import {
+  INT32_MAX,
+  INT32_MIN,
+  checkBoolean,
+  checkInteger,
+  checkKnownKeys,
+  checkNumber,
+  checkOneOf,
+  checkString,
+  fail,
+  isPlainObject,
+} from './checks.js';
+import { DependencyError, ValidationError } from './errors.js';
 import {
   MAX_DATE,
   MAX_IDEMPOTENCY_KEY_BYTES,
@@ -25,53 +36,23 @@ import {
   type TagQueryMode,
 } from './types.js';
 
-const INT32_MAX = 2_147_483_647;
-const INT32_MIN = -2_147_483_648;
-
 export { unstorableStringReason } from './storable.js';
 
-function fail(field: string, rule: string, value: unknown): never {
-  throw new ValidationError(field, `Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+/** Operation input is refused with a ValidationError naming the field. */
+const E = ValidationError;
 
 export function requireNonEmptyString(field: string, value: unknown, maxLength = 255): string {
-  if (typeof value !== 'string' || value.trim().length === 0) fail(field, 'a non-empty string', value);
-  if (value.length > maxLength) fail(field, `a string of at most ${maxLength} characters`, value);
-  const unstorable = unstorableStringReason(value);
-  if (unstorable) fail(field, `a string without ${unstorable}`, value);
-  return value;
+  return checkString(E, field, value, maxLength);
 }
 
 export function requireInteger(field: string, value: unknown, min: number, max = INT32_MAX): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    const range = max === INT32_MAX ? `>= ${min}` : `between ${min} and ${max}`;
-    fail(field, `an integer ${range}`, value);
-  }
-  return value;
-}
-
-function requireFiniteNumber(field: string, value: unknown, min: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    fail(field, `a finite number >= ${min}`, value);
-  }
-  return value;
-}
-
-function requireBoolean(field: string, value: unknown): boolean {
-  if (typeof value !== 'boolean') fail(field, 'a boolean', value);
-  return value;
+  return checkInteger(E, field, value, min, max);
 }
 
 /** A valid Date that both stores hold (see MIN_DATE and MAX_DATE). */
 export function requireDate(field: string, value: unknown): Date {
-  if (!(value instanceof Date) || Number.isNaN(value.getTime())) fail(field, 'a valid Date', value);
-  if (!isStorableDate(value)) fail(field, `a Date from ${MIN_DATE.toISOString()} to ${MAX_DATE.toISOString()}`, value);
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) fail(E, field, 'a valid Date', value);
+  if (!isStorableDate(value)) fail(E, field, `a Date from ${MIN_DATE.toISOString()} to ${MAX_DATE.toISOString()}`, value);
   return value;
 }
 
@@ -79,7 +60,7 @@ export function requireDate(field: string, value: unknown): Date {
 function requireIdempotencyKey(field: string, value: unknown): string {
   const key = requireNonEmptyString(field, value, MAX_IDEMPOTENCY_KEY_BYTES);
   if (Buffer.byteLength(key, 'utf8') > MAX_IDEMPOTENCY_KEY_BYTES) {
-    fail(field, `a string of at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes in UTF-8 (${Buffer.byteLength(key, 'utf8')} bytes)`, value);
+    fail(E, field, `a string of at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes in UTF-8 (${Buffer.byteLength(key, 'utf8')} bytes)`, value);
   }
   return key;
 }
@@ -87,27 +68,21 @@ function requireIdempotencyKey(field: string, value: unknown): string {
 /** A job id: a positive safe integer. */
 export function requireJobId(field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    fail(field, 'a positive integer job id', value);
+    fail(E, field, 'a positive integer job id', value);
   }
   return value;
 }
 
 export function requireStatus(field: string, value: unknown): JobStatus {
-  if (typeof value !== 'string' || !(JOB_STATUSES as readonly string[]).includes(value)) {
-    fail(field, `one of ${JOB_STATUSES.map((s) => `'${s}'`).join(', ')}`, value);
-  }
-  return value as JobStatus;
+  return checkOneOf(E, field, value, JOB_STATUSES);
 }
 
 export function requireTagMode(field: string, value: unknown): TagQueryMode {
-  if (typeof value !== 'string' || !(TAG_QUERY_MODES as readonly string[]).includes(value)) {
-    fail(field, `one of ${TAG_QUERY_MODES.map((m) => `'${m}'`).join(', ')}`, value);
-  }
-  return value as TagQueryMode;
+  return checkOneOf(E, field, value, TAG_QUERY_MODES);
 }
 
 export function requireTags(field: string, value: unknown): string[] {
-  if (!Array.isArray(value)) fail(field, 'an array of non-empty strings', value);
+  if (!Array.isArray(value)) fail(E, field, 'an array of non-empty strings', value);
   const seen = new Set<string>();
   value.forEach((tag, i) => seen.add(requireNonEmptyString(`${field}[${i}]`, tag)));
   return [...seen];
@@ -136,26 +111,26 @@ export function requireJson(field: string, value: unknown): unknown {
     if (v === null || typeof v === 'boolean') return;
     if (typeof v === 'string') {
       const unstorable = unstorableStringReason(v);
-      if (unstorable) fail(path, `JSON-storable (strings cannot contain ${unstorable})`, v);
+      if (unstorable) fail(E, path, `JSON-storable (strings cannot contain ${unstorable})`, v);
       return;
     }
     if (typeof v === 'number') {
-      if (!Number.isFinite(v)) fail(path, 'JSON-storable (numbers must be finite)', v);
+      if (!Number.isFinite(v)) fail(E, path, 'JSON-storable (numbers must be finite)', v);
       return;
     }
-    if (typeof v !== 'object') fail(path, 'JSON-storable (no functions, symbols, bigints or undefined)', v);
-    if (ancestors.includes(v)) fail(path, 'JSON-storable (no circular references)', v);
+    if (typeof v !== 'object') fail(E, path, 'JSON-storable (no functions, symbols, bigints or undefined)', v);
+    if (ancestors.includes(v)) fail(E, path, 'JSON-storable (no circular references)', v);
     if (ancestors.length === MAX_JSON_DEPTH) {
-      fail(field, `JSON-storable (arrays and objects nested at most ${MAX_JSON_DEPTH} deep; deeper at ${path})`, value);
+      fail(E, field, `JSON-storable (arrays and objects nested at most ${MAX_JSON_DEPTH} deep; deeper at ${path})`, value);
     }
     ancestors.push(v);
     if (Array.isArray(v)) {
       v.forEach((item, i) => walk(`${path}[${i}]`, item === undefined ? null : item));
     } else {
-      if (!isPlainObject(v)) fail(path, 'JSON-storable (plain objects only, not class instances such as Map)', v);
+      if (!isPlainObject(v)) fail(E, path, 'JSON-storable (plain objects only, not class instances such as Map)', v);
       for (const [key, item] of Object.entries(v)) {
         const unstorable = unstorableStringReason(key);
-        if (unstorable) fail(path, `JSON-storable (keys cannot contain ${unstorable})`, key);
+        if (unstorable) fail(E, path, `JSON-storable (keys cannot contain ${unstorable})`, key);
         // Undefined members are dropped as JSON.stringify would; a function or symbol member
         // would vanish silently too, which hides a caller's mistake, so it is refused.
         if (item !== undefined) walk(`${path}.${key}`, item);
@@ -163,7 +138,7 @@ export function requireJson(field: string, value: unknown): unknown {
     }
     ancestors.pop();
   };
-  if (value === undefined) fail(field, 'a JSON value', value);
+  if (value === undefined) fail(E, field, 'a JSON value', value);
   walk(field, value);
   return value;
 }
@@ -202,11 +177,11 @@ export function normalizeJob(
   batch?: { index: number; size: number },
 ): NewJob {
   const at = (name: string) => (field ? `${field}.${name}` : name);
-  if (!isPlainObject(options)) fail(field || 'job', 'an object of job options', options);
+  if (!isPlainObject(options)) fail(E, field || 'job', 'an object of job options', options);
   const o = options as JobOptions & Record<string, unknown>;
-  requireKnownKeys(field, o, JOB_OPTION_KEYS, 'job options');
+  checkKnownKeys(E, field, o, JOB_OPTION_KEYS, 'job options');
   const jobType = requireNonEmptyString(at('jobType'), o.jobType);
-  if (!('payload' in o) || o.payload === undefined) fail(at('payload'), 'a JSON value (it is required)', o.payload);
+  if (!('payload' in o) || o.payload === undefined) fail(E, at('payload'), 'a JSON value (it is required)', o.payload);
   requireJson(at('payload'), o.payload);
 
   const maxAttempts = o.maxAttempts === undefined ? 3 : requireInteger(at('maxAttempts'), o.maxAttempts, 1);
@@ -215,21 +190,21 @@ export function normalizeJob(
   const runAt = o.runAt === undefined || o.runAt === null ? now : requireDate(at('runAt'), o.runAt);
   const timeoutMs = o.timeoutMs === undefined ? null : requireInteger(at('timeoutMs'), o.timeoutMs, 1);
   const forceKillOnTimeout =
-    o.forceKillOnTimeout === undefined ? false : requireBoolean(at('forceKillOnTimeout'), o.forceKillOnTimeout);
+    o.forceKillOnTimeout === undefined ? false : checkBoolean(E, at('forceKillOnTimeout'), o.forceKillOnTimeout);
   const tags = o.tags === undefined ? [] : requireTags(at('tags'), o.tags);
   const idempotencyKey =
     o.idempotencyKey === undefined ? null : requireIdempotencyKey(at('idempotencyKey'), o.idempotencyKey);
-  const retryDelay = o.retryDelay === undefined ? null : requireFiniteNumber(at('retryDelay'), o.retryDelay, 0);
-  const retryBackoff = o.retryBackoff === undefined ? null : requireBoolean(at('retryBackoff'), o.retryBackoff);
+  const retryDelay = o.retryDelay === undefined ? null : checkNumber(E, at('retryDelay'), o.retryDelay, 0);
+  const retryBackoff = o.retryBackoff === undefined ? null : checkBoolean(E, at('retryBackoff'), o.retryBackoff);
   const retryDelayMax =
-    o.retryDelayMax === undefined ? null : requireFiniteNumber(at('retryDelayMax'), o.retryDelayMax, 0);
+    o.retryDelayMax === undefined ? null : checkNumber(E, at('retryDelayMax'), o.retryDelayMax, 0);
   const deadLetterJobType =
     o.deadLetterJobType === undefined ? null : requireNonEmptyString(at('deadLetterJobType'), o.deadLetterJobType);
 
   let group: NewJob['group'] = null;
   if (o.group !== undefined) {
-    if (!isPlainObject(o.group)) fail(at('group'), 'an object { id: string; tier?: string }', o.group);
-    requireKnownKeys(at('group'), o.group, ['id', 'tier'], '`group`');
+    if (!isPlainObject(o.group)) fail(E, at('group'), 'an object { id: string; tier?: string }', o.group);
+    checkKnownKeys(E, at('group'), o.group, ['id', 'tier'], '`group`');
     group = {
       id: requireNonEmptyString(at('group.id'), o.group.id),
       tier: o.group.tier === undefined ? null : requireNonEmptyString(at('group.tier'), o.group.tier),
@@ -239,16 +214,16 @@ export function normalizeJob(
   let dependsOnJobIds: number[] | null = null;
   let dependsOnTags: string[] | null = null;
   if (o.dependsOn !== undefined) {
-    if (!isPlainObject(o.dependsOn)) fail(at('dependsOn'), 'an object { jobIds?: number[]; tags?: string[] }', o.dependsOn);
-    requireKnownKeys(at('dependsOn'), o.dependsOn, ['jobIds', 'tags'], '`dependsOn`');
+    if (!isPlainObject(o.dependsOn)) fail(E, at('dependsOn'), 'an object { jobIds?: number[]; tags?: string[] }', o.dependsOn);
+    checkKnownKeys(E, at('dependsOn'), o.dependsOn, ['jobIds', 'tags'], '`dependsOn`');
     const { jobIds, tags: depTags } = o.dependsOn;
     if (jobIds !== undefined) {
-      if (!Array.isArray(jobIds)) fail(at('dependsOn.jobIds'), 'an array of job ids', jobIds);
+      if (!Array.isArray(jobIds)) fail(E, at('dependsOn.jobIds'), 'an array of job ids', jobIds);
       const ids = new Set<number>();
       jobIds.forEach((id, i) => {
         const f = at(`dependsOn.jobIds[${i}]`);
         if (typeof id !== 'number' || !Number.isSafeInteger(id) || id === 0) {
-          fail(f, batch ? 'a positive job id or a batchDepRef placeholder' : 'a positive job id', id);
+          fail(E, f, batch ? 'a positive job id or a batchDepRef placeholder' : 'a positive job id', id);
         }
         if (id < 0) {
           if (!batch) {
@@ -299,8 +274,8 @@ export function normalizeJob(
 /** The second argument of addJob and addJobs; returns its `db`. */
 export function requireAddOptions(options: unknown): Queryable | undefined {
   if (options === undefined) return undefined;
-  if (!isPlainObject(options)) fail('addOptions', 'an object { db? }', options);
-  requireKnownKeys('addOptions', options, ['db'], 'the add options');
+  if (!isPlainObject(options)) fail(E, 'addOptions', 'an object { db? }', options);
+  checkKnownKeys(E, 'addOptions', options, ['db'], 'the add options');
   return options.db as Queryable | undefined;
 }
 
@@ -335,9 +310,9 @@ const EDIT_FIELDS = [
 
 /** Validates an edit (SPEC §2.6). Unknown keys such as `jobType` are rejected. */
 export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
-  if (!isPlainObject(updates)) fail('updates', 'an object of job fields', updates);
+  if (!isPlainObject(updates)) fail(E, 'updates', 'an object of job fields', updates);
   const u = updates as Record<string, unknown>;
-  requireKnownKeys('updates', u, EDIT_FIELDS, 'job edits', { jobType: 'the type of a job cannot be changed' });
+  checkKnownKeys(E, 'updates', u, EDIT_FIELDS, 'job edits', { jobType: 'the type of a job cannot be changed' });
   const edit: JobEdit = {};
   if (u.payload !== undefined) edit.payload = requireJson('updates.payload', u.payload);
   optional(u.maxAttempts, (v) => (edit.maxAttempts = requireInteger('updates.maxAttempts', v, 1)));
@@ -345,11 +320,11 @@ export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
   if ('runAt' in u && u.runAt !== undefined) edit.runAt = u.runAt === null ? now : requireDate('updates.runAt', u.runAt);
   optional(u.timeoutMs, (v) => (edit.timeoutMs = requireInteger('updates.timeoutMs', v, 1)));
   optional(u.tags, (v) => (edit.tags = requireTags('updates.tags', v)));
-  optional(u.retryDelay, (v) => (edit.retryDelay = v === null ? null : requireFiniteNumber('updates.retryDelay', v, 0)));
-  optional(u.retryBackoff, (v) => (edit.retryBackoff = v === null ? null : requireBoolean('updates.retryBackoff', v)));
+  optional(u.retryDelay, (v) => (edit.retryDelay = v === null ? null : checkNumber(E, 'updates.retryDelay', v, 0)));
+  optional(u.retryBackoff, (v) => (edit.retryBackoff = v === null ? null : checkBoolean(E, 'updates.retryBackoff', v)));
   optional(
     u.retryDelayMax,
-    (v) => (edit.retryDelayMax = v === null ? null : requireFiniteNumber('updates.retryDelayMax', v, 0)),
+    (v) => (edit.retryDelayMax = v === null ? null : checkNumber(E, 'updates.retryDelayMax', v, 0)),
   );
   optional(
     u.deadLetterJobType,
@@ -363,8 +338,8 @@ const JOB_FILTER_KEYS = ['jobType', 'priority', 'runAt', 'tags'] as const;
 
 export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | undefined {
   if (filter === undefined || filter === null) return undefined;
-  if (!isPlainObject(filter)) fail(field, 'an object { jobType?, priority?, runAt?, tags? }', filter);
-  requireKnownKeys(field, filter, JOB_FILTER_KEYS, 'a job filter');
+  if (!isPlainObject(filter)) fail(E, field, 'an object { jobType?, priority?, runAt?, tags? }', filter);
+  checkKnownKeys(E, field, filter, JOB_FILTER_KEYS, 'a job filter');
   const out: JobFilter = {};
   if (filter.jobType !== undefined) out.jobType = requireNonEmptyString(`${field}.jobType`, filter.jobType);
   if (filter.priority !== undefined) {
@@ -374,8 +349,8 @@ export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | 
     const r = filter.runAt;
     if (r instanceof Date) out.runAt = requireDate(`${field}.runAt`, r);
     else {
-      if (!isPlainObject(r)) fail(`${field}.runAt`, 'a Date or { gt?, gte?, lt?, lte?, eq? } of Dates', r);
-      requireKnownKeys(`${field}.runAt`, r, ['gt', 'gte', 'lt', 'lte', 'eq'], 'a runAt range');
+      if (!isPlainObject(r)) fail(E, `${field}.runAt`, 'a Date or { gt?, gte?, lt?, lte?, eq? } of Dates', r);
+      checkKnownKeys(E, `${field}.runAt`, r, ['gt', 'gte', 'lt', 'lte', 'eq'], 'a runAt range');
       const range: Record<string, Date> = {};
       for (const [op, v] of Object.entries(r)) {
         if (v !== undefined) range[op] = requireDate(`${field}.runAt.${op}`, v);
@@ -385,8 +360,8 @@ export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | 
   }
   if (filter.tags !== undefined) {
     const t = filter.tags;
-    if (!isPlainObject(t)) fail(`${field}.tags`, "an object { values: string[]; mode?: 'exact' | 'all' | 'any' | 'none' }", t);
-    requireKnownKeys(`${field}.tags`, t, ['values', 'mode'], 'a tag filter');
+    if (!isPlainObject(t)) fail(E, `${field}.tags`, "an object { values: string[]; mode?: 'exact' | 'all' | 'any' | 'none' }", t);
+    checkKnownKeys(E, `${field}.tags`, t, ['values', 'mode'], 'a tag filter');
     out.tags = {
       values: requireTags(`${field}.tags.values`, t.values),
       mode: t.mode === undefined ? 'all' : requireTagMode(`${field}.tags.mode`, t.mode),
@@ -398,8 +373,8 @@ export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | 
 /** The filter of `queryJobs`: a job filter (checked by normalizeFilter) plus an optional `status`. */
 export function normalizeJobQuery(query: unknown, field = 'filter'): { status?: JobStatus; filter?: JobFilter } {
   if (query === undefined || query === null) return {};
-  if (!isPlainObject(query)) fail(field, 'an object { status?, jobType?, priority?, runAt?, tags? }', query);
-  requireKnownKeys(field, query, ['status', ...JOB_FILTER_KEYS], 'a job query filter');
+  if (!isPlainObject(query)) fail(E, field, 'an object { status?, jobType?, priority?, runAt?, tags? }', query);
+  checkKnownKeys(E, field, query, ['status', ...JOB_FILTER_KEYS], 'a job query filter');
   const { status, ...filter } = query;
   return {
     status: status === undefined ? undefined : requireStatus(`${field}.status`, status),

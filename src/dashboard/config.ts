@@ -2,27 +2,34 @@
  * DashboardConfig (SPEC §2.10), validated once in createQueueDashboard so a mistake fails at
  * start-up with a ConfigError naming the field, not on the first request.
  */
-import { ConfigError, describeValue } from '../errors.js';
-import { requireKnownConfigKeys } from '../option-keys.js';
+import { checkFunction, checkKnownKeys, checkObject, fail, isObject } from '../checks.js';
+import { ConfigError } from '../errors.js';
 import type { JobHandlers, ProcessorOptions } from '../processor-options.js';
 import type { JobQueue } from '../queue.js';
 import type { PayloadMap } from '../types.js';
 
 export interface DashboardConfig<P extends PayloadMap = PayloadMap> {
-  /** The queue to show, as returned by `initJobQueue`. */
+  /**
+   * The queue to show, as returned by `initJobQueue`.
+   * @example { jobQueue: queue }
+   */
   jobQueue: JobQueue<P>;
-  /** Handlers used by the "Process batch" action, one per job type. */
+  /**
+   * Handlers used by the "Process batch" action, one per job type.
+   * @example { jobHandlers: { email: sendEmail } }
+   */
   jobHandlers: JobHandlers<P>;
   /**
    * The path the handlers are mounted at: it must equal the mount path, start with '/', have
    * no trailing slash (except the root '/'), and be normalised: no '.' or '..' segment, no
    * '//', no '%'.
-   * @example '/admin/jobs'
+   * @example { basePath: '/admin/jobs' }
    */
   basePath: string;
   /**
    * Options of the temporary processor that runs one batch per "Process batch" click.
    * @default { batchSize: 10 }
+   * @example { processorOptions: { batchSize: 50, concurrency: 5 } }
    */
   processorOptions?: ProcessorOptions;
 }
@@ -73,33 +80,28 @@ function basePathProblem(basePath: string): string | null {
 
 export const DEFAULT_BATCH_SIZE = 10;
 
-function bad(field: string, rule: string, value: unknown): never {
-  throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** The dashboard's configuration is refused at createQueueDashboard with a ConfigError. */
+const E = ConfigError;
 
 export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig {
-  if (!isObject(config)) bad('config', 'an object { jobQueue, jobHandlers, basePath, processorOptions? }', config);
-  requireKnownConfigKeys('', config, KNOWN, 'dashboard options');
-  const { jobQueue, jobHandlers, basePath, processorOptions } = config;
+  const { jobQueue, jobHandlers, basePath, processorOptions } = checkObject(
+    E,
+    'config',
+    config,
+    'an object { jobQueue, jobHandlers, basePath, processorOptions? }',
+  );
+  checkKnownKeys(E, '', config as object, KNOWN, 'dashboard options');
 
   const queue = jobQueue as Record<string, unknown> | undefined;
   if (!isObject(queue) || QUEUE_METHODS.some((m) => typeof queue[m] !== 'function')) {
-    bad('jobQueue', 'a queue created by initJobQueue', jobQueue);
+    fail(E, 'jobQueue', 'a queue created by initJobQueue', jobQueue);
   }
-  if (!isObject(jobHandlers)) bad('jobHandlers', 'an object mapping job types to handler functions', jobHandlers);
-  for (const [jobType, handler] of Object.entries(jobHandlers)) {
-    if (typeof handler !== 'function') bad(`jobHandlers.${jobType}`, 'a function', handler);
-  }
-  if (typeof basePath !== 'string') bad('basePath', `a URL path string ${BASE_PATH_EXAMPLE}`, basePath);
+  const handlers = checkObject(E, 'jobHandlers', jobHandlers, 'an object mapping job types to handler functions');
+  for (const [jobType, handler] of Object.entries(handlers)) checkFunction(E, `jobHandlers.${jobType}`, handler);
+  if (typeof basePath !== 'string') fail(E, 'basePath', `a URL path string ${BASE_PATH_EXAMPLE}`, basePath);
   const problem = basePathProblem(basePath);
-  if (problem !== null) bad('basePath', `${problem} ${BASE_PATH_EXAMPLE}`, basePath);
-  if (processorOptions !== undefined && !isObject(processorOptions)) {
-    bad('processorOptions', 'an object of processor options', processorOptions);
-  }
+  if (problem !== null) fail(E, 'basePath', `${problem} ${BASE_PATH_EXAMPLE}`, basePath);
+  if (processorOptions !== undefined) checkObject(E, 'processorOptions', processorOptions, 'an object of processor options');
 
   const resolved: ResolvedDashboardConfig = {
     queue: jobQueue as unknown as JobQueue<PayloadMap>,

@@ -8,6 +8,9 @@
  * With `workerData.compileOnly` the worker only checks that the source evaluates to a function.
  */
 
+import { PROGRESS_RULE, expectationPrefix } from '../checks.js';
+import { describeValue } from '../errors.js';
+
 /** Worker code for a handler whose source already passed validateHandlerSerializable. */
 export function workerProgram(handlerSource: string): string {
   return `'use strict';
@@ -28,6 +31,8 @@ function post(message) {
 globalThis.require = require;
 // TypeScript runners (tsx, esbuild keepNames) insert __name(fn, "name") calls into sources.
 globalThis.__name ??= (target, value) => Object.defineProperty(target, 'name', { value, configurable: true });
+// The parent's describeValue (errors.ts, self-contained), so a refusal here reads as it does there.
+const describeValue = ${describeValue.toString()};
 let handler;
 try {
   handler = (0, eval)(${JSON.stringify(`(${handlerSource}\n)`)});
@@ -45,7 +50,7 @@ if (handler && workerData.compileOnly) {
     setProgress(percent) {
       // The same rule as ctx.setProgress in the parent, which rounds the relayed value.
       if (typeof percent !== 'number' || !Number.isFinite(percent) || percent < 0 || percent > 100) {
-        throw new RangeError('Expected progress to be a finite number from 0 to 100, got ' + String(percent));
+        throw new RangeError(${JSON.stringify(expectationPrefix('percent', PROGRESS_RULE))} + describeValue(percent));
       }
       post({ type: 'progress', progress: percent });
       return Promise.resolve();

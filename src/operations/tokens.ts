@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseTokenTimeout } from '../duration.js';
 import { ValidationError, describeValue } from '../errors.js';
-import { requireKnownKeys } from '../option-keys.js';
+import { checkKnownKeys, checkObject } from '../checks.js';
 import { requireTokenId } from '../tokens.js';
 import type { CreateTokenOptions, WaitToken } from '../types.js';
 import { requireJson, requireTags } from '../validation.js';
@@ -18,10 +18,10 @@ export class TokenOperations {
 
   /** Creates an open token, owned by the job `jobId` when a handler creates it. */
   async create(options: CreateTokenOptions | undefined, jobId: number | null): Promise<{ id: string }> {
-    if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
-      throw new ValidationError('options', `Expected token options to be an object { timeout?, tags? }, got ${describeValue(options)}`);
+    if (options !== undefined) {
+      checkObject(ValidationError, 'options', options, 'an object { timeout?, tags? }');
+      checkKnownKeys(ValidationError, '', options, ['timeout', 'tags'], 'token options');
     }
-    if (options) requireKnownKeys('', options, ['timeout', 'tags'], 'token options');
     const now = this.ctx.clock.now();
     const timeoutAt = options?.timeout === undefined ? null : new Date(now.getTime() + parseTokenTimeout(options.timeout, 'timeout'));
     const tags = options?.tags === undefined ? [] : requireTags('tags', options.tags);

@@ -12,10 +12,22 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  checkBoolean,
+  checkFunction,
+  checkIdentifier,
+  checkInteger,
+  checkKnownKeys,
+  checkObject,
+  checkOneOf,
+  checkString,
+  ensure,
+  fail,
+  isObject,
+} from '../../checks.js';
 import { quoteIdent } from '../../config.js';
-import { ConfigError, describeValue } from '../../errors.js';
+import { ConfigError } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
-import { requireKnownConfigKeys } from '../../option-keys.js';
 import type { PostgresPool, Queryable } from '../../types.js';
 import { findMigrationsDir } from './migrations-dir.js';
 
@@ -23,7 +35,6 @@ export const MIGRATIONS_TABLE = 'queuedev_migrations';
 /** The environment variable `queue-cli migrate` reads the connection string from. */
 export const DATABASE_ENV = 'PG_QUEUE_DATABASE';
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
  * Options of {@link migrate}. Give the database as `databaseUrl` or as an open `pool`, not both.
@@ -107,12 +118,7 @@ export class MigrationError extends Error {
 
 /** Validates a schema name (an SQL identifier) for migrate and the CLI. */
 export function requireSchemaName(schema: unknown, field = 'schema'): string {
-  if (typeof schema !== 'string' || !IDENTIFIER.test(schema)) {
-    throw new ConfigError(
-      `Expected \`${field}\` to be a PostgreSQL identifier (letters, digits and _, not starting with a digit, at most 63), got ${describeValue(schema)}`,
-    );
-  }
-  return schema;
+  return checkIdentifier(ConfigError, field, schema);
 }
 
 /**
@@ -147,33 +153,24 @@ export function readMigrations(dir: string = findMigrationsDir()): MigrationFile
 
 /** The options of migrate(), checked: a ConfigError names the field, the rule and the value. */
 function checkOptions(options: unknown): MigrateOptions & { schema: string; direction: 'up' | 'down' } {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ConfigError(`Expected the options of migrate() to be an object, got ${describeValue(options)}`);
-  }
-  requireKnownConfigKeys('', options, MIGRATE_KEYS, 'migrate options');
-  const o = options as MigrateOptions;
-  const bad = (field: string, rule: string, value: unknown): never => {
-    throw new ConfigError(`Expected \`${field}\` to be ${rule}, got ${describeValue(value)}`);
-  };
+  const E = ConfigError;
+  const checked = checkObject(E, 'options', options, 'an object of migrate() options');
+  checkKnownKeys(E, '', checked, MIGRATE_KEYS, 'migrate options');
+  const o = checked as MigrateOptions;
   if (o.databaseUrl !== undefined && o.pool !== undefined) {
     throw new ConfigError('Give `databaseUrl` or `pool`, not both: each names the database to migrate');
   }
-  if (o.databaseUrl === undefined && o.pool === undefined) bad('databaseUrl', 'a connection string (or give `pool`)', undefined);
-  if (o.databaseUrl !== undefined && (typeof o.databaseUrl !== 'string' || o.databaseUrl.length === 0)) {
-    bad('databaseUrl', 'a non-empty connection string', o.databaseUrl);
+  if (o.databaseUrl === undefined && o.pool === undefined) fail(E, 'databaseUrl', 'a connection string (or give `pool`)', undefined);
+  if (o.databaseUrl !== undefined) checkString(E, 'databaseUrl', o.databaseUrl);
+  if (o.pool !== undefined) {
+    ensure(E, isObject(o.pool) && typeof o.pool.connect === 'function', 'pool', 'a pg.Pool (an object with connect())', o.pool);
   }
-  if (o.pool !== undefined && (typeof o.pool !== 'object' || o.pool === null || typeof o.pool.connect !== 'function')) {
-    bad('pool', 'a pg.Pool (an object with connect())', o.pool);
-  }
-  const direction = o.direction ?? 'up';
-  if (direction !== 'up' && direction !== 'down') bad('direction', "'up' or 'down'", direction);
-  if (o.count !== undefined && (typeof o.count !== 'number' || !Number.isInteger(o.count) || o.count < 1)) {
-    bad('count', 'a positive integer', o.count);
-  }
+  const direction = o.direction === undefined ? 'up' : checkOneOf(E, 'direction', o.direction, ['up', 'down'] as const);
+  if (o.count !== undefined) checkInteger(E, 'count', o.count, 1);
   for (const flag of ['dryRun', 'verbose'] as const) {
-    if (o[flag] !== undefined && typeof o[flag] !== 'boolean') bad(flag, 'a boolean', o[flag]);
+    if (o[flag] !== undefined) checkBoolean(E, flag, o[flag]);
   }
-  if (o.log !== undefined && typeof o.log !== 'function') bad('log', 'a function', o.log);
+  if (o.log !== undefined) checkFunction(E, 'log', o.log);
   return { ...o, schema: requireSchemaName(o.schema ?? 'public'), direction };
 }
 

@@ -7,7 +7,7 @@
  * schemas through their search paths never wake or block each other, and prepared statements of
  * one schema are never reused for another on a shared pool.
  */
-import { IDENTIFIER } from '../../config.js';
+import { IDENTIFIER } from '../../checks.js';
 import { ConfigError, NotMigratedError } from '../../errors.js';
 import type { Queryable } from '../../types.js';
 import { migrateCommand } from './store-errors.js';

@@ -1,0 +1,255 @@
+/**
+ * Public configuration types of queuedev: how `initJobQueue` reaches its store (SPEC §2.1),
+ * and the structural driver types the published declarations use instead of `pg` and `ioredis`.
+ * Re-exported by types.ts.
+ */
+
+/** TLS material for PostgreSQL or Redis. Values starting with `file://` are read from disk. */
+export interface TLSConfig {
+  /**
+   * CA certificate that signed the server's certificate, PEM text or `file://path`.
+   * @default the system's trusted CAs
+   * @example { ca: 'file:///etc/ssl/db-ca.pem' }
+   */
+  ca?: string;
+  /**
+   * Client certificate, PEM text or `file://path`, for servers that require one.
+   * @default none
+   * @example { cert: 'file:///etc/ssl/client.crt' }
+   */
+  cert?: string;
+  /**
+   * Client private key, PEM text or `file://path`, paired with `cert`.
+   * @default none
+   * @example { key: 'file:///etc/ssl/client.key' }
+   */
+  key?: string;
+  /**
+   * Verify the server certificate; turn off only for a self-signed test server.
+   * @default true
+   * @example { rejectUnauthorized: false }
+   */
+  rejectUnauthorized?: boolean;
+}
+export type DatabaseSSLConfig = TLSConfig;
+export type RedisTLSConfig = TLSConfig;
+
+/** How the queue connects to PostgreSQL when it creates its own pool. */
+export interface DatabaseConfig {
+  /**
+   * A PostgreSQL connection URL; without `sslmode` when `ssl` sets a CA or turns verification off.
+   * @default none: pg reads the PG* environment variables
+   * @example { connectionString: process.env.DATABASE_URL }
+   */
+  connectionString?: string;
+  /**
+   * Server host name.
+   * @default 'localhost' (pg's default)
+   * @example { host: 'db.internal' }
+   */
+  host?: string;
+  /**
+   * Server port.
+   * @default 5432
+   * @example { port: 6432 }
+   */
+  port?: number;
+  /**
+   * Database name.
+   * @default the user name (pg's default)
+   * @example { database: 'app' }
+   */
+  database?: string;
+  /**
+   * User to connect as.
+   * @default the operating system user (pg's default)
+   * @example { user: 'queue' }
+   */
+  user?: string;
+  /**
+   * Password of `user`.
+   * @default none
+   * @example { password: process.env.PGPASSWORD }
+   */
+  password?: string;
+  /**
+   * TLS settings; values starting with `file://` are read from disk.
+   * @default no TLS unless the connection string asks for it
+   * @example { ssl: { ca: 'file:///etc/ssl/db-ca.pem' } }
+   */
+  ssl?: DatabaseSSLConfig;
+}
+
+/**
+ * The smallest interface the PostgreSQL backend needs from a client: `pg.Pool`, `pg.Client`
+ * and a transaction client all satisfy it.
+ */
+export interface Queryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+}
+
+/*
+ * The driver types below describe a `pg.Pool` and an ioredis client by the members queuedev
+ * uses, instead of importing them from `pg` and `ioredis`: the published declarations then
+ * type-check in a project that installed only one of the two drivers (or neither).
+ */
+
+/** A connection checked out of a {@link PostgresPool}; `pg.PoolClient` satisfies it. */
+export interface PostgresPoolClient extends Queryable {
+  release(err?: Error | boolean): void;
+}
+
+/**
+ * A PostgreSQL connection pool: any `pg.Pool` (pg 8). Cast the result of `getPool()` or
+ * `createPool()` to `pg.Pool` when you need the rest of its API.
+ * @example initJobQueue({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) })
+ */
+export interface PostgresPool extends Queryable {
+  connect(): Promise<PostgresPoolClient>;
+  end(): Promise<void>;
+}
+
+/**
+ * An ioredis client, `Redis` or `Cluster`, of ioredis 5 or 6. Cast the result of
+ * `getRedisClient()` to `Redis` (or `Cluster`) when you need its commands.
+ * @example initJobQueue({ backend: 'redis', client: new Redis(process.env.REDIS_URL) })
+ */
+export interface RedisClient {
+  /** queuedev registers its Lua scripts with it (the runtime check of the `client` option). */
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number; readOnly?: boolean }): void;
+  quit(): Promise<unknown>;
+}
+
+export interface PostgresQueueConfig {
+  /**
+   * Which store holds the queue.
+   * @default 'postgres'
+   * @example { backend: 'postgres', databaseConfig: { connectionString: process.env.DATABASE_URL } }
+   */
+  backend?: 'postgres';
+  /**
+   * Connection settings; the library creates and owns the pool (closed by `close()`). Give this
+   * or `pool`.
+   * @default none
+   * @example { databaseConfig: { connectionString: process.env.DATABASE_URL } }
+   */
+  databaseConfig?: DatabaseConfig;
+  /**
+   * A caller-owned `pg.Pool`; the library never closes it. Give this or `databaseConfig`.
+   * @default none
+   * @example { pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) }
+   */
+  pool?: PostgresPool;
+  /**
+   * Schema holding the queue's tables (as created by `queue-cli migrate --schema`). Without it,
+   * the schema where the connection's `search_path` finds the tables, looked up once.
+   * @default the connection's search_path (`public` unless the connection sets another)
+   * @example { schema: 'billing_queue' }
+   */
+  schema?: string;
+  /**
+   * Log queue activity to the console.
+   * @default false
+   * @example { verbose: true }
+   */
+  verbose?: boolean;
+  /**
+   * Time source; tests pass a controllable clock.
+   * @default the system clock
+   * @example { clock: new ManualClock(new Date('2030-01-01T00:00:00Z')) }
+   */
+  clock?: Clock;
+}
+
+/** How the queue connects to Redis when it creates its own client. */
+export interface RedisConfig {
+  /**
+   * A Redis URL (`redis://` or `rediss://` for TLS).
+   * @default none: host and port below
+   * @example { url: process.env.REDIS_URL }
+   */
+  url?: string;
+  /**
+   * Server host name.
+   * @default 'localhost'
+   * @example { host: 'cache.internal' }
+   */
+  host?: string;
+  /**
+   * Server port.
+   * @default 6379
+   * @example { port: 6380 }
+   */
+  port?: number;
+  /**
+   * Password (the `AUTH` secret).
+   * @default none
+   * @example { password: process.env.REDIS_PASSWORD }
+   */
+  password?: string;
+  /**
+   * Database index.
+   * @default 0
+   * @example { db: 2 }
+   */
+  db?: number;
+  /**
+   * TLS settings; values starting with `file://` are read from disk.
+   * @default no TLS unless the URL is `rediss://`
+   * @example { tls: { ca: 'file:///etc/ssl/redis-ca.pem' } }
+   */
+  tls?: RedisTLSConfig;
+  /**
+   * Namespace of every key; give this or the queue's `keyPrefix`, not both.
+   * @default 'dq:'
+   * @example { keyPrefix: 'billing:' }
+   */
+  keyPrefix?: string;
+}
+
+export interface RedisQueueConfig {
+  /**
+   * Which store holds the queue.
+   * @example { backend: 'redis', redisConfig: { url: process.env.REDIS_URL } }
+   */
+  backend: 'redis';
+  /**
+   * Connection settings; the library creates and owns the client (closed by `close()`). Give
+   * this or `client`.
+   * @default none
+   * @example { redisConfig: { url: process.env.REDIS_URL } }
+   */
+  redisConfig?: RedisConfig;
+  /**
+   * A caller-owned `ioredis` client (`Redis` or `Cluster`); the library never closes it. Give
+   * this or `redisConfig`.
+   * @default none
+   * @example { client: new Redis(process.env.REDIS_URL) }
+   */
+  client?: RedisClient;
+  /**
+   * Namespace of every key, without braces or spaces.
+   * @default 'dq:'
+   * @example { keyPrefix: 'billing:' }
+   */
+  keyPrefix?: string;
+  /**
+   * Log queue activity to the console.
+   * @default false
+   * @example { verbose: true }
+   */
+  verbose?: boolean;
+  /**
+   * Time source; tests pass a controllable clock.
+   * @default the system clock
+   * @example { clock: new ManualClock(new Date('2030-01-01T00:00:00Z')) }
+   */
+  clock?: Clock;
+}
+
+export type JobQueueConfig = PostgresQueueConfig | RedisQueueConfig;
+
+/** A source of the current time. */
+export interface Clock {
+  now(): Date;
+}
