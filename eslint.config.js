@@ -1,0 +1,34 @@
+// Lint: typescript-eslint's strict, type-aware rules, with the few adjustments below.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/backends/redis/lua.generated.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // With noUncheckedIndexedAccess every index read is `T | undefined`; a `!` after an index
+      // the code has just bounds-checked is the plain way to say so.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // Numbers and booleans read fine in messages; objects and nullish values stay refused.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      // `() => void promise` and `(x) => list.push(x)` callbacks are idiomatic.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true, ignoreVoidOperator: true }],
+    },
+  },
+  {
+    // Tests read rows and replies of raw drivers, typed `any` by the drivers themselves, and
+    // write handlers as `async` functions whatever their body.
+    files: ['test/**/*.ts', 'src/**/*.test.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+);
