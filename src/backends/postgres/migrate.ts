@@ -16,11 +16,9 @@ import {
   checkBoolean,
   checkFunction,
   checkIdentifier,
-  checkInteger,
   checkKnownKeys,
   checkObject,
   checkOneOf,
-  checkString,
   ensure,
   fail,
   isObject,
@@ -43,12 +41,14 @@ export const DATABASE_ENV = 'PG_QUEUE_DATABASE';
 export interface MigrateOptions {
   /**
    * Connection string of the database; migrate opens one connection and closes it when done.
+   * @default none: give `pool` instead
    * @example databaseUrl: 'postgres://app:secret@localhost:5432/app'
    */
   databaseUrl?: string;
   /**
    * An open pool (any `pg.Pool`, e.g. from `createPool()`): migrate checks out one connection
    * and returns it; the pool stays open and its connections keep their settings.
+   * @default none: give `databaseUrl` instead
    * @example pool: createPool({ connectionString: process.env.DATABASE_URL, ssl: { ca: 'file:///etc/ssl/db-ca.pem' } })
    */
   pool?: PostgresPool;
@@ -154,19 +154,23 @@ export function readMigrations(dir: string = findMigrationsDir()): MigrationFile
 /** The options of migrate(), checked: a ConfigError names the field, the rule and the value. */
 function checkOptions(options: unknown): MigrateOptions & { schema: string; direction: 'up' | 'down' } {
   const E = ConfigError;
-  const checked = checkObject(E, 'options', options, 'an object of migrate() options');
+  const checked = checkObject(E, 'options', options, 'an object (the options of migrate())');
   checkKnownKeys(E, '', checked, MIGRATE_KEYS, 'migrate options');
   const o = checked as MigrateOptions;
   if (o.databaseUrl !== undefined && o.pool !== undefined) {
     throw new ConfigError('Give `databaseUrl` or `pool`, not both: each names the database to migrate');
   }
   if (o.databaseUrl === undefined && o.pool === undefined) fail(E, 'databaseUrl', 'a connection string (or give `pool`)', undefined);
-  if (o.databaseUrl !== undefined) checkString(E, 'databaseUrl', o.databaseUrl);
+  if (o.databaseUrl !== undefined) {
+    ensure(E, typeof o.databaseUrl === 'string' && o.databaseUrl.length > 0, 'databaseUrl', 'a non-empty connection string', o.databaseUrl);
+  }
   if (o.pool !== undefined) {
     ensure(E, isObject(o.pool) && typeof o.pool.connect === 'function', 'pool', 'a pg.Pool (an object with connect())', o.pool);
   }
   const direction = o.direction === undefined ? 'up' : checkOneOf(E, 'direction', o.direction, ['up', 'down'] as const);
-  if (o.count !== undefined) checkInteger(E, 'count', o.count, 1);
+  if (o.count !== undefined) {
+    ensure(E, typeof o.count === 'number' && Number.isInteger(o.count) && o.count >= 1, 'count', 'a positive integer', o.count);
+  }
   for (const flag of ['dryRun', 'verbose'] as const) {
     if (o[flag] !== undefined) checkBoolean(E, flag, o[flag]);
   }
