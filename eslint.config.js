@@ -15,7 +15,10 @@ export default tseslint.config(
       // Numbers and booleans read fine in messages; objects and nullish values stay refused.
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       // `() => void promise` and `(x) => list.push(x)` callbacks are idiomatic.
-      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true, ignoreVoidOperator: true }],
+      '@typescript-eslint/no-confusing-void-expression': [
+        'error',
+        { ignoreArrowShorthand: true, ignoreVoidOperator: true },
+      ],
     },
   },
   {

@@ -52,7 +52,9 @@ async function benchEnqueue(store: BenchStore): Promise<Pick<Results, 'addJobsPe
   const batchSize = Math.round(1000 * scale) || 1;
   let t = performance.now();
   for (let b = 0; b < batches; b++) {
-    await queue.addJobs(Array.from({ length: batchSize }, (_, i) => ({ jobType: 'bench', payload: { b, i }, tags: ['bench'] })));
+    await queue.addJobs(
+      Array.from({ length: batchSize }, (_, i) => ({ jobType: 'bench', payload: { b, i }, tags: ['bench'] })),
+    );
   }
   const addJobsPerSec = (batches * batchSize) / ((performance.now() - t) / 1000);
   const singles = Math.round(1000 * scale) || 1;
@@ -122,9 +124,13 @@ async function benchPickup(store: BenchStore): Promise<Pick<Results, 'pickupP50M
 async function benchRss(store: BenchStore): Promise<Pick<Results, 'peakRssMb' | 'rssJobs'>> {
   const total = Math.round(100_000 * scale);
   await addNoops(store, total);
-  const child = fork(fileURLToPath(new URL('./rss-worker.ts', import.meta.url)), [JSON.stringify(store.describe()), String(total)], {
-    execArgv: ['--import', 'tsx'],
-  });
+  const child = fork(
+    fileURLToPath(new URL('./rss-worker.ts', import.meta.url)),
+    [JSON.stringify(store.describe()), String(total)],
+    {
+      execArgv: ['--import', 'tsx'],
+    },
+  );
   const peak = await new Promise<number>((resolve, reject) => {
     child.on('message', (m) => resolve((m as { peakRss: number }).peakRss));
     child.on('exit', (code) => code !== 0 && reject(new Error(`rss worker exited with ${code}`)));
@@ -146,10 +152,13 @@ async function run(backend: BenchBackend): Promise<Results> {
   }
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 console.log(`queuedev benchmark${quick ? ' (quick: 1/10 of the work)' : ''}`);
-console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+console.log(
+  `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+);
 for (const backend of backends) {
   const r = await run(backend);
   const unit = backend === 'postgres' ? 'commits/job' : 'commands/job (in scripts too)';

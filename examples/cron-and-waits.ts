@@ -86,7 +86,9 @@ async function main(): Promise<void> {
     await queue.completeToken(approvalToken, { approvedBy: 'dana' });
     await processor.start();
     const invoice = (await queue.getJob(jobId))!;
-    console.log(`[${at()}] invoice job ${jobId}: ${invoice.status}, attempts ${invoice.attempts}, output ${JSON.stringify(invoice.output)}`);
+    console.log(
+      `[${at()}] invoice job ${jobId}: ${invoice.status}, attempts ${invoice.attempts}, output ${JSON.stringify(invoice.output)}`,
+    );
 
     // 3. Move to just after the DST gap: the schedule's slot is due and enqueued once.
     clock.set(new Date('2026-03-08T07:31:00Z'));

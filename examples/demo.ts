@@ -122,7 +122,9 @@ async function run(queue: JobQueue<Payloads>): Promise<void> {
     payload: { to: 'ada@example.com', subject: 'Welcome aboard' },
     idempotencyKey: 'welcome-email:ada',
   });
-  console.log(`  duplicate   -> id ${duplicate} (same key as job ${welcome}: ${duplicate === welcome ? 'no new job' : 'UNEXPECTED new job'})`);
+  console.log(
+    `  duplicate   -> id ${duplicate} (same key as job ${welcome}: ${duplicate === welcome ? 'no new job' : 'UNEXPECTED new job'})`,
+  );
 
   const firstId = Math.min(welcome, digest, urgent, webhook, ...batch);
   printJobs('Queued jobs', await jobsSince(queue, firstId));
@@ -213,7 +215,11 @@ function printCounts(jobs: JobRecord[]): void {
 function printTable(header: string[], rows: string[][], numeric: boolean[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
-    '  ' + cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    '  ' +
+    cells
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   console.log(line(header));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   for (const row of rows) console.log(line(row));

@@ -38,4 +38,3 @@ export async function POST(request: Request): Promise<Response> {
   const processed = await processor.start();
   return Response.json({ processed });
 }
-

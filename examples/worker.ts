@@ -15,7 +15,11 @@ type Payloads = {
 const config: JobQueueConfig =
   process.env.QUEUE_BACKEND === 'redis'
     ? { backend: 'redis', redisConfig: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } }
-    : { databaseConfig: { connectionString: process.env.PG_QUEUE_DATABASE ?? 'postgres://postgres@127.0.0.1:5432/test' } };
+    : {
+        databaseConfig: {
+          connectionString: process.env.PG_QUEUE_DATABASE ?? 'postgres://postgres@127.0.0.1:5432/test',
+        },
+      };
 
 // One queue per process: it owns the connection pool.
 const queue = initJobQueue<Payloads>(config);

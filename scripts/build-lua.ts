@@ -44,14 +44,17 @@ function parseHeader(file: string, text: string): { header: string; body: string
   if (end < 0) throw new LuaBuildError(`${file}: the --[[ header is not closed with ]]`);
   const header = text.slice(0, end + 2);
   for (const word of ['KEYS[1]', 'ARGV[', 'Returns']) {
-    if (!header.includes(word)) throw new LuaBuildError(`${file}: the header must declare ${word.replace('[1]', '')} (missing "${word}")`);
+    if (!header.includes(word))
+      throw new LuaBuildError(`${file}: the header must declare ${word.replace('[1]', '')} (missing "${word}")`);
   }
   const keys: string[] = [];
   for (const m of header.matchAll(/KEYS\[(\d+)\]\s+([A-Za-z0-9:_-]+)/g)) {
     const index = Number(m[1]);
     const name = m[2]!;
-    if (index !== keys.length + 1) throw new LuaBuildError(`${file}: KEYS[${index}] is out of order (expected KEYS[${keys.length + 1}])`);
-    if (!KEY_NAMES.includes(name)) throw new LuaBuildError(`${file}: KEYS[${index}] names unknown key "${name}" (see keys.ts KEY_NAMES)`);
+    if (index !== keys.length + 1)
+      throw new LuaBuildError(`${file}: KEYS[${index}] is out of order (expected KEYS[${keys.length + 1}])`);
+    if (!KEY_NAMES.includes(name))
+      throw new LuaBuildError(`${file}: KEYS[${index}] names unknown key "${name}" (see keys.ts KEY_NAMES)`);
     if (keys.includes(name)) throw new LuaBuildError(`${file}: key "${name}" is declared twice`);
     keys.push(name);
   }
@@ -84,7 +87,9 @@ function checkKeyUse(file: string, body: string, keys: string[]): void {
 
 /** Reads and checks every script of `luaDir`; throws LuaBuildError naming the file and the problem. */
 export function buildScripts(luaDir = LUA_DIR): BuiltScript[] {
-  const files = readdirSync(luaDir).filter((f) => f.endsWith('.lua')).sort();
+  const files = readdirSync(luaDir)
+    .filter((f) => f.endsWith('.lua'))
+    .sort();
   return files.map((file) => {
     const text = readFileSync(join(luaDir, file), 'utf8');
     const { header, body, keys } = parseHeader(file, text);

@@ -231,7 +231,10 @@ export interface Backend extends CronStore, WaitStore {
 // Kept as their own interfaces; Backend extends both.
 
 /** A validated schedule ready to insert (defaults applied, nextRunAt computed by src/cron.ts). */
-export type NewCronSchedule = Omit<CronScheduleRecord, 'id' | 'status' | 'lastEnqueuedAt' | 'lastJobId' | 'createdAt' | 'updatedAt'>;
+export type NewCronSchedule = Omit<
+  CronScheduleRecord,
+  'id' | 'status' | 'lastEnqueuedAt' | 'lastJobId' | 'createdAt' | 'updatedAt'
+>;
 
 /** Validated changes of a schedule; only present keys change (nextRunAt already recomputed). */
 export type CronScheduleEdit = Partial<Omit<NewCronSchedule, 'scheduleName'>>;
@@ -303,7 +306,13 @@ export interface WaitStore {
    */
   enterWait(input: EnterWaitInput): Promise<EnterWaitResult>;
   /** Inserts an open token. */
-  createToken(input: { id: string; jobId: number | null; timeoutAt: Date | null; tags: string[]; now: Date }): Promise<void>;
+  createToken(input: {
+    id: string;
+    jobId: number | null;
+    timeoutAt: Date | null;
+    tags: string[];
+    now: Date;
+  }): Promise<void>;
   /**
    * waiting token → completed with `output`; when a job waits on it (status waiting,
    * wait_token_id = token), that job moves to pending with pendingReason 'resumed' (the claim

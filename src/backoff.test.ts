@@ -61,6 +61,8 @@ describe('retry delay (SPEC §4.5)', () => {
 
   it('computes the retry time from now', () => {
     const now = new Date('2030-01-01T00:00:00Z');
-    expect(retryAt({ ...unset, retryDelay: 5, retryBackoff: false }, 1, now).toISOString()).toBe('2030-01-01T00:00:05.000Z');
+    expect(retryAt({ ...unset, retryDelay: 5, retryBackoff: false }, 1, now).toISOString()).toBe(
+      '2030-01-01T00:00:05.000Z',
+    );
   });
 });

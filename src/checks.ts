@@ -15,7 +15,8 @@ import { findUnknownKey } from './option-keys.js';
 import { unstorableStringReason } from './storable.js';
 
 /** The error a failed check throws. */
-export type CheckErrorClass = typeof ConfigError | typeof ValidationError | RangeErrorConstructor | TypeErrorConstructor;
+export type CheckErrorClass =
+  typeof ConfigError | typeof ValidationError | RangeErrorConstructor | TypeErrorConstructor;
 
 export const INT32_MAX = 2_147_483_647;
 export const INT32_MIN = -2_147_483_648;
@@ -52,7 +53,13 @@ export function fail(errorClass: CheckErrorClass, field: string, rule: string, v
 }
 
 /** Refuses `value` for `field` unless `ok`. For rules that fit no check below. */
-export function ensure(errorClass: CheckErrorClass, ok: boolean, field: string, rule: string, value: unknown): asserts ok {
+export function ensure(
+  errorClass: CheckErrorClass,
+  ok: boolean,
+  field: string,
+  rule: string,
+  value: unknown,
+): asserts ok {
   if (!ok) fail(errorClass, field, rule, value);
 }
 
@@ -117,7 +124,8 @@ export function checkInteger(
   max = INT32_MAX,
   rule = max === INT32_MAX ? `an integer >= ${min}` : `an integer between ${min} and ${max}`,
 ): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) fail(errorClass, field, rule, value);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    fail(errorClass, field, rule, value);
   return value;
 }
 
@@ -130,7 +138,8 @@ export function checkNumber(
   max = Infinity,
   rule = max === Infinity ? `a finite number >= ${min}` : `a finite number from ${min} to ${max}`,
 ): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) fail(errorClass, field, rule, value);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+    fail(errorClass, field, rule, value);
   return value;
 }
 
@@ -139,13 +148,22 @@ export function checkBoolean(errorClass: CheckErrorClass, field: string, value: 
   return value;
 }
 
-export function checkFunction<F extends (...args: never[]) => unknown>(errorClass: CheckErrorClass, field: string, value: unknown): F {
+export function checkFunction<F extends (...args: never[]) => unknown>(
+  errorClass: CheckErrorClass,
+  field: string,
+  value: unknown,
+): F {
   if (typeof value !== 'function') fail(errorClass, field, 'a function', value);
   return value as F;
 }
 
 /** One of `allowed`, listed in the message. */
-export function checkOneOf<T extends string>(errorClass: CheckErrorClass, field: string, value: unknown, allowed: readonly T[]): T {
+export function checkOneOf<T extends string>(
+  errorClass: CheckErrorClass,
+  field: string,
+  value: unknown,
+  allowed: readonly T[],
+): T {
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
     fail(errorClass, field, `one of ${allowed.map((s) => `'${s}'`).join(', ')}`, value);
   }

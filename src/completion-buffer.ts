@@ -78,7 +78,12 @@ export class CompletionBuffer {
   private async record(batch: Entry[]): Promise<void> {
     if (batch.length === 0) return;
     try {
-      const recorded = new Set(await this.backend.completeJobs(batch.map((e) => e.input), this.clock.now()));
+      const recorded = new Set(
+        await this.backend.completeJobs(
+          batch.map((e) => e.input),
+          this.clock.now(),
+        ),
+      );
       for (const e of batch) e.resolve(recorded.has(e.input.jobId));
     } catch (err) {
       if (isStoreRejection(err)) {
@@ -113,7 +118,9 @@ export class CompletionBuffer {
     const entry = batch[0]!;
     const { jobId } = entry.input;
     if (entry.input.output === undefined) {
-      this.report(toError(err, `the store refused the completion of job ${jobId}; it stays processing until reclaimed`));
+      this.report(
+        toError(err, `the store refused the completion of job ${jobId}; it stays processing until reclaimed`),
+      );
       entry.resolve(false);
       return;
     }

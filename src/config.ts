@@ -4,11 +4,27 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { checkBoolean, checkIdentifier, checkInteger, checkKnownKeys, checkObject, ensure, fail, isObject } from './checks.js';
+import {
+  checkBoolean,
+  checkIdentifier,
+  checkInteger,
+  checkKnownKeys,
+  checkObject,
+  ensure,
+  fail,
+  isObject,
+} from './checks.js';
 import { ConfigError } from './errors.js';
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
-import type { DatabaseConfig, JobQueueConfig, PostgresQueueConfig, RedisConfig, RedisQueueConfig, TLSConfig } from './types.js';
+import type {
+  DatabaseConfig,
+  JobQueueConfig,
+  PostgresQueueConfig,
+  RedisConfig,
+  RedisQueueConfig,
+  TLSConfig,
+} from './types.js';
 
 /** TLS options as the drivers take them (PEM text, never `file://`). */
 export interface ResolvedTLS {
@@ -98,9 +114,18 @@ export interface ResolvedRedisConfig {
   verbose: boolean;
 }
 
-export function resolveDatabaseConfig(field: string, value: unknown): NonNullable<ResolvedPostgresConfig['databaseConfig']> {
+export function resolveDatabaseConfig(
+  field: string,
+  value: unknown,
+): NonNullable<ResolvedPostgresConfig['databaseConfig']> {
   const d: DatabaseConfig = checkObject(E, field, value, 'an object');
-  checkKnownKeys(E, field, d, ['connectionString', 'host', 'port', 'database', 'user', 'password', 'ssl'], `\`${field}\``);
+  checkKnownKeys(
+    E,
+    field,
+    d,
+    ['connectionString', 'host', 'port', 'database', 'user', 'password', 'ssl'],
+    `\`${field}\``,
+  );
   optionalString(`${field}.connectionString`, d.connectionString);
   optionalString(`${field}.host`, d.host);
   optionalPort(`${field}.port`, d.port);
@@ -130,7 +155,14 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
   const backend = c.backend ?? 'postgres';
   if (backend === 'postgres') {
     const pc = c as PostgresQueueConfig & Record<string, unknown>;
-    checkKnownKeys(E, '', pc, [...COMMON_KEYS, ...POSTGRES_KEYS], 'the queue configuration', otherBackendKeys(REDIS_KEYS, 'redis'));
+    checkKnownKeys(
+      E,
+      '',
+      pc,
+      [...COMMON_KEYS, ...POSTGRES_KEYS],
+      'the queue configuration',
+      otherBackendKeys(REDIS_KEYS, 'redis'),
+    );
     if (pc.databaseConfig === undefined && pc.pool === undefined) {
       throw new ConfigError('The postgres backend needs `databaseConfig` or `pool`; neither was given');
     }
@@ -143,7 +175,8 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
     if (schema !== undefined) checkIdentifier(E, 'schema', schema);
     return {
       backend: 'postgres',
-      databaseConfig: pc.databaseConfig === undefined ? undefined : resolveDatabaseConfig('databaseConfig', pc.databaseConfig),
+      databaseConfig:
+        pc.databaseConfig === undefined ? undefined : resolveDatabaseConfig('databaseConfig', pc.databaseConfig),
       pool: pc.pool as Pool | undefined,
       schema,
       verbose: pc.verbose ?? false,
@@ -151,19 +184,40 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
   }
   if (backend === 'redis') {
     const rc = c as RedisQueueConfig & Record<string, unknown>;
-    checkKnownKeys(E, '', rc, [...COMMON_KEYS, ...REDIS_KEYS], 'the queue configuration', otherBackendKeys(POSTGRES_KEYS, 'postgres'));
+    checkKnownKeys(
+      E,
+      '',
+      rc,
+      [...COMMON_KEYS, ...REDIS_KEYS],
+      'the queue configuration',
+      otherBackendKeys(POSTGRES_KEYS, 'postgres'),
+    );
     if (rc.redisConfig === undefined && rc.client === undefined) {
       throw new ConfigError('The redis backend needs `redisConfig` or `client`; neither was given');
     }
-    notBoth(rc, 'client', 'redisConfig', 'the queue uses the given client, so the connection settings would be ignored');
-    if (rc.client !== undefined && (!isObject(rc.client) || typeof (rc.client as { defineCommand?: unknown }).defineCommand !== 'function')) {
+    notBoth(
+      rc,
+      'client',
+      'redisConfig',
+      'the queue uses the given client, so the connection settings would be ignored',
+    );
+    if (
+      rc.client !== undefined &&
+      (!isObject(rc.client) || typeof (rc.client as { defineCommand?: unknown }).defineCommand !== 'function')
+    ) {
       fail(E, 'client', 'an ioredis client', rc.client);
     }
     let redisConfig: ResolvedRedisConfig['redisConfig'];
     let keyPrefix = rc.keyPrefix;
     if (rc.redisConfig !== undefined) {
       checkObject(E, 'redisConfig', rc.redisConfig, 'an object');
-      checkKnownKeys(E, 'redisConfig', rc.redisConfig, ['url', 'host', 'port', 'password', 'db', 'tls', 'keyPrefix'], '`redisConfig`');
+      checkKnownKeys(
+        E,
+        'redisConfig',
+        rc.redisConfig,
+        ['url', 'host', 'port', 'password', 'db', 'tls', 'keyPrefix'],
+        '`redisConfig`',
+      );
       const r = rc.redisConfig as RedisConfig;
       if (r.keyPrefix !== undefined && rc.keyPrefix !== undefined) {
         throw new ConfigError('Give `keyPrefix` or `redisConfig.keyPrefix`, not both: they set the same prefix');
@@ -171,7 +225,8 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       optionalString('redisConfig.url', r.url);
       optionalString('redisConfig.host', r.host);
       optionalPort('redisConfig.port', r.port);
-      if (r.password !== undefined) ensure(E, typeof r.password === 'string', 'redisConfig.password', 'a string', r.password);
+      if (r.password !== undefined)
+        ensure(E, typeof r.password === 'string', 'redisConfig.password', 'a string', r.password);
       if (r.db !== undefined) checkInteger(E, 'redisConfig.db', r.db, 0, Infinity, 'an integer >= 0');
       keyPrefix = r.keyPrefix ?? keyPrefix;
       const { keyPrefix: _ignored, tls, ...rest } = r;
@@ -179,9 +234,20 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
     }
     keyPrefix ??= 'dq:';
     if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || /[{}\s]/.test(keyPrefix)) {
-      fail(E, 'keyPrefix', 'a non-empty string without braces or spaces (the braces mark the Redis Cluster hash tag)', keyPrefix);
+      fail(
+        E,
+        'keyPrefix',
+        'a non-empty string without braces or spaces (the braces mark the Redis Cluster hash tag)',
+        keyPrefix,
+      );
     }
-    return { backend: 'redis', redisConfig, client: rc.client as Redis | undefined, keyPrefix, verbose: rc.verbose ?? false };
+    return {
+      backend: 'redis',
+      redisConfig,
+      client: rc.client as Redis | undefined,
+      keyPrefix,
+      verbose: rc.verbose ?? false,
+    };
   }
   return fail(E, 'backend', "'postgres' or 'redis'", backend);
 }

@@ -10,7 +10,15 @@ import { ValidationError } from './errors.js';
 import type { CronJobOptions, CronScheduleRecord, EditCronJobOptions, JobOptions } from './types.js';
 import { normalizeJob, requireNonEmptyString } from './validation.js';
 
-const JOB_FIELDS = ['maxAttempts', 'priority', 'timeoutMs', 'tags', 'retryDelay', 'retryBackoff', 'retryDelayMax'] as const;
+const JOB_FIELDS = [
+  'maxAttempts',
+  'priority',
+  'timeoutMs',
+  'tags',
+  'retryDelay',
+  'retryBackoff',
+  'retryDelayMax',
+] as const;
 const EDITABLE = ['cronExpression', 'timezone', 'allowOverlap', 'payload', ...JOB_FIELDS] as const;
 const CRON_OPTION_KEYS = ['scheduleName', 'jobType', ...EDITABLE] as const;
 
@@ -27,7 +35,8 @@ export function normalizeCronJob(options: CronJobOptions, now: Date): NewCronSch
   const scheduleName = requireNonEmptyString('scheduleName', options.scheduleName);
   const cronExpression = requireCronExpression('cronExpression', options.cronExpression);
   const timezone = options.timezone === undefined ? 'UTC' : requireTimezone('timezone', options.timezone);
-  const allowOverlap = options.allowOverlap === undefined ? false : checkBoolean(ValidationError, 'allowOverlap', options.allowOverlap);
+  const allowOverlap =
+    options.allowOverlap === undefined ? false : checkBoolean(ValidationError, 'allowOverlap', options.allowOverlap);
   const job = jobFields(options as unknown as Record<string, unknown>, now);
   return {
     scheduleName,
@@ -48,15 +57,23 @@ export function normalizeCronJob(options: CronJobOptions, now: Date): NewCronSch
 }
 
 /** Validates an edit against the current schedule; recomputes nextRunAt when the timing changed. */
-export function normalizeCronEdit(current: CronScheduleRecord, updates: EditCronJobOptions, now: Date): CronScheduleEdit {
+export function normalizeCronEdit(
+  current: CronScheduleRecord,
+  updates: EditCronJobOptions,
+  now: Date,
+): CronScheduleEdit {
   const u = checkObject(ValidationError, 'updates', updates, 'an object of cron schedule fields');
   checkKnownKeys(ValidationError, 'updates', u, EDITABLE, 'cron schedule edits');
   const edit: CronScheduleEdit = {};
-  if (u.cronExpression !== undefined) edit.cronExpression = requireCronExpression('updates.cronExpression', u.cronExpression);
+  if (u.cronExpression !== undefined)
+    edit.cronExpression = requireCronExpression('updates.cronExpression', u.cronExpression);
   if (u.timezone !== undefined) edit.timezone = requireTimezone('updates.timezone', u.timezone);
   if (u.allowOverlap !== undefined) edit.allowOverlap = checkBoolean(ValidationError, 'allowOverlap', u.allowOverlap);
   // Check the job fields with addJob's rules, over the current values.
-  const merged: Record<string, unknown> = { ...current, ...Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)) };
+  const merged: Record<string, unknown> = {
+    ...current,
+    ...Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)),
+  };
   for (const key of JOB_FIELDS) if (merged[key] === null) delete merged[key];
   const job = jobFields(merged, now);
   if (u.payload !== undefined) edit.payload = job.payload;

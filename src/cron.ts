@@ -33,7 +33,13 @@ export function requireCronExpression(field: string, expression: unknown): strin
 
 /** Throws ValidationError unless `timezone` is an IANA time zone this runtime knows. */
 export function requireTimezone(field: string, timezone: unknown): string {
-  ensure(E, typeof timezone === 'string' && timezone.length > 0 && unstorableStringReason(timezone) === null, field, TIMEZONE_RULE, timezone);
+  ensure(
+    E,
+    typeof timezone === 'string' && timezone.length > 0 && unstorableStringReason(timezone) === null,
+    field,
+    TIMEZONE_RULE,
+    timezone,
+  );
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
   } catch {

@@ -93,6 +93,12 @@ const MAX_TOKEN_TIMEOUT_MS = 365 * 86_400 * SECOND;
 export function parseTokenTimeout(value: unknown, field = 'timeout'): number {
   const match = typeof value === 'string' ? /^(\d+)([smhd])$/.exec(value.trim()) : null;
   const ms = match ? Number(match[1]) * TIMEOUT_UNITS[match[2]!]! : NaN;
-  ensure(E, match !== null && ms > 0 && ms <= MAX_TOKEN_TIMEOUT_MS, field, "a duration like '30s', '10m', '2h' or '7d', greater than 0 and at most 365d", value);
+  ensure(
+    E,
+    match !== null && ms > 0 && ms <= MAX_TOKEN_TIMEOUT_MS,
+    field,
+    "a duration like '30s', '10m', '2h' or '7d', greater than 0 and at most 365d",
+    value,
+  );
   return ms;
 }

@@ -178,7 +178,8 @@ export class QueueClosedError extends QueueError {
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
-  if (typeof value === 'string') return `${JSON.stringify(value.length > 60 ? value.slice(0, 57) + '...' : value)} (string)`;
+  if (typeof value === 'string')
+    return `${JSON.stringify(value.length > 60 ? value.slice(0, 57) + '...' : value)} (string)`;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
     return `${String(value)} (${typeof value})`;
   }

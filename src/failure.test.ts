@@ -18,7 +18,10 @@ function errorWithThrowingMessage(): Error {
 }
 
 const hostileProxy = () =>
-  new Proxy({}, { get: throwing, getPrototypeOf: throwing, ownKeys: throwing, getOwnPropertyDescriptor: throwing, has: throwing });
+  new Proxy(
+    {},
+    { get: throwing, getPrototypeOf: throwing, ownKeys: throwing, getOwnPropertyDescriptor: throwing, has: throwing },
+  );
 
 describe('describeThrown', () => {
   it.each<[string, () => unknown, string]>([

@@ -107,7 +107,13 @@ export class HandlerContext implements JobContext {
 
   prolong(ms?: number): void {
     if (ms !== undefined) {
-      ensure(RangeError, typeof ms === 'number' && Number.isFinite(ms) && ms > 0, 'ms', 'a finite number of milliseconds > 0', ms);
+      ensure(
+        RangeError,
+        typeof ms === 'number' && Number.isFinite(ms) && ms > 0,
+        'ms',
+        'a finite number of milliseconds > 0',
+        ms,
+      );
     }
     if (!this.deadline) return;
     const timeoutMs = ms ?? this.deps.job.timeoutMs;
@@ -226,7 +232,9 @@ export class HandlerContext implements JobContext {
   /** Tells the processor the job is lost (it gives the run up) and returns the error to throw. */
   private lost(what: string): JobLostError {
     const { job, workerId } = this.deps;
-    const error = new JobLostError(`Job ${job.id} (${job.jobType}) is no longer processing under worker ${workerId}; ${what} was not recorded`);
+    const error = new JobLostError(
+      `Job ${job.id} (${job.jobType}) is no longer processing under worker ${workerId}; ${what} was not recorded`,
+    );
     this.deps.jobLost?.(error);
     return error;
   }
@@ -263,5 +271,7 @@ export class HandlerContext implements JobContext {
 }
 
 function tokenResult<T>(token: WaitToken): TokenWaitResult<T> {
-  return token.status === 'completed' ? { ok: true, output: token.output as T } : { ok: false, error: 'Token timed out' };
+  return token.status === 'completed'
+    ? { ok: true, output: token.output as T }
+    : { ok: false, error: 'Token timed out' };
 }

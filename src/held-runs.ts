@@ -75,7 +75,9 @@ export class HeldRuns {
     if (runs.length === 0) return;
     this.checking = true;
     try {
-      const held = new Set(await this.backend.heldJobIds({ workerId: this.workerId, jobIds: runs.map((r) => r.job.id) }));
+      const held = new Set(
+        await this.backend.heldJobIds({ workerId: this.workerId, jobIds: runs.map((r) => r.job.id) }),
+      );
       this.onCheckError(null);
       for (const run of runs) {
         if (held.has(run.job.id) || !this.runs.has(run)) continue;

@@ -71,7 +71,8 @@ export class JobDeadline {
     for (const callback of this.callbacks) {
       try {
         const result = callback();
-        if (typeof result === 'number' && Number.isFinite(result) && result > 0) extension = Math.max(extension, result);
+        if (typeof result === 'number' && Number.isFinite(result) && result > 0)
+          extension = Math.max(extension, result);
       } catch (err) {
         // A throwing callback counts as "no extension": the timeout proceeds.
         this.report(err instanceof Error ? err : new Error(`an onTimeout callback threw: ${String(err)}`));

@@ -27,7 +27,12 @@ export type RunOutcome = (
 };
 
 /** `lost` aborts, with a JobLostError as its reason, when the job is found to be no longer ours. */
-export async function runJob(job: JobRecord, handler: JobHandler | undefined, deps: ContextDeps, lost: AbortSignal): Promise<RunOutcome> {
+export async function runJob(
+  job: JobRecord,
+  handler: JobHandler | undefined,
+  deps: ContextDeps,
+  lost: AbortSignal,
+): Promise<RunOutcome> {
   if (!handler) {
     return {
       status: 'failed',
@@ -39,7 +44,12 @@ export async function runJob(job: JobRecord, handler: JobHandler | undefined, de
   return runInProcess(job, handler, deps, lost);
 }
 
-async function runInProcess(job: JobRecord, handler: JobHandler, deps: ContextDeps, lost: AbortSignal): Promise<RunOutcome> {
+async function runInProcess(
+  job: JobRecord,
+  handler: JobHandler,
+  deps: ContextDeps,
+  lost: AbortSignal,
+): Promise<RunOutcome> {
   const controller = new AbortController();
   const deadline = new JobDeadline(job.timeoutMs, (ms) => ctx.recordProlong(ms), deps.report);
   const ctx = new HandlerContext(deps, deadline);
@@ -87,7 +97,12 @@ async function runInProcess(job: JobRecord, handler: JobHandler, deps: ContextDe
   }
 }
 
-async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps, lost: AbortSignal): Promise<RunOutcome> {
+async function runForced(
+  job: JobRecord,
+  handler: JobHandler,
+  deps: ContextDeps,
+  lost: AbortSignal,
+): Promise<RunOutcome> {
   // prolong and onTimeout do nothing in this mode (SPEC §4.7 rule 3); progress and output are relayed.
   const ctx = new HandlerContext(deps, null);
   try {

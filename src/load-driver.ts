@@ -11,8 +11,11 @@ export function loadDriver<T>(name: 'pg' | 'ioredis'): T {
   try {
     return requireFromHere(name) as T;
   } catch (err) {
-    throw new ConfigError(`The ${name === 'pg' ? 'postgres' : 'redis'} backend needs the \`${name}\` package: npm install ${name}`, {
-      cause: err,
-    });
+    throw new ConfigError(
+      `The ${name === 'pg' ? 'postgres' : 'redis'} backend needs the \`${name}\` package: npm install ${name}`,
+      {
+        cause: err,
+      },
+    );
   }
 }

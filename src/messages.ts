@@ -4,13 +4,22 @@
  * library's shape: the field, the rule, the value received.
  * @internal
  */
-import { DependencyError, NotFoundError, StoreRejectedError, UnsupportedOnBackendError, ValidationError, describeValue, type QueueError } from './errors.js';
+import {
+  DependencyError,
+  NotFoundError,
+  StoreRejectedError,
+  UnsupportedOnBackendError,
+  ValidationError,
+  describeValue,
+  type QueueError,
+} from './errors.js';
 import type { BlockedPrerequisite, Fact } from './store-facts.js';
 
 /** Which backend each driver-specific call belongs to, and the sentence refusing it elsewhere. */
 const UNSUPPORTED: Record<Extract<Fact, { kind: 'unsupported-on-backend' }>['operation'], string> = {
   db: 'The `db` option of addJob/addJobs runs the insert on a PostgreSQL client, so it is only supported by the postgres backend; this queue uses redis',
-  getPool: 'getPool() returns the PostgreSQL pool, so it is only available on the postgres backend; this queue uses redis (use getRedisClient())',
+  getPool:
+    'getPool() returns the PostgreSQL pool, so it is only available on the postgres backend; this queue uses redis (use getRedisClient())',
   getRedisClient: 'getRedisClient() is only available on the redis backend; this queue uses postgres (use getPool())',
 };
 
@@ -19,13 +28,22 @@ export function renderFact(fact: Fact, cause?: unknown): QueueError {
     case 'prerequisites-blocked':
       return new DependencyError(prerequisitesMessage(fact.prerequisites, fact.batchSize));
     case 'schedule-name-taken': {
-      const holder = fact.holderId === null ? ', already taken' : `, already the name of cron schedule ${fact.holderId}`;
-      return new ValidationError('scheduleName', `Expected \`scheduleName\` to be unique, got ${describeValue(fact.name)}${holder}`);
+      const holder =
+        fact.holderId === null ? ', already taken' : `, already the name of cron schedule ${fact.holderId}`;
+      return new ValidationError(
+        'scheduleName',
+        `Expected \`scheduleName\` to be unique, got ${describeValue(fact.name)}${holder}`,
+      );
     }
     case 'token-id-taken':
-      return new ValidationError('id', `Expected a new waitpoint token id, got ${describeValue(fact.tokenId)}, already taken`);
+      return new ValidationError(
+        'id',
+        `Expected a new waitpoint token id, got ${describeValue(fact.tokenId)}, already taken`,
+      );
     case 'token-unknown':
-      return new NotFoundError(`Expected \`tokenId\` to name an existing waitpoint token, got ${describeValue(fact.tokenId)}`);
+      return new NotFoundError(
+        `Expected \`tokenId\` to name an existing waitpoint token, got ${describeValue(fact.tokenId)}`,
+      );
     case 'unsupported-on-backend':
       return new UnsupportedOnBackendError(UNSUPPORTED[fact.operation]);
     case 'values-rejected':

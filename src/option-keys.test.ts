@@ -2,7 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import { findUnknownKey, nearestKey } from './option-keys.js';
 
-const JOB = ['jobType', 'payload', 'maxAttempts', 'priority', 'runAt', 'timeoutMs', 'tags', 'idempotencyKey', 'retryDelay', 'retryDelayMax'];
+const JOB = [
+  'jobType',
+  'payload',
+  'maxAttempts',
+  'priority',
+  'runAt',
+  'timeoutMs',
+  'tags',
+  'idempotencyKey',
+  'retryDelay',
+  'retryDelayMax',
+];
 
 describe('nearestKey', () => {
   it.each([
@@ -28,12 +39,16 @@ describe('findUnknownKey', () => {
     expect(findUnknownKey('jobs[2]', { jobType: 'a', extra: undefined }, JOB, 'job options')).toBeNull();
     expect(findUnknownKey('jobs[2]', { jobType: 'a', prio: 3 }, JOB, 'job options')).toEqual({
       field: 'jobs[2].prio',
-      message: expect.stringMatching(/^Unknown option `jobs\[2\]\.prio` in job options, got 3 \(number\)\. Did you mean `priority`\? Known options: jobType, /),
+      message: expect.stringMatching(
+        /^Unknown option `jobs\[2\]\.prio` in job options, got 3 \(number\)\. Did you mean `priority`\? Known options: jobType, /,
+      ),
     });
   });
 
   it('explains a misplaced key instead of guessing', () => {
-    expect(findUnknownKey('', { schema: 'x' }, ['keyPrefix'], 'the queue configuration', { schema: 'a postgres option' })).toEqual({
+    expect(
+      findUnknownKey('', { schema: 'x' }, ['keyPrefix'], 'the queue configuration', { schema: 'a postgres option' }),
+    ).toEqual({
       field: 'schema',
       message: 'Unexpected `schema`: a postgres option',
     });

@@ -4,7 +4,16 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, ensure, fail } from './checks.js';
+import {
+  checkBoolean,
+  checkFunction,
+  checkInteger,
+  checkKnownKeys,
+  checkObject,
+  checkString,
+  ensure,
+  fail,
+} from './checks.js';
 import { ConfigError } from './errors.js';
 import { MAX_TIMER_MS } from './storable.js';
 import type { JobContext } from './handler-context.js';
@@ -105,7 +114,17 @@ export interface ResolvedProcessorOptions {
   jobTypes: string[] | undefined;
 }
 
-const KNOWN = ['workerId', 'batchSize', 'concurrency', 'groupConcurrency', 'pollInterval', 'leaseCheckInterval', 'onError', 'verbose', 'jobType'];
+const KNOWN = [
+  'workerId',
+  'batchSize',
+  'concurrency',
+  'groupConcurrency',
+  'pollInterval',
+  'leaseCheckInterval',
+  'onError',
+  'verbose',
+  'jobType',
+];
 /** Bounds of the default lease check interval: not a query per fast poll, not minutes of a dead slot. */
 const LEASE_CHECK_MIN_MS = 1000;
 const LEASE_CHECK_MAX_MS = 60_000;
@@ -136,11 +155,23 @@ export function resolveProcessorOptions(options: unknown): ResolvedProcessorOpti
   if (o.verbose !== undefined) checkBoolean(E, 'verbose', o.verbose);
   if (o.pollInterval !== undefined) {
     const p = o.pollInterval;
-    ensure(E, typeof p === 'number' && p > 0 && p <= MAX_TIMER_MS, 'pollInterval', `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`, p);
+    ensure(
+      E,
+      typeof p === 'number' && p > 0 && p <= MAX_TIMER_MS,
+      'pollInterval',
+      `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`,
+      p,
+    );
   }
   if (o.leaseCheckInterval !== undefined) {
     const l = o.leaseCheckInterval;
-    ensure(E, typeof l === 'number' && Number.isFinite(l) && l > 0, 'leaseCheckInterval', 'a finite number of milliseconds > 0', l);
+    ensure(
+      E,
+      typeof l === 'number' && Number.isFinite(l) && l > 0,
+      'leaseCheckInterval',
+      'a finite number of milliseconds > 0',
+      l,
+    );
   }
   let jobTypes: string[] | undefined;
   if (o.jobType !== undefined) {
@@ -156,10 +187,12 @@ export function resolveProcessorOptions(options: unknown): ResolvedProcessorOpti
     workerId: o.workerId === undefined ? defaultWorkerId() : nonEmptyString('workerId', o.workerId),
     batchSize: o.batchSize === undefined ? 10 : checkInteger(E, 'batchSize', o.batchSize, 1, MAX_BATCH_SIZE),
     concurrency: o.concurrency === undefined ? 10 : positiveInteger('concurrency', o.concurrency),
-    groupConcurrency: o.groupConcurrency === undefined ? undefined : positiveInteger('groupConcurrency', o.groupConcurrency),
+    groupConcurrency:
+      o.groupConcurrency === undefined ? undefined : positiveInteger('groupConcurrency', o.groupConcurrency),
     pollInterval,
     leaseCheckInterval:
-      (o.leaseCheckInterval as number | undefined) ?? Math.min(Math.max(pollInterval, LEASE_CHECK_MIN_MS), LEASE_CHECK_MAX_MS),
+      (o.leaseCheckInterval as number | undefined) ??
+      Math.min(Math.max(pollInterval, LEASE_CHECK_MIN_MS), LEASE_CHECK_MAX_MS),
     onError: o.onError as ResolvedProcessorOptions['onError'],
     verbose: (o.verbose as boolean | undefined) ?? false,
     jobTypes,

@@ -140,10 +140,12 @@ class JobProcessor implements Processor {
     if (this.running) return;
     this.running = true;
     const previousLoop = this.loopDone;
-    this.unsubscribe = this.host.backend.subscribeJobAvailable(() => this.wake()).catch((err: unknown) => {
-      this.report(toError(err, 'subscribing to job wake-ups failed; polling only'));
-      return undefined;
-    });
+    this.unsubscribe = this.host.backend
+      .subscribeJobAvailable(() => this.wake())
+      .catch((err: unknown) => {
+        this.report(toError(err, 'subscribing to job wake-ups failed; polling only'));
+        return undefined;
+      });
     const loop = this.loop();
     this.loopDone = Promise.all([previousLoop, loop]).then(() => undefined);
     this.log(`started in background (worker ${this.options.workerId})`);

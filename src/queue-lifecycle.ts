@@ -87,6 +87,11 @@ export class QueueLifecycle {
 
 function closeTimeout(options: CloseOptions | undefined): number {
   if (options === undefined) return DEFAULT_CLOSE_TIMEOUT_MS;
-  const { timeoutMs = DEFAULT_CLOSE_TIMEOUT_MS } = checkObject(ValidationError, 'options', options, 'an object { timeoutMs? }');
+  const { timeoutMs = DEFAULT_CLOSE_TIMEOUT_MS } = checkObject(
+    ValidationError,
+    'options',
+    options,
+    'an object { timeoutMs? }',
+  );
   return checkNumber(ValidationError, 'timeoutMs', timeoutMs, 0, Infinity, 'a finite number of milliseconds >= 0');
 }

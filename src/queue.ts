@@ -66,7 +66,8 @@ export function batchDepRef(index: number): number {
 export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueueConfig): JobQueue<P> {
   const resolved = resolveConfig(config);
   const clock = config.clock ?? systemClock;
-  const backend = resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
+  const backend =
+    resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
   return openQueue<P>(backend, clock, resolved.verbose);
 }
 
@@ -117,7 +118,12 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     this.#backend = this.lifecycle.backend;
     const hooks = new JobHooks();
     this.events = hooks;
-    this.#operations = new QueueOperations({ backend: this.#backend, clock, hooks, log: (message) => this.log(message) });
+    this.#operations = new QueueOperations({
+      backend: this.#backend,
+      clock,
+      hooks,
+      log: (message) => this.log(message),
+    });
     // Loud on purpose, whatever `verbose` says: data may have been lost.
     backend.setErrorReporter?.((error) => {
       console.error(`[queuedev] ${error.message}`);
@@ -166,7 +172,12 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     return this.#backend.getJobs({ ...requirePage(limit, offset) });
   }
 
-  async getJobsByTags(tags: string[], mode: TagQueryMode = 'all', limit?: number, offset?: number): Promise<JobRecord[]> {
+  async getJobsByTags(
+    tags: string[],
+    mode: TagQueryMode = 'all',
+    limit?: number,
+    offset?: number,
+  ): Promise<JobRecord[]> {
     const filter: JobFilter = { tags: { values: requireTags('tags', tags), mode: requireTagMode('mode', mode) } };
     return this.#backend.getJobs({ filter, ...requirePage(limit, offset) });
   }
@@ -252,7 +263,10 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   /** Schedules ordered by id, optionally only 'active' or 'paused' ones. */
   async listCronJobs(status?: CronScheduleStatus): Promise<CronScheduleRecord[]> {
     if (status !== undefined && status !== 'active' && status !== 'paused') {
-      throw new ValidationError('status', `Expected \`status\` to be 'active' or 'paused', got ${JSON.stringify(status)}`);
+      throw new ValidationError(
+        'status',
+        `Expected \`status\` to be 'active' or 'paused', got ${JSON.stringify(status)}`,
+      );
     }
     return this.#backend.getCronSchedules(status === undefined ? {} : { status });
   }

@@ -74,7 +74,8 @@ export function withStoreErrors<T extends object>(backend: T, translate: StoreEr
 /** The translation of one backend: typed where the rules know the error, else sanitised. */
 export function storeErrorTranslator(rules: StoreErrorRules): StoreErrorTranslator {
   return (err, operation) => {
-    if (err instanceof StoreFact) return renderFact(err.fact, err.cause === undefined ? undefined : sanitizeError(err.cause, rules.secrets));
+    if (err instanceof StoreFact)
+      return renderFact(err.fact, err.cause === undefined ? undefined : sanitizeError(err.cause, rules.secrets));
     if (err instanceof QueueError) return err;
     const clean = sanitizeError(err, rules.secrets);
     const typed = rules.typed?.(err, clean);
@@ -105,7 +106,8 @@ function unavailableMessage(store: string, reason: StoreUnavailableReason, detai
 export function errorChain(err: unknown): Record<string, unknown>[] {
   const found: Record<string, unknown>[] = [];
   const visit = (e: unknown, depth: number) => {
-    if (typeof e !== 'object' || e === null || depth > MAX_DEPTH || found.includes(e as Record<string, unknown>)) return;
+    if (typeof e !== 'object' || e === null || depth > MAX_DEPTH || found.includes(e as Record<string, unknown>))
+      return;
     const record = e as Record<string, unknown>;
     found.push(record);
     visit(record.cause, depth + 1);
@@ -129,7 +131,12 @@ export function sanitizeError(err: unknown, secrets: readonly string[], depth = 
   if (!(err instanceof Error) || depth > MAX_DEPTH) return new Error(maskSecrets(describeObject(err), secrets));
   const copy = Object.create(Object.getPrototypeOf(err) as object) as Error & Record<string, unknown>;
   const define = (key: string, value: unknown) =>
-    Object.defineProperty(copy, key, { value, writable: true, configurable: true, enumerable: !['message', 'stack'].includes(key) });
+    Object.defineProperty(copy, key, {
+      value,
+      writable: true,
+      configurable: true,
+      enumerable: !['message', 'stack'].includes(key),
+    });
   define('message', maskSecrets(err.message, secrets));
   if (err.stack !== undefined) define('stack', maskSecrets(err.stack, secrets));
   for (const [key, value] of Object.entries(err)) {
@@ -146,7 +153,11 @@ export function sanitizeError(err: unknown, secrets: readonly string[], depth = 
   }
   if ('cause' in err && err.cause !== undefined) define('cause', sanitizeError(err.cause, secrets, depth + 1));
   const members = (err as { errors?: unknown }).errors;
-  if (Array.isArray(members)) define('errors', members.map((m) => sanitizeError(m, secrets, depth + 1)));
+  if (Array.isArray(members))
+    define(
+      'errors',
+      members.map((m) => sanitizeError(m, secrets, depth + 1)),
+    );
   return copy;
 }
 

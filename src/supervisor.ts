@@ -148,7 +148,9 @@ export function resolveSupervisorOptions(options: unknown): ResolvedSupervisorOp
     reclaimStuckJobs: flag('reclaimStuckJobs'),
     expireTimedOutTokens: flag('expireTimedOutTokens'),
     // One line, not a stack trace: the loop may report a failing store again after recovery.
-    onError: (o.onError as ((error: Error) => void) | undefined) ?? ((error) => console.error('[queuedev] supervisor error:', error.message)),
+    onError:
+      (o.onError as ((error: Error) => void) | undefined) ??
+      ((error) => console.error('[queuedev] supervisor error:', error.message)),
     verbose: flag('verbose'),
   };
 }
@@ -214,7 +216,9 @@ class JobSupervisor implements Supervisor {
     const batchSize = o.cleanupBatchSize;
     const result: SupervisorRunResult = { reclaimedJobs: 0, cleanedUpJobs: 0, cleanedUpEvents: 0, expiredTokens: 0 };
     if (o.reclaimStuckJobs) {
-      result.reclaimedJobs = await this.task('reclaiming stuck jobs', () => maintenance.reclaimStuckJobs(o.stuckJobsTimeoutMinutes));
+      result.reclaimedJobs = await this.task('reclaiming stuck jobs', () =>
+        maintenance.reclaimStuckJobs(o.stuckJobsTimeoutMinutes),
+      );
     }
     // 0 days switches a cleanup task off here; queue.cleanupOldJobs(0) removes every finished job.
     if (o.cleanupJobsDaysToKeep > 0) {
@@ -227,7 +231,8 @@ class JobSupervisor implements Supervisor {
         maintenance.cleanupOldJobEvents({ daysToKeep: o.cleanupEventsDaysToKeep, batchSize }),
       );
     }
-    if (o.expireTimedOutTokens) result.expiredTokens = await this.task('expiring timed-out tokens', () => tokens.expireTimedOut());
+    if (o.expireTimedOutTokens)
+      result.expiredTokens = await this.task('expiring timed-out tokens', () => tokens.expireTimedOut());
     if (o.verbose) console.log('[queuedev] supervisor run:', result);
     return result;
   }

@@ -37,15 +37,7 @@ export const TAG_QUERY_MODES: readonly TagQueryMode[] = ['exact', 'all', 'any', 
 
 /** Event types recorded in a job's history (SPEC §6.1). */
 export type JobEventType =
-  | 'added'
-  | 'processing'
-  | 'completed'
-  | 'failed'
-  | 'cancelled'
-  | 'retried'
-  | 'edited'
-  | 'prolonged'
-  | 'waiting';
+  'added' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'retried' | 'edited' | 'prolonged' | 'waiting';
 
 /** Maps job types to their payload types, for typed `addJob` and handlers. */
 // `any` (not `unknown`) so that payload maps declared as interfaces are accepted too.

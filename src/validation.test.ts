@@ -62,12 +62,18 @@ describe('normalizeJob', () => {
 
   it('accepts the int32 priority bounds and rejects one beyond', () => {
     expect(normalizeJob('', { jobType: 'a', payload: {}, priority: 2_147_483_647 }, NOW).priority).toBe(2_147_483_647);
-    expect(normalizeJob('', { jobType: 'a', payload: {}, priority: -2_147_483_648 }, NOW).priority).toBe(-2_147_483_648);
-    expect(() => normalizeJob('', { jobType: 'a', payload: {}, priority: 2_147_483_648 }, NOW)).toThrow(ValidationError);
+    expect(normalizeJob('', { jobType: 'a', payload: {}, priority: -2_147_483_648 }, NOW).priority).toBe(
+      -2_147_483_648,
+    );
+    expect(() => normalizeJob('', { jobType: 'a', payload: {}, priority: 2_147_483_648 }, NOW)).toThrow(
+      ValidationError,
+    );
   });
 
   it('refuses placeholders outside addJobs, out of range, or naming the job itself', () => {
-    expect(() => normalizeJob('', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-1] } }, NOW)).toThrow(DependencyError);
+    expect(() => normalizeJob('', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-1] } }, NOW)).toThrow(
+      DependencyError,
+    );
     expect(() =>
       normalizeJob('jobs[0]', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-3] } }, NOW, { index: 0, size: 2 }),
     ).toThrow(DependencyError);
@@ -78,7 +84,10 @@ describe('normalizeJob', () => {
 });
 
 describe('assertNoPlaceholderCycles', () => {
-  const job = (deps: number[] | null) => ({ ...normalizeJob('', { jobType: 'a', payload: {} }, NOW), dependsOnJobIds: deps });
+  const job = (deps: number[] | null) => ({
+    ...normalizeJob('', { jobType: 'a', payload: {} }, NOW),
+    dependsOnJobIds: deps,
+  });
 
   it('accepts chains, diamonds and positive ids', () => {
     expect(() => assertNoPlaceholderCycles([job(null), job([-1]), job([-1]), job([-2, -3, 99])])).not.toThrow();
@@ -116,12 +125,28 @@ describe('requireJson', () => {
     ['a function member', { f: () => 1 }, 'payload.f'],
     ['a symbol member', { s: Symbol('s') }, 'payload.s'],
     ['a function in an array', [() => 1], 'payload[0]'],
-    ['a class instance', { d: new (class Point { x = 1 })() }, 'payload.d'],
+    [
+      'a class instance',
+      {
+        d: new (class Point {
+          x = 1;
+        })(),
+      },
+      'payload.d',
+    ],
     ['a lone high surrogate in a string', { s: 'x\ud800' }, 'payload.s'],
     ['a lone low surrogate in an array', ['\udc00y'], 'payload[0]'],
     ['a lone surrogate in a key', { ['k\ud800']: 1 }, 'payload'],
     ['a NUL in a string', { s: 'a\u0000b' }, 'payload.s'],
-    ['a deep cycle', (() => { const a: Record<string, unknown> = {}; a.b = { c: [a] }; return a; })(), 'payload.b.c[0]'],
+    [
+      'a deep cycle',
+      (() => {
+        const a: Record<string, unknown> = {};
+        a.b = { c: [a] };
+        return a;
+      })(),
+      'payload.b.c[0]',
+    ],
   ])('rejects %s', (_label, value, field) => {
     expect(() => requireJson('payload', value)).toThrow(expect.objectContaining({ field }));
   });
@@ -130,7 +155,10 @@ describe('requireJson', () => {
 describe('normalizeEdit', () => {
   it('resolves runAt null to now and keeps explicit nulls of retry and dead-letter fields', () => {
     expect(
-      normalizeEdit({ runAt: null, retryDelay: null, retryBackoff: null, retryDelayMax: null, deadLetterJobType: null }, NOW),
+      normalizeEdit(
+        { runAt: null, retryDelay: null, retryBackoff: null, retryDelayMax: null, deadLetterJobType: null },
+        NOW,
+      ),
     ).toEqual({ runAt: NOW, retryDelay: null, retryBackoff: null, retryDelayMax: null, deadLetterJobType: null });
   });
 
@@ -141,7 +169,9 @@ describe('normalizeEdit', () => {
 
 describe('normalizeFilter', () => {
   it('defaults the tag mode to all and leaves absent members out', () => {
-    expect(normalizeFilter({ tags: { values: ['a', 'a', 'b'] } })).toEqual({ tags: { values: ['a', 'b'], mode: 'all' } });
+    expect(normalizeFilter({ tags: { values: ['a', 'a', 'b'] } })).toEqual({
+      tags: { values: ['a', 'b'], mode: 'all' },
+    });
     expect(normalizeFilter(undefined)).toBeUndefined();
     expect(normalizeFilter({})).toEqual({});
   });

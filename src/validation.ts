@@ -52,7 +52,8 @@ export function requireInteger(field: string, value: unknown, min: number, max =
 /** A valid Date that both stores hold (see MIN_DATE and MAX_DATE). */
 export function requireDate(field: string, value: unknown): Date {
   if (!(value instanceof Date) || Number.isNaN(value.getTime())) fail(E, field, 'a valid Date', value);
-  if (!isStorableDate(value)) fail(E, field, `a Date from ${MIN_DATE.toISOString()} to ${MAX_DATE.toISOString()}`, value);
+  if (!isStorableDate(value))
+    fail(E, field, `a Date from ${MIN_DATE.toISOString()} to ${MAX_DATE.toISOString()}`, value);
   return value;
 }
 
@@ -60,7 +61,12 @@ export function requireDate(field: string, value: unknown): Date {
 function requireIdempotencyKey(field: string, value: unknown): string {
   const key = requireNonEmptyString(field, value, MAX_IDEMPOTENCY_KEY_BYTES);
   if (Buffer.byteLength(key, 'utf8') > MAX_IDEMPOTENCY_KEY_BYTES) {
-    fail(E, field, `a string of at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes in UTF-8 (${Buffer.byteLength(key, 'utf8')} bytes)`, value);
+    fail(
+      E,
+      field,
+      `a string of at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes in UTF-8 (${Buffer.byteLength(key, 'utf8')} bytes)`,
+      value,
+    );
   }
   return key;
 }
@@ -121,7 +127,12 @@ export function requireJson(field: string, value: unknown): unknown {
     if (typeof v !== 'object') fail(E, path, 'JSON-storable (no functions, symbols, bigints or undefined)', v);
     if (ancestors.includes(v)) fail(E, path, 'JSON-storable (no circular references)', v);
     if (ancestors.length === MAX_JSON_DEPTH) {
-      fail(E, field, `JSON-storable (arrays and objects nested at most ${MAX_JSON_DEPTH} deep; deeper at ${path})`, value);
+      fail(
+        E,
+        field,
+        `JSON-storable (arrays and objects nested at most ${MAX_JSON_DEPTH} deep; deeper at ${path})`,
+        value,
+      );
     }
     ancestors.push(v);
     if (Array.isArray(v)) {
@@ -185,8 +196,7 @@ export function normalizeJob(
   requireJson(at('payload'), o.payload);
 
   const maxAttempts = o.maxAttempts === undefined ? 3 : requireInteger(at('maxAttempts'), o.maxAttempts, 1);
-  const priority =
-    o.priority === undefined ? 0 : requireInteger(at('priority'), o.priority, INT32_MIN, INT32_MAX);
+  const priority = o.priority === undefined ? 0 : requireInteger(at('priority'), o.priority, INT32_MIN, INT32_MAX);
   const runAt = o.runAt === undefined || o.runAt === null ? now : requireDate(at('runAt'), o.runAt);
   const timeoutMs = o.timeoutMs === undefined ? null : requireInteger(at('timeoutMs'), o.timeoutMs, 1);
   const forceKillOnTimeout =
@@ -196,8 +206,7 @@ export function normalizeJob(
     o.idempotencyKey === undefined ? null : requireIdempotencyKey(at('idempotencyKey'), o.idempotencyKey);
   const retryDelay = o.retryDelay === undefined ? null : checkNumber(E, at('retryDelay'), o.retryDelay, 0);
   const retryBackoff = o.retryBackoff === undefined ? null : checkBoolean(E, at('retryBackoff'), o.retryBackoff);
-  const retryDelayMax =
-    o.retryDelayMax === undefined ? null : checkNumber(E, at('retryDelayMax'), o.retryDelayMax, 0);
+  const retryDelayMax = o.retryDelayMax === undefined ? null : checkNumber(E, at('retryDelayMax'), o.retryDelayMax, 0);
   const deadLetterJobType =
     o.deadLetterJobType === undefined ? null : requireNonEmptyString(at('deadLetterJobType'), o.deadLetterJobType);
 
@@ -214,7 +223,8 @@ export function normalizeJob(
   let dependsOnJobIds: number[] | null = null;
   let dependsOnTags: string[] | null = null;
   if (o.dependsOn !== undefined) {
-    if (!isPlainObject(o.dependsOn)) fail(E, at('dependsOn'), 'an object { jobIds?: number[]; tags?: string[] }', o.dependsOn);
+    if (!isPlainObject(o.dependsOn))
+      fail(E, at('dependsOn'), 'an object { jobIds?: number[]; tags?: string[] }', o.dependsOn);
     checkKnownKeys(E, at('dependsOn'), o.dependsOn, ['jobIds', 'tags'], '`dependsOn`');
     const { jobIds, tags: depTags } = o.dependsOn;
     if (jobIds !== undefined) {
@@ -317,7 +327,8 @@ export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
   if (u.payload !== undefined) edit.payload = requireJson('updates.payload', u.payload);
   optional(u.maxAttempts, (v) => (edit.maxAttempts = requireInteger('updates.maxAttempts', v, 1)));
   optional(u.priority, (v) => (edit.priority = requireInteger('updates.priority', v, INT32_MIN, INT32_MAX)));
-  if ('runAt' in u && u.runAt !== undefined) edit.runAt = u.runAt === null ? now : requireDate('updates.runAt', u.runAt);
+  if ('runAt' in u && u.runAt !== undefined)
+    edit.runAt = u.runAt === null ? now : requireDate('updates.runAt', u.runAt);
   optional(u.timeoutMs, (v) => (edit.timeoutMs = requireInteger('updates.timeoutMs', v, 1)));
   optional(u.tags, (v) => (edit.tags = requireTags('updates.tags', v)));
   optional(u.retryDelay, (v) => (edit.retryDelay = v === null ? null : checkNumber(E, 'updates.retryDelay', v, 0)));
@@ -360,7 +371,8 @@ export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | 
   }
   if (filter.tags !== undefined) {
     const t = filter.tags;
-    if (!isPlainObject(t)) fail(E, `${field}.tags`, "an object { values: string[]; mode?: 'exact' | 'all' | 'any' | 'none' }", t);
+    if (!isPlainObject(t))
+      fail(E, `${field}.tags`, "an object { values: string[]; mode?: 'exact' | 'all' | 'any' | 'none' }", t);
     checkKnownKeys(E, `${field}.tags`, t, ['values', 'mode'], 'a tag filter');
     out.tags = {
       values: requireTags(`${field}.tags.values`, t.values),

@@ -29,6 +29,9 @@ export function bindOperations<C, T extends Operations<C>>(ctx: C, operations: T
  */
 export function deferOperations<C, T extends Operations<C>>(context: () => Promise<C>, operations: T): Bound<T> {
   return Object.fromEntries(
-    Object.entries(operations).map(([name, operation]) => [name, async (...args: unknown[]) => operation(await context(), ...args)]),
+    Object.entries(operations).map(([name, operation]) => [
+      name,
+      async (...args: unknown[]) => operation(await context(), ...args),
+    ]),
   ) as Bound<T>;
 }

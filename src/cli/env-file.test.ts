@@ -57,6 +57,8 @@ describe('loadEnvFile (--envPath)', () => {
   });
 
   it('names the path when the file cannot be read', () => {
-    expect(() => loadEnvFile(join(tmpdir(), 'queuedev-no-such-dir', 'missing.env'), {})).toThrow(/--envPath .*missing\.env/);
+    expect(() => loadEnvFile(join(tmpdir(), 'queuedev-no-such-dir', 'missing.env'), {})).toThrow(
+      /--envPath .*missing\.env/,
+    );
   });
 });

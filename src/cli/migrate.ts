@@ -4,7 +4,13 @@
  * code. The connection string comes from PG_QUEUE_DATABASE or --database-url.
  */
 import { spawn } from 'node:child_process';
-import { DATABASE_ENV, MIGRATIONS_TABLE, migrate, requireSchemaName, type MigrateOptions } from '../backends/postgres/migrate.js';
+import {
+  DATABASE_ENV,
+  MIGRATIONS_TABLE,
+  migrate,
+  requireSchemaName,
+  type MigrateOptions,
+} from '../backends/postgres/migrate.js';
 import { loadDriver } from '../load-driver.js';
 import { loadEnvFile } from './env-file.js';
 
@@ -42,7 +48,13 @@ export interface ParsedArgs {
 }
 
 export function parseMigrateArgs(args: string[]): ParsedArgs {
-  const parsed: ParsedArgs = { action: 'up', schema: 'public', dryRun: false, verbose: false, rejectUnauthorized: true };
+  const parsed: ParsedArgs = {
+    action: 'up',
+    schema: 'public',
+    dryRun: false,
+    verbose: false,
+    rejectUnauthorized: true,
+  };
   let sawAction = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -94,12 +106,24 @@ export async function runMigrate(args: string[]): Promise<number> {
   // them (as pg merges them, so an sslmode in the URL still wins), closed when the command ends.
   const pool = parsed.rejectUnauthorized
     ? undefined
-    : new (loadDriver<typeof import('pg')>('pg').Pool)({ connectionString: url, ssl: { rejectUnauthorized: false }, max: 1 });
+    : new (loadDriver<typeof import('pg')>('pg').Pool)({
+        connectionString: url,
+        ssl: { rejectUnauthorized: false },
+        max: 1,
+      });
   pool?.on('error', () => undefined);
   const database: Pick<MigrateOptions, 'databaseUrl' | 'pool'> = pool ? { pool } : { databaseUrl: url };
   const log = (message: string) => console.log(message);
   const run = (direction: 'up' | 'down', count: number | undefined) =>
-    migrate({ ...database, schema: parsed.schema, direction, count, dryRun: parsed.dryRun, verbose: parsed.verbose, log });
+    migrate({
+      ...database,
+      schema: parsed.schema,
+      direction,
+      count,
+      dryRun: parsed.dryRun,
+      verbose: parsed.verbose,
+      log,
+    });
   try {
     if (parsed.action === 'redo') {
       const undone = await run('down', parsed.count ?? 1);
@@ -119,7 +143,10 @@ export async function runMigrate(args: string[]): Promise<number> {
 
 function rerunWithEnvironment(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: process.env });
+    const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+      stdio: 'inherit',
+      env: process.env,
+    });
     child.on('error', reject);
     child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });

@@ -15,7 +15,10 @@ function integerParam(name: string, raw: string | null, min: number, max: number
   if (raw === null || raw === '') return fallback;
   const value = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= min && value <= max)) {
-    throw new ValidationError(name, `Expected \`${name}\` to be an integer between ${min} and ${max}, got ${describeValue(raw)}`);
+    throw new ValidationError(
+      name,
+      `Expected \`${name}\` to be an integer between ${min} and ${max}, got ${describeValue(raw)}`,
+    );
   }
   return value;
 }
@@ -64,7 +67,12 @@ interface JobAction {
 }
 
 const JOB_ACTIONS: Record<'cancel' | 'retry', JobAction> = {
-  cancel: { allowed: CANCELLABLE_STATUSES, done: 'cancelled', stamp: 'lastCancelledAt', run: (q, id) => q.cancelJob(id) },
+  cancel: {
+    allowed: CANCELLABLE_STATUSES,
+    done: 'cancelled',
+    stamp: 'lastCancelledAt',
+    run: (q, id) => q.cancelJob(id),
+  },
   retry: { allowed: RETRYABLE_STATUSES, done: 'retried', stamp: 'lastRetriedAt', run: (q, id) => q.retryJob(id) },
 };
 

@@ -47,14 +47,7 @@ const KNOWN = ['jobQueue', 'jobHandlers', 'basePath', 'processorOptions'];
  * `instanceof`: the CommonJS build bundles `queuedev` and `queuedev/dashboard` separately, each
  * with its own JobQueue class.
  */
-const QUEUE_METHODS = [
-  'getJob',
-  'queryJobs',
-  'getJobEvents',
-  'cancelJob',
-  'retryJob',
-  'createProcessor',
-] as const;
+const QUEUE_METHODS = ['getJob', 'queryJobs', 'getJobEvents', 'cancelJob', 'retryJob', 'createProcessor'] as const;
 /** URL path characters (RFC 3986 pchar) that a URL keeps as written, '%' excepted. */
 const SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;
 const BASE_PATH_EXAMPLE = "(e.g. '/admin/jobs', or '/')";
@@ -67,7 +60,7 @@ const BASE_PATH_EXAMPLE = "(e.g. '/admin/jobs', or '/')";
 function basePathProblem(basePath: string): string | null {
   if (!basePath.startsWith('/')) return "a URL path starting with '/'";
   if (basePath === '/') return null;
-  if (basePath.endsWith('/')) return "a URL path without a trailing slash";
+  if (basePath.endsWith('/')) return 'a URL path without a trailing slash';
   const segments = basePath.slice(1).split('/');
   if (segments.includes('')) return "a URL path without empty segments ('//')";
   if (segments.some((s) => s === '.' || s === '..')) return "a normalised URL path, without '.' or '..' segments";
@@ -101,7 +94,8 @@ export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig
   if (typeof basePath !== 'string') fail(E, 'basePath', `a URL path string ${BASE_PATH_EXAMPLE}`, basePath);
   const problem = basePathProblem(basePath);
   if (problem !== null) fail(E, 'basePath', `${problem} ${BASE_PATH_EXAMPLE}`, basePath);
-  if (processorOptions !== undefined) checkObject(E, 'processorOptions', processorOptions, 'an object of processor options');
+  if (processorOptions !== undefined)
+    checkObject(E, 'processorOptions', processorOptions, 'an object of processor options');
 
   const resolved: ResolvedDashboardConfig = {
     queue: jobQueue as unknown as JobQueue<PayloadMap>,

@@ -14,6 +14,7 @@ export function errorResponse(err: unknown): Response {
   // 503 with the typed message (e.g. the migrate command to run), which the page shows.
   // A queue used after close() is the host application's bug, not an outage: 500.
   const closed = (err as { reason?: unknown }).reason === 'closed';
-  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code) && !closed) return jsonResponse(503, { error: message, code });
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code) && !closed)
+    return jsonResponse(503, { error: message, code });
   return jsonResponse(500, { error: message });
 }

@@ -80,7 +80,9 @@ export function createQueueDashboard<P extends PayloadMap = PayloadMap>(config: 
     }
     const refusal = method === 'POST' ? crossOriginRefusal(request.headers) : null;
     if (refusal !== null) {
-      return jsonResponse(403, { error: `Cross-origin request refused (${refusal}): POST routes accept same-origin requests only` });
+      return jsonResponse(403, {
+        error: `Cross-origin request refused (${refusal}): POST routes accept same-origin requests only`,
+      });
     }
     try {
       return await run(resolved, url.searchParams, id);

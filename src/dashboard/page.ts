@@ -8,7 +8,10 @@ import { escapeHtml } from './http.js';
 import { PAGE_SCRIPT } from './page-script.generated.js';
 import { PAGE_STYLES } from './page-styles.js';
 
-const TABS = [{ status: '', label: 'All' }, ...JOB_STATUSES.map((s) => ({ status: s, label: s[0]!.toUpperCase() + s.slice(1) }))];
+const TABS = [
+  { status: '', label: 'All' },
+  ...JOB_STATUSES.map((s) => ({ status: s, label: s[0]!.toUpperCase() + s.slice(1) })),
+];
 
 const DETAIL_SECTIONS = [
   ['Payload', '<pre id="payload"></pre>'],
@@ -20,9 +23,12 @@ const DETAIL_SECTIONS = [
 export function renderPage({ basePath, nonce }: { basePath: string; nonce: string }): string {
   const n = escapeHtml(nonce);
   const tabs = TABS.map(
-    (t) => `<button type="button" role="tab" class="tab" data-status="${t.status}" aria-selected="false">${t.label}</button>`,
+    (t) =>
+      `<button type="button" role="tab" class="tab" data-status="${t.status}" aria-selected="false">${t.label}</button>`,
   ).join('');
-  const sections = DETAIL_SECTIONS.map(([title, body]) => `<section class="card"><h3>${title}</h3>${body}</section>`).join('');
+  const sections = DETAIL_SECTIONS.map(
+    ([title, body]) => `<section class="card"><h3>${title}</h3>${body}</section>`,
+  ).join('');
   return `<!doctype html>
 <html lang="en">
 <head>

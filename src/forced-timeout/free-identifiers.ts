@@ -30,19 +30,24 @@ export function analyzeHandlerSource(source: string, knownGlobals: ReadonlySet<s
   // Parenthesized, as the worker evaluates it: a function expression, not a declaration. The
   // newline keeps a trailing line comment from swallowing the parenthesis. eslint-scope needs
   // `range` on every node (to tell default parameters from the body).
-  const program = parse(`(${source}\n)`, { ecmaVersion: ECMA_VERSION, sourceType: 'script', ranges: true }) as unknown as ESTree.Program;
+  const program = parse(`(${source}\n)`, {
+    ecmaVersion: ECMA_VERSION,
+    sourceType: 'script',
+    ranges: true,
+  }) as unknown as ESTree.Program;
   const handler = (program.body[0] as ESTree.ExpressionStatement).expression;
   const scopes = analyze(program, { ecmaVersion: ECMA_VERSION, sourceType: 'script' });
 
   // `typeof name` is how code tests for an optional global (`typeof window`); it never throws.
   const typeofOperands = new Set<ESTree.Node>();
   visit(program, (node) => {
-    if (node.type === 'UnaryExpression' && node.operator === 'typeof' && node.argument.type === 'Identifier') typeofOperands.add(node.argument);
+    if (node.type === 'UnaryExpression' && node.operator === 'typeof' && node.argument.type === 'Identifier')
+      typeofOperands.add(node.argument);
   });
 
   // References no scope of the source resolves: the worker would look them up in its globals.
-  const free = scopes.globalScope!.through
-    .map((reference) => reference.identifier as ESTree.Identifier)
+  const free = scopes
+    .globalScope!.through.map((reference) => reference.identifier as ESTree.Identifier)
     .filter((identifier) => !knownGlobals.has(identifier.name) && !typeofOperands.has(identifier))
     .sort((a, b) => a.range![0] - b.range![0])
     .map((identifier) => identifier.name);

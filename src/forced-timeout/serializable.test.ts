@@ -26,7 +26,11 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
           if (signal.aborted) break;
           total += value * i;
         }
-        const { a, b: [c, d = 2], ...rest } = { a: 1, b: [3], e: 5 };
+        const {
+          a,
+          b: [c, d = 2],
+          ...rest
+        } = { a: 1, b: [3], e: 5 };
         const label = `sum ${total} ${a + c + d} ${JSON.stringify(rest)}`;
         return { label, ok: total > 0 ? true : false };
       },
@@ -46,7 +50,15 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
         }
         // @ts-expect-error `window` is not declared in Node: a typeof check of an optional global
         const isBrowser = typeof window !== 'undefined';
-        const obj = { key: payload, method() { return this.key; }, async other() { return 1; } };
+        const obj = {
+          key: payload,
+          method() {
+            return this.key;
+          },
+          async other() {
+            return 1;
+          },
+        };
         try {
           return [inner(payload), new Local().twice, obj.method(), /ab+c\/x/g.test(payload), isBrowser];
         } catch (err) {
@@ -99,7 +111,12 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
     const cases: [unknown, string][] = [
       [(_payload: unknown, _signal: AbortSignal, client = outerClient) => client, 'outerClient'],
       [({ retries = outerConfig.retries }: { retries?: number }) => retries, 'outerConfig'],
-      [function (p: number = outerConfig.retries) { return p; }, 'outerConfig'],
+      [
+        function (p: number = outerConfig.retries) {
+          return p;
+        },
+        'outerConfig',
+      ],
       [
         (p: { a?: unknown; list: unknown[] }) => {
           const { a = outerClient } = p;
@@ -119,7 +136,8 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
         'outerClient',
       ],
     ];
-    for (const [handler, names] of cases) expect(check(handler).error, String(handler)).toContain(`uses \`${names}\` from outside`);
+    for (const [handler, names] of cases)
+      expect(check(handler).error, String(handler)).toContain(`uses \`${names}\` from outside`);
     // A default naming an earlier parameter, or a variable of its own body, captures nothing.
     expect(check((a: number, b = a, { c = b } = {}) => a + b + c)).toEqual({ isSerializable: true });
   });
@@ -128,7 +146,9 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
     const accepted = [
       new Function(`return function (p) { return arguments.length + p; }`)(),
       new Function(`return (p) => { function inner() { return [this, arguments]; } return inner(p); }`)(),
-      new Function(`return (p) => { class A { x = this; static s = this; static { this.t = 1; } m() { return this.x; } } return new A().m(p); }`)(),
+      new Function(
+        `return (p) => { class A { x = this; static s = this; static { this.t = 1; } m() { return this.x; } } return new A().m(p); }`,
+      )(),
     ];
     for (const h of accepted) expect(check(h), String(h)).toEqual({ isSerializable: true });
     const arrowArguments = new Function(`return () => arguments.length`)();

@@ -43,11 +43,14 @@ export function validateHandlerSerializable(handler: unknown, jobType: string): 
     isSerializable: false,
     error: `The handler for job type "${jobType}" cannot run with forceKillOnTimeout: ${why}`,
   });
-  if (typeof handler !== 'function') return no(`expected a function, got ${handler === null ? 'null' : typeof handler}`);
+  if (typeof handler !== 'function')
+    return no(`expected a function, got ${handler === null ? 'null' : typeof handler}`);
   const source = Function.prototype.toString.call(handler);
   if (/\{\s*\[native code\]\s*\}\s*$/.test(source)) {
     return handler.name.startsWith('bound ')
-      ? no('it is a bound function (made with .bind()); its source and bound `this` cannot be sent to a worker thread, pass the unbound function')
+      ? no(
+          'it is a bound function (made with .bind()); its source and bound `this` cannot be sent to a worker thread, pass the unbound function',
+        )
       : no('it is native code, which has no source to send to a worker thread');
   }
   if (/^class\b/.test(source)) return no('it is a class, not a function');
@@ -55,7 +58,9 @@ export function validateHandlerSerializable(handler: unknown, jobType: string): 
     // Compiles only; the handler body does not run.
     new Function(`return (${source}\n);`);
   } catch {
-    return no('it is a method shorthand (such as `run(payload) {}` in an object or class); write it as `async (payload) => {}` or `async function (payload) {}`');
+    return no(
+      'it is a method shorthand (such as `run(payload) {}` in an object or class); write it as `async (payload) => {}` or `async function (payload) {}`',
+    );
   }
   let analysis: SourceAnalysis;
   try {
@@ -98,7 +103,11 @@ export async function testHandlerSerialization(handler: unknown, jobType: string
             },
       );
     });
-    worker.once('error', (err) => done({ isSerializable: false, error: `The worker thread for job type "${jobType}" failed: ${err.message}` }));
-    worker.once('exit', (code) => done({ isSerializable: false, error: `The worker thread for job type "${jobType}" exited with code ${code}` }));
+    worker.once('error', (err) =>
+      done({ isSerializable: false, error: `The worker thread for job type "${jobType}" failed: ${err.message}` }),
+    );
+    worker.once('exit', (code) =>
+      done({ isSerializable: false, error: `The worker thread for job type "${jobType}" exited with code ${code}` }),
+    );
   });
 }

@@ -62,7 +62,13 @@ export function runInWorkerThread(input: {
     };
 
     const timedOut = () =>
-      settle(() => reject(new JobTimeoutError(`Job ${job.id} (${job.jobType}) timed out after ${job.timeoutMs} ms; its worker thread was terminated`)));
+      settle(() =>
+        reject(
+          new JobTimeoutError(
+            `Job ${job.id} (${job.jobType}) timed out after ${job.timeoutMs} ms; its worker thread was terminated`,
+          ),
+        ),
+      );
     if (job.timeoutMs !== null) timer = setTimeout(timedOut, job.timeoutMs);
     if (lost.aborted) onLost();
     else lost.addEventListener('abort', onLost);
@@ -78,7 +84,9 @@ export function runInWorkerThread(input: {
     worker.on('error', (err) => settle(() => reject(toError(err))));
     worker.on('exit', (code) => {
       forcedWorkerEvents.emit('exit', threadId);
-      settle(() => reject(new Error(`The worker thread of job ${job.id} exited with code ${code} before the handler returned`)));
+      settle(() =>
+        reject(new Error(`The worker thread of job ${job.id} exited with code ${code} before the handler returned`)),
+      );
     });
   });
 }

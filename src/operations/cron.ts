@@ -84,7 +84,9 @@ export class CronOperations {
       const results = await backend.enqueueCronSlots(slots, now);
       const typeBySchedule = new Map(due.map((s) => [s.id, s.jobType]));
       // A null jobId is a slot lost to another processor or skipped for overlap: nothing added.
-      const added = results.flatMap(({ scheduleId, jobId }) => (jobId === null ? [] : [{ jobId, jobType: typeBySchedule.get(scheduleId)! }]));
+      const added = results.flatMap(({ scheduleId, jobId }) =>
+        jobId === null ? [] : [{ jobId, jobType: typeBySchedule.get(scheduleId)! }],
+      );
       enqueued += added.length;
       hooks.added(added);
       if (due.length < DUE_PAGE_SIZE) break;

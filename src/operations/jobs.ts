@@ -6,7 +6,14 @@
 import type { JobSelector } from '../backend.js';
 import { ValidationError } from '../errors.js';
 import type { AddJobOptions, EditJobOptions, JobFilter, JobOptions } from '../types.js';
-import { assertNoPlaceholderCycles, normalizeEdit, normalizeFilter, normalizeJob, requireAddOptions, requireJobId } from '../validation.js';
+import {
+  assertNoPlaceholderCycles,
+  normalizeEdit,
+  normalizeFilter,
+  normalizeJob,
+  requireAddOptions,
+  requireJobId,
+} from '../validation.js';
 import type { OperationsContext } from './context.js';
 
 /** @internal */

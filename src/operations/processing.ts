@@ -52,7 +52,11 @@ export class ProcessingOperations {
 
   /** Records a completion (batched) and emits `job:completed` once it is written. */
   async complete(job: JobRecord, outcome: { hasOutput: boolean; output?: unknown }): Promise<void> {
-    const input = { jobId: job.id, workerId: this.worker.workerId, ...(outcome.hasOutput ? { output: outcome.output } : {}) };
+    const input = {
+      jobId: job.id,
+      workerId: this.worker.workerId,
+      ...(outcome.hasOutput ? { output: outcome.output } : {}),
+    };
     if (await this.completions.add(input)) {
       this.ctx.hooks.completed(job);
       this.worker.log(`completed job ${job.id} (${job.jobType})`);

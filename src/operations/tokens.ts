@@ -23,7 +23,8 @@ export class TokenOperations {
       checkKnownKeys(ValidationError, '', options, ['timeout', 'tags'], 'token options');
     }
     const now = this.ctx.clock.now();
-    const timeoutAt = options?.timeout === undefined ? null : new Date(now.getTime() + parseTokenTimeout(options.timeout, 'timeout'));
+    const timeoutAt =
+      options?.timeout === undefined ? null : new Date(now.getTime() + parseTokenTimeout(options.timeout, 'timeout'));
     const tags = options?.tags === undefined ? [] : requireTags('tags', options.tags);
     const id = `wp_${randomUUID()}`;
     await this.ctx.backend.createToken({ id, jobId, timeoutAt, tags, now });

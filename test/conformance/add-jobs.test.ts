@@ -197,7 +197,12 @@ forEachBackend('addJobs (§4.1 rule 4)', (ctx) => {
     expect(result).toHaveLength(4);
     expect(strictlyIncreasing(result)).toBe(true);
     for (const [i, id] of result.entries()) {
-      expect(await ctx.queue.getJob(id)).toMatchObject({ id, jobType: list[i]!.jobType, payload: { i }, priority: 10 - i });
+      expect(await ctx.queue.getJob(id)).toMatchObject({
+        id,
+        jobType: list[i]!.jobType,
+        payload: { i },
+        priority: 10 - i,
+      });
     }
   });
 
@@ -214,7 +219,12 @@ forEachBackend('addJobs (§4.1 rule 4)', (ctx) => {
       timeoutMs: null,
       deadLetterJobType: null,
     });
-    expect(await ctx.queue.getJob(b!)).toMatchObject({ maxAttempts: 3, tags: [], timeoutMs: 5, deadLetterJobType: 'dead' });
+    expect(await ctx.queue.getJob(b!)).toMatchObject({
+      maxAttempts: 3,
+      tags: [],
+      timeoutMs: 5,
+      deadLetterJobType: 'dead',
+    });
   });
 
   it('addJobs([]) returns [] and writes nothing', async () => {
@@ -290,7 +300,11 @@ forEachBackend('idempotency keys (§4.1 rules 2-3, §3)', (ctx) => {
     expect(result[2]).toBe(result[0]);
     expect(result[1]).not.toBe(result[0]);
     expect(await ctx.queue.getAllJobs()).toHaveLength(2);
-    expect(await ctx.queue.getJob(result[0]!)).toMatchObject({ jobType: 'a', payload: { n: 1 }, idempotencyKey: 'dup' });
+    expect(await ctx.queue.getJob(result[0]!)).toMatchObject({
+      jobType: 'a',
+      payload: { n: 1 },
+      idempotencyKey: 'dup',
+    });
   });
 
   it('resolves keys of a batch that already exist to the existing ids', async () => {

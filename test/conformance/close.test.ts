@@ -49,7 +49,10 @@ forEachBackend('closing a queue', (ctx) => {
     processor.startInBackground();
     const id = await queue.addJob({ jobType: 'work', payload: {} });
     await started.promise;
-    const outcome = await Promise.race([queue.close({ timeoutMs: 100 }).then(() => 'closed'), sleep(20_000).then(() => 'still open')]);
+    const outcome = await Promise.race([
+      queue.close({ timeoutMs: 100 }).then(() => 'closed'),
+      sleep(20_000).then(() => 'still open'),
+    ]);
     expect(outcome).toBe('closed');
     expect(processor.isRunning()).toBe(false);
     // Left to reclaim: the job stays processing.
@@ -85,10 +88,14 @@ forEachBackend('closing a queue', (ctx) => {
       const processor = queue.createProcessor({}, { pollInterval: 10, verbose: true, onError: (e) => onError.push(e) });
       processor.startInBackground();
       // Verbose mode logs each repeat that was not reported.
-      const repeats = () => log.mock.calls.filter((c) => String(c[0]).includes('claiming jobs failed') && String(c[0]).includes('(again)'));
+      const repeats = () =>
+        log.mock.calls.filter((c) => String(c[0]).includes('claiming jobs failed') && String(c[0]).includes('(again)'));
       await waitFor(() => repeats().length >= 2, { timeoutMs: 10_000, what: 'two more failed claims' });
       // Once per background task: the claim, and the cron enqueue that precedes each claim.
-      expect(onError.map((e) => e.message.split(':')[0]).sort()).toEqual(['claiming jobs failed', 'enqueueing due cron jobs failed']);
+      expect(onError.map((e) => e.message.split(':')[0]).sort()).toEqual([
+        'claiming jobs failed',
+        'enqueueing due cron jobs failed',
+      ]);
       expect(events).toEqual(onError);
     } finally {
       await queue.close({ timeoutMs: 1000 });

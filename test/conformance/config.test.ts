@@ -39,13 +39,29 @@ describe('initJobQueue configuration errors (§2.1, §7)', () => {
     ['no databaseConfig or pool (default backend)', {}, ['databaseConfig', 'pool']],
     ['no databaseConfig or pool (postgres)', { backend: 'postgres' }, ['databaseConfig', 'pool']],
     ['no redisConfig or client', { backend: 'redis' }, ['redisConfig', 'client']],
-    ['unknown backend', { backend: 'mongo', databaseConfig: {} }, ['`backend`', "'postgres' or 'redis'", '"mongo" (string)']],
+    [
+      'unknown backend',
+      { backend: 'mongo', databaseConfig: {} },
+      ['`backend`', "'postgres' or 'redis'", '"mongo" (string)'],
+    ],
     ['config not an object', 'postgres://x', ['`config`', 'object']],
-    ['bad databaseConfig port', { databaseConfig: { port: 70_000 } }, ['`databaseConfig.port`', 'between 1 and 65535', '70000 (number)']],
+    [
+      'bad databaseConfig port',
+      { databaseConfig: { port: 70_000 } },
+      ['`databaseConfig.port`', 'between 1 and 65535', '70000 (number)'],
+    ],
     ['string databaseConfig port', { databaseConfig: { port: '5432' } }, ['`databaseConfig.port`', '"5432" (string)']],
-    ['bad redisConfig port', { backend: 'redis', redisConfig: { port: 0 } }, ['`redisConfig.port`', 'between 1 and 65535']],
+    [
+      'bad redisConfig port',
+      { backend: 'redis', redisConfig: { port: 0 } },
+      ['`redisConfig.port`', 'between 1 and 65535'],
+    ],
     ['empty connectionString', { databaseConfig: { connectionString: '' } }, ['`databaseConfig.connectionString`']],
-    ['schema with a dash', { databaseConfig: {}, schema: 'my-schema' }, ['`schema`', 'identifier', '"my-schema" (string)']],
+    [
+      'schema with a dash',
+      { databaseConfig: {}, schema: 'my-schema' },
+      ['`schema`', 'identifier', '"my-schema" (string)'],
+    ],
     ['schema starting with a digit', { databaseConfig: {}, schema: '1queue' }, ['`schema`']],
     ['schema with SQL', { databaseConfig: {}, schema: 'x"; DROP TABLE job_queue; --' }, ['`schema`']],
     ['schema too long', { databaseConfig: {}, schema: 'a'.repeat(64) }, ['`schema`']],
@@ -58,7 +74,11 @@ describe('initJobQueue configuration errors (§2.1, §7)', () => {
     ['client that is not a client', { backend: 'redis', client: {} }, ['`client`']],
     ['verbose not a boolean', { databaseConfig: {}, verbose: 'yes' }, ['`verbose`', 'boolean']],
     ['clock without now()', { databaseConfig: {}, clock: {} }, ['`clock`']],
-    ['rejectUnauthorized not a boolean', { databaseConfig: { ssl: { rejectUnauthorized: 'no' } } }, ['`databaseConfig.ssl.rejectUnauthorized`']],
+    [
+      'rejectUnauthorized not a boolean',
+      { databaseConfig: { ssl: { rejectUnauthorized: 'no' } } },
+      ['`databaseConfig.ssl.rejectUnauthorized`'],
+    ],
     [
       'sslmode with a custom CA',
       { databaseConfig: { connectionString: 'postgres://u@h/db?sslmode=require', ssl: { ca: PEM } } },
@@ -66,7 +86,12 @@ describe('initJobQueue configuration errors (§2.1, §7)', () => {
     ],
     [
       'sslmode with rejectUnauthorized false',
-      { databaseConfig: { connectionString: 'postgres://u@h/db?application_name=x&sslmode=verify-full', ssl: { rejectUnauthorized: false } } },
+      {
+        databaseConfig: {
+          connectionString: 'postgres://u@h/db?application_name=x&sslmode=verify-full',
+          ssl: { rejectUnauthorized: false },
+        },
+      },
       ['sslmode'],
     ],
     [

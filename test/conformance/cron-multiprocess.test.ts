@@ -51,7 +51,9 @@ forEachBackend('cron schedules in several processes', (ctx) => {
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
-      child.once('exit', (code) => reject(new Error(`worker ${workerId} exited with ${code} before starting: ${stderr}`)));
+      child.once('exit', (code) =>
+        reject(new Error(`worker ${workerId} exited with ${code} before starting: ${stderr}`)),
+      );
     });
     return child;
   }
@@ -67,7 +69,8 @@ forEachBackend('cron schedules in several processes', (ctx) => {
       workers.map(
         (child) =>
           new Promise<Reply>((resolve, reject) => {
-            const onExit = (code: number | null) => reject(new Error(`a worker exited with ${code} during round ${round}`));
+            const onExit = (code: number | null) =>
+              reject(new Error(`a worker exited with ${code} during round ${round}`));
             child.once('exit', onExit);
             child.on('message', function reply(m: Reply) {
               if (m.round !== round) return;
@@ -79,7 +82,8 @@ forEachBackend('cron schedules in several processes', (ctx) => {
           }),
       ),
     );
-    for (const r of replies) expect(r.arrivedAt, `round ${round} reached a worker after the start time`).toBeLessThanOrEqual(at);
+    for (const r of replies)
+      expect(r.arrivedAt, `round ${round} reached a worker after the start time`).toBeLessThanOrEqual(at);
     return replies.reduce((sum, r) => sum + r.processed, 0);
   }
 
@@ -90,7 +94,13 @@ forEachBackend('cron schedules in several processes', (ctx) => {
     for (const name of names) {
       // allowOverlap: every slot must produce a job whatever the earlier instances are doing,
       // so the expected count per schedule is exact.
-      await queue.addCronJob({ scheduleName: name, cronExpression: '* * * * *', jobType: 'tick', payload: { schedule: name }, allowOverlap: true });
+      await queue.addCronJob({
+        scheduleName: name,
+        cronExpression: '* * * * *',
+        jobType: 'tick',
+        payload: { schedule: name },
+        allowOverlap: true,
+      });
     }
     const workers = await Promise.all(Array.from({ length: WORKERS }, (_, i) => spawnWorker(`cron-w${i + 1}`)));
 

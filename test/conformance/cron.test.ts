@@ -24,7 +24,13 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
   }
 
   function schedule(overrides: Partial<CronJobOptions> = {}): CronJobOptions {
-    return { scheduleName: 'nightly', cronExpression: '*/5 * * * *', jobType: 'report', payload: { kind: 'daily' }, ...overrides };
+    return {
+      scheduleName: 'nightly',
+      cronExpression: '*/5 * * * *',
+      jobType: 'report',
+      payload: { kind: 'daily' },
+      ...overrides,
+    };
   }
 
   it('addCronJob stores the schedule with its defaults; getCronJob and getCronJobByName read it', async () => {
@@ -234,14 +240,23 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     clock.set(at('2030-01-01T00:10:00Z'));
     // Kolkata is UTC+05:30: its whole hours fall at half past in UTC.
     await queue.editCronJob(id, { timezone: 'Asia/Kolkata' });
-    expect(await queue.getCronJob(id)).toMatchObject({ timezone: 'Asia/Kolkata', nextRunAt: at('2030-01-01T00:30:00Z') });
+    expect(await queue.getCronJob(id)).toMatchObject({
+      timezone: 'Asia/Kolkata',
+      nextRunAt: at('2030-01-01T00:30:00Z'),
+    });
   });
 
   it('editCronJob keeps nextRunAt on other edits, and later jobs carry the edited options', async () => {
     const { clock, queue } = setup();
     const id = await queue.addCronJob(schedule({ cronExpression: '0 * * * *' }));
     clock.set(at('2030-01-01T00:40:00Z'));
-    await queue.editCronJob(id, { payload: { kind: 'weekly' }, priority: 5, maxAttempts: 1, tags: ['edited'], allowOverlap: true });
+    await queue.editCronJob(id, {
+      payload: { kind: 'weekly' },
+      priority: 5,
+      maxAttempts: 1,
+      tags: ['edited'],
+      allowOverlap: true,
+    });
     expect(await queue.getCronJob(id)).toMatchObject({
       payload: { kind: 'weekly' },
       priority: 5,
@@ -254,7 +269,12 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     });
     clock.set(at('2030-01-01T01:00:00Z'));
     expect(await queue.enqueueDueCronJobs()).toBe(1);
-    expect((await queue.getJobs())[0]).toMatchObject({ payload: { kind: 'weekly' }, priority: 5, maxAttempts: 1, tags: ['edited'] });
+    expect((await queue.getJobs())[0]).toMatchObject({
+      payload: { kind: 'weekly' },
+      priority: 5,
+      maxAttempts: 1,
+      tags: ['edited'],
+    });
   });
 
   it('removeCronJob deletes the definition; the jobs it enqueued stay', async () => {
@@ -277,15 +297,55 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
 
   describe('validation', () => {
     const cases: { name: string; options: () => unknown; field: string; fragments: string[] }[] = [
-      { name: 'an expression that is not cron', options: () => schedule({ cronExpression: 'every day' }), field: 'cronExpression', fragments: ['every day'] },
-      { name: 'six fields', options: () => schedule({ cronExpression: '0 0 * * * *' }), field: 'cronExpression', fragments: ['0 0 * * * *'] },
-      { name: 'an out-of-range minute', options: () => schedule({ cronExpression: '61 * * * *' }), field: 'cronExpression', fragments: ['61 * * * *'] },
-      { name: 'an unknown time zone', options: () => schedule({ timezone: 'Mars/Olympus_Mons' }), field: 'timezone', fragments: ['Mars/Olympus_Mons'] },
-      { name: 'a missing payload', options: () => ({ ...schedule(), payload: undefined }), field: 'payload', fragments: [] },
-      { name: 'a missing jobType', options: () => ({ ...schedule(), jobType: undefined }), field: 'jobType', fragments: [] },
-      { name: 'an empty scheduleName', options: () => schedule({ scheduleName: '' }), field: 'scheduleName', fragments: [] },
+      {
+        name: 'an expression that is not cron',
+        options: () => schedule({ cronExpression: 'every day' }),
+        field: 'cronExpression',
+        fragments: ['every day'],
+      },
+      {
+        name: 'six fields',
+        options: () => schedule({ cronExpression: '0 0 * * * *' }),
+        field: 'cronExpression',
+        fragments: ['0 0 * * * *'],
+      },
+      {
+        name: 'an out-of-range minute',
+        options: () => schedule({ cronExpression: '61 * * * *' }),
+        field: 'cronExpression',
+        fragments: ['61 * * * *'],
+      },
+      {
+        name: 'an unknown time zone',
+        options: () => schedule({ timezone: 'Mars/Olympus_Mons' }),
+        field: 'timezone',
+        fragments: ['Mars/Olympus_Mons'],
+      },
+      {
+        name: 'a missing payload',
+        options: () => ({ ...schedule(), payload: undefined }),
+        field: 'payload',
+        fragments: [],
+      },
+      {
+        name: 'a missing jobType',
+        options: () => ({ ...schedule(), jobType: undefined }),
+        field: 'jobType',
+        fragments: [],
+      },
+      {
+        name: 'an empty scheduleName',
+        options: () => schedule({ scheduleName: '' }),
+        field: 'scheduleName',
+        fragments: [],
+      },
       { name: 'maxAttempts 0', options: () => schedule({ maxAttempts: 0 }), field: 'maxAttempts', fragments: ['0'] },
-      { name: 'non-string tags', options: () => schedule({ tags: [1] as unknown as string[] }), field: 'tags', fragments: [] },
+      {
+        name: 'non-string tags',
+        options: () => schedule({ tags: [1] as unknown as string[] }),
+        field: 'tags',
+        fragments: [],
+      },
     ];
     for (const c of cases) {
       it(`addCronJob rejects ${c.name} naming the field, and writes nothing`, async () => {
@@ -304,10 +364,14 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     const { queue } = setup();
     const id = await queue.addCronJob(schedule());
     const before = await queue.getCronJob(id);
-    await expectFailure(() => queue.addCronJob(schedule({ cronExpression: '0 0 * * *', jobType: 'other' })), ValidationError, {
-      field: 'scheduleName',
-      message: ['nightly'],
-    });
+    await expectFailure(
+      () => queue.addCronJob(schedule({ cronExpression: '0 0 * * *', jobType: 'other' })),
+      ValidationError,
+      {
+        field: 'scheduleName',
+        message: ['nightly'],
+      },
+    );
     expect(await queue.listCronJobs()).toEqual([before]);
   });
 
@@ -316,14 +380,24 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     const id = await queue.addCronJob(schedule());
     const before = await queue.getCronJob(id);
     clock.advance(MINUTE);
-    await expectFailure(() => queue.editCronJob(id, { cronExpression: '* * *' }), ValidationError, { field: 'updates.cronExpression', message: ['* * *'] });
-    await expectFailure(() => queue.editCronJob(id, { timezone: 'Nowhere/Land' }), ValidationError, { field: 'updates.timezone', message: ['Nowhere/Land'] });
+    await expectFailure(() => queue.editCronJob(id, { cronExpression: '* * *' }), ValidationError, {
+      field: 'updates.cronExpression',
+      message: ['* * *'],
+    });
+    await expectFailure(() => queue.editCronJob(id, { timezone: 'Nowhere/Land' }), ValidationError, {
+      field: 'updates.timezone',
+      message: ['Nowhere/Land'],
+    });
     expect(await queue.getCronJob(id)).toEqual(before);
   });
 
   describe('allowOverlap', () => {
     /** Enqueues the next slot of a per-minute schedule and returns the id of the job it created, if any. */
-    async function nextSlot(queue: ReturnType<typeof setup>['queue'], clock: ManualClock, id: number): Promise<number | null> {
+    async function nextSlot(
+      queue: ReturnType<typeof setup>['queue'],
+      clock: ManualClock,
+      id: number,
+    ): Promise<number | null> {
       const before = (await queue.getCronJob(id))!;
       clock.set(before.nextRunAt);
       const count = await queue.enqueueDueCronJobs();
@@ -386,7 +460,9 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
   it('processor.start() enqueues due schedules first, then runs the jobs in the same pass', async () => {
     const { clock, queue } = setup();
     await queue.addCronJob(schedule({ scheduleName: 'a', jobType: 'report', payload: { n: 1 } }));
-    await queue.addCronJob(schedule({ scheduleName: 'b', jobType: 'report', payload: { n: 2 }, cronExpression: '0 * * * *' }));
+    await queue.addCronJob(
+      schedule({ scheduleName: 'b', jobType: 'report', payload: { n: 2 }, cronExpression: '0 * * * *' }),
+    );
     const seen: unknown[] = [];
     const processor = queue.createProcessor({ report: async (p: unknown) => void seen.push(p) });
     clock.set(at('2030-01-01T00:04:00Z'));
@@ -407,10 +483,21 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
      * slot, and at each of the `extraProbes` times too (where a second slot must NOT appear).
      * Returns the slots that enqueued a job.
      */
-    async function stepThrough(options: { expression: string; timezone: string; from: string; slots: number; extraProbes?: string[] }) {
+    async function stepThrough(options: {
+      expression: string;
+      timezone: string;
+      from: string;
+      slots: number;
+      extraProbes?: string[];
+    }) {
       const { clock, queue } = setup(at(options.from));
       const id = await queue.addCronJob(
-        schedule({ cronExpression: options.expression, timezone: options.timezone, allowOverlap: true, jobType: 'dst' }),
+        schedule({
+          cronExpression: options.expression,
+          timezone: options.timezone,
+          allowOverlap: true,
+          jobType: 'dst',
+        }),
       );
       const probes = (options.extraProbes ?? []).map((p) => at(p).getTime());
       const enqueuedAt: Date[] = [];
@@ -430,7 +517,12 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     }
 
     it('America/New_York, spring gap: 02:30 does not exist on 2025-03-09; that day runs once, just after the gap', async () => {
-      const slots = await stepThrough({ expression: '30 2 * * *', timezone: 'America/New_York', from: '2025-03-07T12:00:00Z', slots: 4 });
+      const slots = await stepThrough({
+        expression: '30 2 * * *',
+        timezone: 'America/New_York',
+        from: '2025-03-07T12:00:00Z',
+        slots: 4,
+      });
       expect(slots[0]).toBe('2025-03-08T07:30:00.000Z'); // 02:30 EST
       // The clocks jump from 02:00 EST to 03:00 EDT (07:00Z); the run falls in 03:00..03:30 EDT.
       const gapDay = at(slots[1]!).getTime();
@@ -454,7 +546,12 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     });
 
     it('Europe/Berlin, spring gap: 02:30 does not exist on 2025-03-30; that day runs once, just after the gap', async () => {
-      const slots = await stepThrough({ expression: '30 2 * * *', timezone: 'Europe/Berlin', from: '2025-03-28T12:00:00Z', slots: 4 });
+      const slots = await stepThrough({
+        expression: '30 2 * * *',
+        timezone: 'Europe/Berlin',
+        from: '2025-03-28T12:00:00Z',
+        slots: 4,
+      });
       expect(slots[0]).toBe('2025-03-29T01:30:00.000Z'); // 02:30 CET
       // The clocks jump from 02:00 CET to 03:00 CEST (01:00Z); the run falls in 03:00..03:30 CEST.
       const gapDay = at(slots[1]!).getTime();
@@ -478,7 +575,12 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     });
 
     it('a fixed local time keeps its wall-clock hour across the change (09:00 New York)', async () => {
-      const slots = await stepThrough({ expression: '0 9 * * *', timezone: 'America/New_York', from: '2025-03-07T15:00:00Z', slots: 3 });
+      const slots = await stepThrough({
+        expression: '0 9 * * *',
+        timezone: 'America/New_York',
+        from: '2025-03-07T15:00:00Z',
+        slots: 3,
+      });
       expect(slots).toEqual(['2025-03-08T14:00:00.000Z', '2025-03-09T13:00:00.000Z', '2025-03-10T13:00:00.000Z']);
     });
   });

@@ -13,7 +13,12 @@ forEachBackend('dependencies at run time (§4.8)', (ctx) => {
     const [a, b, c] = await ctx.queue.addJobs([
       { jobType: 'step', payload: { name: 'a' } },
       { jobType: 'step', payload: { name: 'b' } },
-      { jobType: 'step', payload: { name: 'c' }, priority: 10, dependsOn: { jobIds: [batchDepRef(0), batchDepRef(1)] } },
+      {
+        jobType: 'step',
+        payload: { name: 'c' },
+        priority: 10,
+        dependsOn: { jobIds: [batchDepRef(0), batchDepRef(1)] },
+      },
     ]);
     const processor = ctx.queue.createProcessor({ step: async (p: { name: string }) => void order.push(p.name) });
     expect(await processor.start()).toBe(2); // c has the highest priority but is not eligible yet
@@ -27,7 +32,10 @@ forEachBackend('dependencies at run time (§4.8)', (ctx) => {
   it('keeps a dependent pending while its prerequisite waits for a retry', async () => {
     const a = await ctx.queue.addJob({ jobType: 'flaky', payload: {}, maxAttempts: 2 });
     const b = await ctx.queue.addJob({ jobType: 'after', payload: {}, dependsOn: { jobIds: [a] } });
-    const processor = ctx.queue.createProcessor({ flaky: () => Promise.reject(new Error('no')), after: async () => {} });
+    const processor = ctx.queue.createProcessor({
+      flaky: () => Promise.reject(new Error('no')),
+      after: async () => {},
+    });
     expect(await processor.start()).toBe(1);
     expect((await ctx.queue.getJob(a))?.status).toBe('failed');
     expect((await ctx.queue.getJob(b))?.status).toBe('pending');
@@ -39,10 +47,19 @@ forEachBackend('dependencies at run time (§4.8)', (ctx) => {
       { jobType: 'import', payload: {}, tags: ['batch:7'] },
       { jobType: 'other', payload: {}, tags: ['import'] },
     ]);
-    const report = await ctx.queue.addJob({ jobType: 'report', payload: {}, priority: 100, dependsOn: { tags: ['batch:7'] } });
+    const report = await ctx.queue.addJob({
+      jobType: 'report',
+      payload: {},
+      priority: 100,
+      dependsOn: { tags: ['batch:7'] },
+    });
     const order: string[] = [];
     const processor = ctx.queue.createProcessor(
-      { import: async () => void order.push('import'), report: async () => void order.push('report'), other: async () => {} },
+      {
+        import: async () => void order.push('import'),
+        report: async () => void order.push('report'),
+        other: async () => {},
+      },
       { jobType: ['import', 'report'] },
     );
     expect(await processor.start()).toBe(2);
@@ -63,8 +80,18 @@ forEachBackend('dependencies at run time (§4.8)', (ctx) => {
       { jobType: 'child', payload: {}, dependsOn: { jobIds: [batchDepRef(0)] } },
       { jobType: 'grandchild', payload: {}, dependsOn: { jobIds: [batchDepRef(1)] } },
     ]);
-    const unrelated = await ctx.queue.addJob({ jobType: 'child', payload: {}, runAt: new Date(Date.now() + 3_600_000) });
-    await ctx.queue.createProcessor({ root: () => Promise.reject(new Error('root failed')), child: async () => {}, grandchild: async () => {} }).start();
+    const unrelated = await ctx.queue.addJob({
+      jobType: 'child',
+      payload: {},
+      runAt: new Date(Date.now() + 3_600_000),
+    });
+    await ctx.queue
+      .createProcessor({
+        root: () => Promise.reject(new Error('root failed')),
+        child: async () => {},
+        grandchild: async () => {},
+      })
+      .start();
     expect((await ctx.queue.getJob(a!))?.status).toBe('failed');
     expect((await ctx.queue.getJob(b!))?.status).toBe('cancelled');
     expect((await ctx.queue.getJob(c!))?.status).toBe('cancelled');

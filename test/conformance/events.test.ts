@@ -13,7 +13,12 @@ forEachBackend('getJobEvents (§6.1)', (ctx) => {
   it('records an added event with { jobType, tags, idempotencyKey }', async () => {
     const clock = new ManualClock(T0);
     const q = ctx.makeQueue({ clock });
-    const id = await q.addJob({ jobType: 'email', payload: { secret: 'not in events' }, tags: ['a', 'b'], idempotencyKey: 'k' });
+    const id = await q.addJob({
+      jobType: 'email',
+      payload: { secret: 'not in events' },
+      tags: ['a', 'b'],
+      idempotencyKey: 'k',
+    });
     const events = await q.getJobEvents(id);
     expect(events).toEqual([
       {

@@ -15,7 +15,13 @@ const captured = { apiKey: 'secret' };
 
 forEachBackend('forced termination (§4.7)', (ctx) => {
   it('terminates a busy-looping handler at the timeout: the thread exits and stops using CPU', async () => {
-    const id = await ctx.queue.addJob({ jobType: 'spin', payload: {}, timeoutMs: 300, forceKillOnTimeout: true, maxAttempts: 1 });
+    const id = await ctx.queue.addJob({
+      jobType: 'spin',
+      payload: {},
+      timeoutMs: 300,
+      forceKillOnTimeout: true,
+      maxAttempts: 1,
+    });
     const started: number[] = [];
     const exited: number[] = [];
     const onStart = (t: number) => started.push(t);
@@ -49,7 +55,12 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
   });
 
   it('stores the return value, relays setProgress (a fraction is stored rounded) and setOutput, and passes the payload', async () => {
-    const a = await ctx.queue.addJob({ jobType: 'sum', payload: { values: [1, 2, 3] }, timeoutMs: 5000, forceKillOnTimeout: true });
+    const a = await ctx.queue.addJob({
+      jobType: 'sum',
+      payload: { values: [1, 2, 3] },
+      timeoutMs: 5000,
+      forceKillOnTimeout: true,
+    });
     const b = await ctx.queue.addJob({ jobType: 'report', payload: {}, forceKillOnTimeout: true });
     const progress: unknown[] = [];
     ctx.queue.on('job:progress', (e) => progress.push(e));
@@ -100,7 +111,11 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
   });
 
   it('runs a handler holding regular expression literals; fails one capturing a variable in a default parameter', async () => {
-    const ok = await ctx.queue.addJob({ jobType: 'words', payload: { text: "it's a 'quoted' /path/" }, forceKillOnTimeout: true });
+    const ok = await ctx.queue.addJob({
+      jobType: 'words',
+      payload: { text: "it's a 'quoted' /path/" },
+      forceKillOnTimeout: true,
+    });
     const bad = await ctx.queue.addJob({ jobType: 'defaults', payload: {}, forceKillOnTimeout: true, maxAttempts: 1 });
     await ctx.queue
       .createProcessor({
@@ -111,14 +126,23 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
         defaults: async (_payload: unknown, _signal: AbortSignal, _ctx: JobContext, key = captured.apiKey) => key,
       })
       .start();
-    expect(await ctx.queue.getJob(ok)).toMatchObject({ status: 'completed', output: ['it"s', 'a', '"quoted"', 'path'] });
+    expect(await ctx.queue.getJob(ok)).toMatchObject({
+      status: 'completed',
+      output: ['it"s', 'a', '"quoted"', 'path'],
+    });
     const failed = await ctx.queue.getJob(bad);
     expect(failed).toMatchObject({ status: 'failed', failureReason: 'handler_error' });
     expect(failed?.errorHistory[0]?.message).toContain('uses `captured` from outside');
   });
 
   it('ignores ctx.prolong and ctx.onTimeout in this mode', async () => {
-    const id = await ctx.queue.addJob({ jobType: 'slow', payload: {}, timeoutMs: 200, forceKillOnTimeout: true, maxAttempts: 1 });
+    const id = await ctx.queue.addJob({
+      jobType: 'slow',
+      payload: {},
+      timeoutMs: 200,
+      forceKillOnTimeout: true,
+      maxAttempts: 1,
+    });
     await ctx.queue
       .createProcessor({
         slow: async (_p: unknown, _s: AbortSignal, c: JobContext) => {
@@ -134,8 +158,20 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
   });
 
   it('keeps the thread alive for a handler that awaits something holding no handle, until the timeout', async () => {
-    const forever = await ctx.queue.addJob({ jobType: 'forever', payload: {}, timeoutMs: 300, forceKillOnTimeout: true, maxAttempts: 1 });
-    const unref = await ctx.queue.addJob({ jobType: 'unref', payload: {}, timeoutMs: 10_000, forceKillOnTimeout: true, maxAttempts: 1 });
+    const forever = await ctx.queue.addJob({
+      jobType: 'forever',
+      payload: {},
+      timeoutMs: 300,
+      forceKillOnTimeout: true,
+      maxAttempts: 1,
+    });
+    const unref = await ctx.queue.addJob({
+      jobType: 'unref',
+      payload: {},
+      timeoutMs: 10_000,
+      forceKillOnTimeout: true,
+      maxAttempts: 1,
+    });
     await ctx.queue
       .createProcessor({
         forever: async () => {

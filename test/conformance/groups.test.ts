@@ -68,8 +68,12 @@ forEachBackend('group limits (§2.10)', (ctx) => {
 
   it('rejects a groupConcurrency that is not a positive integer', () => {
     for (const value of [0, -1, 1.5, Number.NaN, '2', null]) {
-      expect(() => ctx.queue.createProcessor({}, { groupConcurrency: value as number }), String(value)).toThrow(ConfigError);
-      expect(() => ctx.queue.createProcessor({}, { groupConcurrency: value as number })).toThrow(/`groupConcurrency`.*positive integer/);
+      expect(() => ctx.queue.createProcessor({}, { groupConcurrency: value as number }), String(value)).toThrow(
+        ConfigError,
+      );
+      expect(() => ctx.queue.createProcessor({}, { groupConcurrency: value as number })).toThrow(
+        /`groupConcurrency`.*positive integer/,
+      );
     }
   });
 });

@@ -42,16 +42,24 @@ forEachBackend('storable limits (§7)', (ctx) => {
     expect((await ctx.queue.getJob(id))?.runAt.toISOString()).toBe(runAt.toISOString());
   });
 
-  it.each([TOO_EARLY, TOO_LATE, FAR].map(iso))('refuses runAt %s in addJob, addJobs and editJob; nothing is written', async (_label, runAt) => {
-    const message = ['`runAt`', '0001-01-01T00:00:00.000Z', '4999-12-31T23:59:59.999Z'];
-    await expectFailure(ctx.queue.addJob({ jobType: 'a', payload: {}, runAt }), ValidationError, { field: 'runAt', message });
-    await expectFailure(ctx.queue.addJobs([{ jobType: 'a', payload: {}, runAt }]), ValidationError, { field: 'jobs[0].runAt' });
-    expect(await ctx.queue.getAllJobs()).toEqual([]);
-    const id = await ctx.queue.addJob({ jobType: 'a', payload: {} });
-    const before = await ctx.queue.getJob(id);
-    await expectFailure(ctx.queue.editJob(id, { runAt }), ValidationError, { field: 'updates.runAt' });
-    expect(await ctx.queue.getJob(id)).toEqual(before);
-  });
+  it.each([TOO_EARLY, TOO_LATE, FAR].map(iso))(
+    'refuses runAt %s in addJob, addJobs and editJob; nothing is written',
+    async (_label, runAt) => {
+      const message = ['`runAt`', '0001-01-01T00:00:00.000Z', '4999-12-31T23:59:59.999Z'];
+      await expectFailure(ctx.queue.addJob({ jobType: 'a', payload: {}, runAt }), ValidationError, {
+        field: 'runAt',
+        message,
+      });
+      await expectFailure(ctx.queue.addJobs([{ jobType: 'a', payload: {}, runAt }]), ValidationError, {
+        field: 'jobs[0].runAt',
+      });
+      expect(await ctx.queue.getAllJobs()).toEqual([]);
+      const id = await ctx.queue.addJob({ jobType: 'a', payload: {} });
+      const before = await ctx.queue.getJob(id);
+      await expectFailure(ctx.queue.editJob(id, { runAt }), ValidationError, { field: 'updates.runAt' });
+      expect(await ctx.queue.getJob(id)).toEqual(before);
+    },
+  );
 
   it.each([TOO_EARLY, FAR].map(iso))('refuses a filter date %s', async (_label, date) => {
     await expectFailure(ctx.queue.getJobs({ runAt: { lt: date } }), ValidationError, { field: 'filter.runAt.lt' });
@@ -76,7 +84,10 @@ forEachBackend('storable limits (§7)', (ctx) => {
     const release = deferred();
     const processor = track(queue.createProcessor({ a: () => release.promise }));
     processor.startInBackground();
-    await waitFor(async () => (await queue.getJob(id))?.status === 'processing', { timeoutMs: 10_000, what: 'the job to be claimed' });
+    await waitFor(async () => (await queue.getJob(id))?.status === 'processing', {
+      timeoutMs: 10_000,
+      what: 'the job to be claimed',
+    });
     clock.advance(365 * 86_400_000);
     expect(await queue.reclaimStuckJobs(1e12)).toBe(0);
     expect(await queue.reclaimStuckJobs(Number.MAX_VALUE)).toBe(0);
@@ -97,7 +108,12 @@ forEachBackend('storable limits (§7)', (ctx) => {
     );
     const id = await ctx.queue.addJob({ jobType: 'a', payload: {} });
     await ctx.queue.cancelJob(id);
-    expect(await supervisor.start()).toEqual({ reclaimedJobs: 0, cleanedUpJobs: 0, cleanedUpEvents: 0, expiredTokens: 0 });
+    expect(await supervisor.start()).toEqual({
+      reclaimedJobs: 0,
+      cleanedUpJobs: 0,
+      cleanedUpEvents: 0,
+      expiredTokens: 0,
+    });
     expect(errors).toEqual([]);
   });
 
@@ -163,7 +179,18 @@ forEachBackend('storable limits (§7)', (ctx) => {
       }),
     );
     await processor.start();
-    expect(caught.map((e) => e instanceof ValidationError && e.field)).toEqual(['duration', 'duration', 'date', 'step "deep"', 'output']);
-    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', output: 'done', waitUntil: null, stepData: null });
+    expect(caught.map((e) => e instanceof ValidationError && e.field)).toEqual([
+      'duration',
+      'duration',
+      'date',
+      'step "deep"',
+      'output',
+    ]);
+    expect(await ctx.queue.getJob(id)).toMatchObject({
+      status: 'completed',
+      output: 'done',
+      waitUntil: null,
+      stepData: null,
+    });
   });
 });

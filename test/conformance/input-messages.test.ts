@@ -51,7 +51,12 @@ forEachBackend('one message shape for refused input (§7)', (ctx) => {
   });
 
   it('words operation input checks the same way: cron edits, token ids, token timeouts, cron expressions', async () => {
-    const id = await ctx.queue.addCronJob({ scheduleName: 's', cronExpression: '* * * * *', jobType: 'a', payload: {} });
+    const id = await ctx.queue.addCronJob({
+      scheduleName: 's',
+      cronExpression: '* * * * *',
+      jobType: 'a',
+      payload: {},
+    });
     await expectShape(() => ctx.queue.editCronJob(id, 'x' as never), ValidationError, 'updates', 'x');
     await expectShape(() => ctx.queue.getToken('nope'), ValidationError, 'tokenId', 'nope');
     await expectShape(() => ctx.queue.createToken({ timeout: '5 minutes' }), ValidationError, 'timeout', '5 minutes');
@@ -62,7 +67,14 @@ forEachBackend('one message shape for refused input (§7)', (ctx) => {
       '61 * * * *',
     );
     await expectShape(
-      () => ctx.queue.addCronJob({ scheduleName: 't', cronExpression: '* * * * *', timezone: 'Mars/Olympus', jobType: 'a', payload: {} }),
+      () =>
+        ctx.queue.addCronJob({
+          scheduleName: 't',
+          cronExpression: '* * * * *',
+          timezone: 'Mars/Olympus',
+          jobType: 'a',
+          payload: {},
+        }),
       ValidationError,
       'timezone',
       'Mars/Olympus',
@@ -89,7 +101,15 @@ forEachBackend('one message shape for refused input (§7)', (ctx) => {
         },
       }),
     ).start();
-    const expectCaught = (name: string, type: ErrorClass, field: string, value: unknown) => expectShape(() => { throw caught[name]; }, type, field, value);
+    const expectCaught = (name: string, type: ErrorClass, field: string, value: unknown) =>
+      expectShape(
+        () => {
+          throw caught[name];
+        },
+        type,
+        field,
+        value,
+      );
     await expectCaught('setProgress', RangeError, 'percent', 150);
     await expectCaught('prolong', RangeError, 'ms', -1);
     await expectCaught('stepName', ValidationError, 'stepName', '');

@@ -60,14 +60,24 @@ forEachBackend('lone surrogates in input (§7)', (ctx) => {
     expect(await ctx.queue.getAllJobs()).toEqual([before]);
   });
 
-  it.each(LONE)('editJob refuses one (%j) in tags, payload and deadLetterJobType; the job is unchanged', async (lone) => {
-    const id = await ctx.queue.addJob({ jobType: 'a', payload: { v: 1 } });
-    const before = await ctx.queue.getJob(id);
-    await expectFailure(ctx.queue.editJob(id, { tags: [lone] }), ValidationError, { field: 'updates.tags[0]', message: [RULE] });
-    await expectFailure(ctx.queue.editJob(id, { payload: { v: lone } }), ValidationError, { field: 'updates.payload.v' });
-    await expectFailure(ctx.queue.editJob(id, { deadLetterJobType: lone }), ValidationError, { field: 'updates.deadLetterJobType' });
-    expect(await ctx.queue.getJob(id)).toEqual(before);
-  });
+  it.each(LONE)(
+    'editJob refuses one (%j) in tags, payload and deadLetterJobType; the job is unchanged',
+    async (lone) => {
+      const id = await ctx.queue.addJob({ jobType: 'a', payload: { v: 1 } });
+      const before = await ctx.queue.getJob(id);
+      await expectFailure(ctx.queue.editJob(id, { tags: [lone] }), ValidationError, {
+        field: 'updates.tags[0]',
+        message: [RULE],
+      });
+      await expectFailure(ctx.queue.editJob(id, { payload: { v: lone } }), ValidationError, {
+        field: 'updates.payload.v',
+      });
+      await expectFailure(ctx.queue.editJob(id, { deadLetterJobType: lone }), ValidationError, {
+        field: 'updates.deadLetterJobType',
+      });
+      expect(await ctx.queue.getJob(id)).toEqual(before);
+    },
+  );
 
   type CronCase = [field: string, make: (s: string) => Partial<CronJobOptions>];
   const CRON_CASES: CronCase[] = [
@@ -86,25 +96,40 @@ forEachBackend('lone surrogates in input (§7)', (ctx) => {
   });
 
   it.each(LONE)('cron lookups and edits refuse one (%j); the schedule is unchanged', async (lone) => {
-    const id = await ctx.queue.addCronJob({ scheduleName: 'nightly', cronExpression: '0 3 * * *', jobType: 'a', payload: {} });
+    const id = await ctx.queue.addCronJob({
+      scheduleName: 'nightly',
+      cronExpression: '0 3 * * *',
+      jobType: 'a',
+      payload: {},
+    });
     const before = await ctx.queue.getCronJob(id);
     await expectFailure(ctx.queue.getCronJobByName(lone), ValidationError, { field: 'scheduleName', message: [RULE] });
-    await expectFailure(ctx.queue.editCronJob(id, { payload: { text: lone } }), ValidationError, { field: 'payload.text' });
+    await expectFailure(ctx.queue.editCronJob(id, { payload: { text: lone } }), ValidationError, {
+      field: 'payload.text',
+    });
     await expectFailure(ctx.queue.editCronJob(id, { timezone: lone }), ValidationError, { field: 'updates.timezone' });
     expect(await ctx.queue.getCronJob(id)).toEqual(before);
   });
 
   it.each(LONE)('tokens refuse one (%j) in tags and in the output; the token stays open', async (lone) => {
-    await expectFailure(ctx.queue.createToken({ tags: [lone] }), ValidationError, { field: 'tags[0]', message: [RULE] });
+    await expectFailure(ctx.queue.createToken({ tags: [lone] }), ValidationError, {
+      field: 'tags[0]',
+      message: [RULE],
+    });
     const { id } = await ctx.queue.createToken();
-    await expectFailure(ctx.queue.completeToken(id, { answer: lone }), ValidationError, { field: 'output.answer', message: [RULE] });
+    await expectFailure(ctx.queue.completeToken(id, { answer: lone }), ValidationError, {
+      field: 'output.answer',
+      message: [RULE],
+    });
     expect(await ctx.queue.getToken(id)).toMatchObject({ status: 'waiting', output: null });
   });
 
   it.each(LONE)('processor options refuse one (%j) in jobType and workerId', (lone) => {
     const handlers = { a: () => undefined };
     expect(() => ctx.queue.createProcessor(handlers, { jobType: lone })).toThrow(ConfigError);
-    expect(() => ctx.queue.createProcessor(handlers, { jobType: ['a', lone] })).toThrow(/`jobType\[1\]`.*lone UTF-16 surrogates/);
+    expect(() => ctx.queue.createProcessor(handlers, { jobType: ['a', lone] })).toThrow(
+      /`jobType\[1\]`.*lone UTF-16 surrogates/,
+    );
     expect(() => ctx.queue.createProcessor(handlers, { workerId: lone })).toThrow(/`workerId`.*lone UTF-16 surrogates/);
   });
 
@@ -130,7 +155,11 @@ forEachBackend('lone surrogates in input (§7)', (ctx) => {
       }),
     );
     await processor.start();
-    expect(caught.map((e) => e instanceof ValidationError && e.field)).toEqual(['stepName', 'step "result".text', 'output[0]']);
+    expect(caught.map((e) => e instanceof ValidationError && e.field)).toEqual([
+      'stepName',
+      'step "result".text',
+      'output[0]',
+    ]);
     expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', output: 'done', stepData: null });
   });
 });

@@ -22,7 +22,10 @@ export async function claimJob(queue: JobQueue<PayloadMap>, jobId: number): Prom
     now: queue.clock.now(),
   });
   // Anything else claimed would be left processing and skew the test that called us.
-  expect(claimed.map((j) => j.id), `claimJob(${jobId}) must claim exactly that job`).toEqual([jobId]);
+  expect(
+    claimed.map((j) => j.id),
+    `claimJob(${jobId}) must claim exactly that job`,
+  ).toEqual([jobId]);
 }
 
 /** pending → processing → completed. */

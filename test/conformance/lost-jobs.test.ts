@@ -39,7 +39,13 @@ forEachBackend('lost jobs', (ctx) => {
             await new Promise(() => {}); // never settles, ignores the signal
           },
         },
-        { workerId: 'worker-a', concurrency: 1, pollInterval: 50, leaseCheckInterval: options.leaseCheckInterval, onError: (e) => onError.push(e) },
+        {
+          workerId: 'worker-a',
+          concurrency: 1,
+          pollInterval: 50,
+          leaseCheckInterval: options.leaseCheckInterval,
+          onError: (e) => onError.push(e),
+        },
       ),
     );
     return { clock, queue, other, reasons, onError, errorEvents, started, processor };
@@ -57,7 +63,10 @@ forEachBackend('lost jobs', (ctx) => {
     t.clock.advance(11 * 60_000);
     expect(await t.other.reclaimStuckJobs(10)).toBe(1);
     // The reclaimed job runs again in the only slot, so the slot was freed.
-    await waitFor(async () => (await t.queue.getJob(id))?.status === 'completed', { timeoutMs: 10_000, what: 'the second run to complete' });
+    await waitFor(async () => (await t.queue.getJob(id))?.status === 'completed', {
+      timeoutMs: 10_000,
+      what: 'the second run to complete',
+    });
     expect(await t.queue.getJob(id)).toMatchObject({ status: 'completed', output: 'run 2', attempts: 2 });
 
     expect(t.reasons).toHaveLength(1);
@@ -85,7 +94,10 @@ forEachBackend('lost jobs', (ctx) => {
     t.clock.advance(11 * 60_000);
     expect(await t.other.reclaimStuckJobs(10)).toBe(1);
     poke.resolve();
-    await waitFor(async () => (await t.queue.getJob(id))?.status === 'completed', { timeoutMs: 10_000, what: 'the second run to complete' });
+    await waitFor(async () => (await t.queue.getJob(id))?.status === 'completed', {
+      timeoutMs: 10_000,
+      what: 'the second run to complete',
+    });
     expect(t.reasons).toEqual([expect.any(JobLostError)]);
     expect(t.onError.filter((e) => e instanceof JobLostError)).toHaveLength(1);
     expect((await t.queue.getJob(id))?.progress).not.toBe(50);
@@ -122,7 +134,10 @@ forEachBackend('lost jobs', (ctx) => {
     expect(await queue.reclaimStuckJobs(10)).toBe(1);
     await waitFor(() => processor.stats().abandoned === 1, { timeoutMs: 10_000, what: 'the run to be given up' });
     release.resolve();
-    await waitFor(() => processor.stats().abandoned === 0, { timeoutMs: 10_000, what: 'the abandoned handler to return' });
+    await waitFor(() => processor.stats().abandoned === 0, {
+      timeoutMs: 10_000,
+      what: 'the abandoned handler to return',
+    });
     await processor.stopAndDrain();
     expect(await queue.getJob(id)).toMatchObject({ status: 'failed', failureReason: 'timeout', output: null });
     expect(completed).toEqual([]);

@@ -83,7 +83,11 @@ forEachBackend('cancelJob (§4.3, §3)', (ctx) => {
     const id = await q.addJob({ jobType: 'email', payload: {} });
     clock.advance(2_000);
     await q.cancelJob(id);
-    expect(await q.getJob(id)).toMatchObject({ status: 'cancelled', lastCancelledAt: at(2_000), updated_at: at(2_000) });
+    expect(await q.getJob(id)).toMatchObject({
+      status: 'cancelled',
+      lastCancelledAt: at(2_000),
+      updated_at: at(2_000),
+    });
   });
 
   it('cancels a pending job whose runAt is in the future', async () => {
@@ -204,11 +208,10 @@ forEachBackend('editJob (§4.3, §2.6)', (ctx) => {
   it('refuses jobType with a ValidationError and changes nothing', async () => {
     const id = await ctx.queue.addJob(FULL_JOB);
     const before = await ctx.queue.getJob(id);
-    await expectFailure(
-      ctx.queue.editJob(id, { jobType: 'sms', priority: 9 } as EditJobOptions),
-      ValidationError,
-      { field: 'updates.jobType', message: ['jobType', 'cannot be changed'] },
-    );
+    await expectFailure(ctx.queue.editJob(id, { jobType: 'sms', priority: 9 } as EditJobOptions), ValidationError, {
+      field: 'updates.jobType',
+      message: ['jobType', 'cannot be changed'],
+    });
     expect(await ctx.queue.getJob(id)).toEqual(before);
     expect((await ctx.queue.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added']);
   });
@@ -234,24 +237,21 @@ forEachBackend('editJob (§4.3, §2.6)', (ctx) => {
     expect((await q.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added']);
   });
 
-  it.each(['cancelled', 'processing', 'completed', 'failed'] as const)(
-    'silently ignores a %s job',
-    async (status) => {
-      const clock = new ManualClock(T0);
-      const q = ctx.makeQueue({ clock });
-      const id = await q.addJob({ ...FULL_JOB, jobType: 'solo', runAt: T0 });
-      if (status === 'cancelled') await q.cancelJob(id);
-      if (status === 'processing') await claimJob(q, id);
-      if (status === 'completed') await completeJob(q, id);
-      if (status === 'failed') await failJob(q, id);
-      const before = await q.getJob(id);
-      const eventsBefore = await q.getJobEvents(id);
-      clock.advance(1_000);
-      await expect(q.editJob(id, { priority: 99, payload: { changed: true } })).resolves.toBeUndefined();
-      expect(await q.getJob(id)).toEqual(before);
-      expect(await q.getJobEvents(id)).toEqual(eventsBefore);
-    },
-  );
+  it.each(['cancelled', 'processing', 'completed', 'failed'] as const)('silently ignores a %s job', async (status) => {
+    const clock = new ManualClock(T0);
+    const q = ctx.makeQueue({ clock });
+    const id = await q.addJob({ ...FULL_JOB, jobType: 'solo', runAt: T0 });
+    if (status === 'cancelled') await q.cancelJob(id);
+    if (status === 'processing') await claimJob(q, id);
+    if (status === 'completed') await completeJob(q, id);
+    if (status === 'failed') await failJob(q, id);
+    const before = await q.getJob(id);
+    const eventsBefore = await q.getJobEvents(id);
+    clock.advance(1_000);
+    await expect(q.editJob(id, { priority: 99, payload: { changed: true } })).resolves.toBeUndefined();
+    expect(await q.getJob(id)).toEqual(before);
+    expect(await q.getJobEvents(id)).toEqual(eventsBefore);
+  });
 
   it('resolves for an unknown job id', async () => {
     await expect(ctx.queue.editJob(987_654, { priority: 1 })).resolves.toBeUndefined();
@@ -282,7 +282,9 @@ forEachBackend('editAllPendingJobs (§4.3)', (ctx) => {
       { jobType: 'a', payload: {}, tags: ['eu'], runAt: later },
       { jobType: 'a', payload: {}, tags: ['us'], runAt: later },
     ]);
-    expect(await ctx.queue.editAllPendingJobs({ tags: { values: ['eu'] }, runAt: { gt: soon } }, { maxAttempts: 9 })).toBe(1);
+    expect(
+      await ctx.queue.editAllPendingJobs({ tags: { values: ['eu'] }, runAt: { gt: soon } }, { maxAttempts: 9 }),
+    ).toBe(1);
     expect((await ctx.queue.getJob(x!))?.maxAttempts).toBe(3);
     expect((await ctx.queue.getJob(y!))?.maxAttempts).toBe(9);
     expect((await ctx.queue.getJob(z!))?.maxAttempts).toBe(3);
@@ -296,7 +298,9 @@ forEachBackend('editAllPendingJobs (§4.3)', (ctx) => {
     ]);
     await ctx.queue.cancelJob(added[2]!);
     expect(await ctx.queue.editAllPendingJobs(undefined, { tags: ['edited'] })).toBe(2);
-    expect((await ctx.queue.getJobsByTags(['edited'])).map((j) => j.id).sort((p, q) => p - q)).toEqual(added.slice(0, 2));
+    expect((await ctx.queue.getJobsByTags(['edited'])).map((j) => j.id).sort((p, q) => p - q)).toEqual(
+      added.slice(0, 2),
+    );
   });
 
   it('returns 0 and changes nothing for an update with no fields', async () => {

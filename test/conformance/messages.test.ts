@@ -21,7 +21,10 @@ function record(backend: string, name: string, message: string): void {
 
 forEachBackend('refusals read the same on every backend', (ctx) => {
   it('an unknown prerequisite of addJob', async () => {
-    const error = await expectFailure(ctx.queue.addJob({ jobType: 'b', payload: {}, dependsOn: { jobIds: [424_242] } }), DependencyError);
+    const error = await expectFailure(
+      ctx.queue.addJob({ jobType: 'b', payload: {}, dependsOn: { jobIds: [424_242] } }),
+      DependencyError,
+    );
     expect(error.message).toBe(
       'Unknown prerequisite job ids: 424242. Expected `dependsOn.jobIds` to name jobs that can still complete: ' +
         'job 424242 does not exist (in `dependsOn.jobIds`). Nothing was added.',
@@ -56,7 +59,9 @@ forEachBackend('refusals read the same on every backend', (ctx) => {
     const schedule = { scheduleName: 'nightly', cronExpression: '0 3 * * *', jobType: 'report', payload: {} };
     const holder = await ctx.queue.addCronJob(schedule);
     const error = await expectFailure(ctx.queue.addCronJob(schedule), ValidationError, { field: 'scheduleName' });
-    expect(error.message).toBe(`Expected \`scheduleName\` to be unique, got "nightly" (string), already the name of cron schedule ${holder}`);
+    expect(error.message).toBe(
+      `Expected \`scheduleName\` to be unique, got "nightly" (string), already the name of cron schedule ${holder}`,
+    );
     record(ctx.backend, 'schedule name taken', error.message.replace(/\d+$/, '<id>'));
   });
 
@@ -74,7 +79,13 @@ forEachBackend('refusals read the same on every backend', (ctx) => {
     await claimJob(ctx.queue, jobId);
     const tokenId = 'wp_00000000-0000-4000-8000-000000000002';
     const error = await expectFailure(
-      backendOf(ctx.queue).enterWait({ jobId, workerId: 'conformance-worker', waitUntil: null, tokenId, now: new Date() }),
+      backendOf(ctx.queue).enterWait({
+        jobId,
+        workerId: 'conformance-worker',
+        waitUntil: null,
+        tokenId,
+        now: new Date(),
+      }),
       NotFoundError,
     );
     expect(error.message).toBe(`Expected \`tokenId\` to name an existing waitpoint token, got "${tokenId}" (string)`);

@@ -56,7 +56,9 @@ forEachBackend('multiple processes', (ctx) => {
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
-      child.once('exit', (code) => reject(new Error(`worker ${workerId} exited with ${code} before starting: ${stderr}`)));
+      child.once('exit', (code) =>
+        reject(new Error(`worker ${workerId} exited with ${code} before starting: ${stderr}`)),
+      );
     });
     return child;
   }
@@ -75,30 +77,36 @@ forEachBackend('multiple processes', (ctx) => {
   }
 
   async function runs(): Promise<{ n: number; worker: string }[]> {
-    if (ctx.backend === 'postgres') return (await ctx.sql.query(`SELECT n, worker FROM "${ctx.schema}".test_runs`)).rows;
+    if (ctx.backend === 'postgres')
+      return (await ctx.sql.query(`SELECT n, worker FROM "${ctx.schema}".test_runs`)).rows;
     const entries = await ctx.redis.lrange(`${ctx.keyPrefix}test:runs`, 0, -1);
     return entries.map((e) => ({ n: Number(e.split(':')[0]), worker: e.slice(e.indexOf(':') + 1) }));
   }
 
   async function runCount(): Promise<number> {
-    if (ctx.backend === 'postgres') return (await ctx.sql.query(`SELECT count(*)::int AS c FROM "${ctx.schema}".test_runs`)).rows[0].c;
+    if (ctx.backend === 'postgres')
+      return (await ctx.sql.query(`SELECT count(*)::int AS c FROM "${ctx.schema}".test_runs`)).rows[0].c;
     return ctx.redis.llen(`${ctx.keyPrefix}test:runs`);
   }
 
   async function groupSeen(group: string): Promise<number[]> {
     if (ctx.backend === 'postgres') {
-      return (await ctx.sql.query(`SELECT n FROM "${ctx.schema}".test_group_seen WHERE group_id = $1`, [group])).rows.map((r) => r.n);
+      return (
+        await ctx.sql.query(`SELECT n FROM "${ctx.schema}".test_group_seen WHERE group_id = $1`, [group])
+      ).rows.map((r) => r.n);
     }
     return (await ctx.redis.lrange(`${ctx.keyPrefix}test:seen:${group}`, 0, -1)).map(Number);
   }
 
   async function hangs(): Promise<number> {
-    if (ctx.backend === 'postgres') return (await ctx.sql.query(`SELECT count(*)::int AS c FROM "${ctx.schema}".test_hangs`)).rows[0].c;
+    if (ctx.backend === 'postgres')
+      return (await ctx.sql.query(`SELECT count(*)::int AS c FROM "${ctx.schema}".test_hangs`)).rows[0].c;
     return ctx.redis.llen(`${ctx.keyPrefix}test:hangs`);
   }
 
   async function notes(): Promise<string[]> {
-    if (ctx.backend === 'postgres') return (await ctx.sql.query(`SELECT text FROM "${ctx.schema}".test_notes`)).rows.map((r) => r.text);
+    if (ctx.backend === 'postgres')
+      return (await ctx.sql.query(`SELECT text FROM "${ctx.schema}".test_notes`)).rows.map((r) => r.text);
     return ctx.redis.lrange(`${ctx.keyPrefix}test:notes`, 0, -1);
   }
 
@@ -106,10 +114,15 @@ forEachBackend('multiple processes', (ctx) => {
     const workers = await Promise.all([1, 2, 3, 4].map((i) => spawnWorker(`w${i}`, { QD_CONCURRENCY: '10' })));
     // Added after every worker is up, so all four compete for the same jobs.
     for (let chunk = 0; chunk < 4; chunk++) {
-      await ctx.queue.addJobs(Array.from({ length: 500 }, (_, i) => ({ jobType: 'count', payload: { n: chunk * 500 + i } })));
+      await ctx.queue.addJobs(
+        Array.from({ length: 500 }, (_, i) => ({ jobType: 'count', payload: { n: chunk * 500 + i } })),
+      );
     }
     await waitFor(async () => (await runCount()) >= 2000, { timeoutMs: 90_000, what: '2,000 handler runs' });
-    await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 2000, { timeoutMs: 10_000, what: '2,000 completed jobs' });
+    await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 2000, {
+      timeoutMs: 10_000,
+      what: '2,000 completed jobs',
+    });
     await stopWorkers(workers);
     const all = await runs();
     expect(all).toHaveLength(2000);
@@ -122,7 +135,11 @@ forEachBackend('multiple processes', (ctx) => {
       [1, 2, 3].map((i) => spawnWorker(`g${i}`, { QD_CONCURRENCY: '5', QD_GROUP_CONCURRENCY: '2' })),
     );
     await ctx.queue.addJobs(
-      Array.from({ length: 30 }, (_, n) => ({ jobType: 'group', payload: { n, group: `t${n % 2}` }, group: { id: `t${n % 2}` } })),
+      Array.from({ length: 30 }, (_, n) => ({
+        jobType: 'group',
+        payload: { n, group: `t${n % 2}` },
+        group: { id: `t${n % 2}` },
+      })),
     );
     await waitFor(async () => (await runCount()) >= 30, { timeoutMs: 45_000, what: '30 group jobs' });
     await stopWorkers(workers);
@@ -131,93 +148,122 @@ forEachBackend('multiple processes', (ctx) => {
     expect(Math.max(...seen)).toBe(2); // reached, never exceeded
   });
 
-  it('reclaims the job of a worker killed mid-handler; another processor completes it', { timeout: 60_000 }, async () => {
-    const worker = await spawnWorker('doomed');
-    const id = await ctx.queue.addJob({ jobType: 'hang', payload: { n: 1 } });
-    await waitFor(async () => (await hangs()) === 1, { timeoutMs: 20_000, what: 'the handler to start' });
-    await new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
-      worker.kill('SIGKILL');
-    });
-    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'processing', lockedBy: 'doomed' });
-    // Threshold 0: anything processing counts as stuck, and nothing else is processing here.
-    expect((await ctx.queue.createSupervisor({ stuckJobsTimeoutMinutes: 0 }).start()).reclaimedJobs).toBe(1);
-    expect(await ctx.queue.createProcessor({ hang: async () => 'recovered' }, { workerId: 'rescuer' }).start()).toBe(1);
-    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 2, output: 'recovered' });
-  });
-
-  it('keeps processing when its connections are cut, reporting what fails and losing nothing', { timeout: 60_000 }, async () => {
-    const applicationName = `qd_cut_${process.pid}_${Date.now()}`;
-    const queue = ownedQueue(ctx, { applicationName });
-    try {
-      const ran = new Map<number, number>();
-      const onError: Error[] = [];
-      const errorEvents: Error[] = [];
-      queue.on('error', (e) => errorEvents.push(e));
-      const processor = track(
-        queue.createProcessor(
-          { count: async (p: { n: number }) => void ran.set(p.n, (ran.get(p.n) ?? 0) + 1) },
-          { pollInterval: 100, concurrency: 4, onError: (e) => onError.push(e) },
-        ),
+  it(
+    'reclaims the job of a worker killed mid-handler; another processor completes it',
+    { timeout: 60_000 },
+    async () => {
+      const worker = await spawnWorker('doomed');
+      const id = await ctx.queue.addJob({ jobType: 'hang', payload: { n: 1 } });
+      await waitFor(async () => (await hangs()) === 1, { timeoutMs: 20_000, what: 'the handler to start' });
+      await new Promise<void>((resolve) => {
+        worker.once('exit', () => resolve());
+        worker.kill('SIGKILL');
+      });
+      expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'processing', lockedBy: 'doomed' });
+      // Threshold 0: anything processing counts as stuck, and nothing else is processing here.
+      expect((await ctx.queue.createSupervisor({ stuckJobsTimeoutMinutes: 0 }).start()).reclaimedJobs).toBe(1);
+      expect(await ctx.queue.createProcessor({ hang: async () => 'recovered' }, { workerId: 'rescuer' }).start()).toBe(
+        1,
       );
-      // A claim whose response is lost in the cut leaves jobs locked; reclaim is the remedy.
-      const supervisor = track(ctx.queue.createSupervisor({ intervalMs: 500, stuckJobsTimeoutMinutes: 0.1 }));
-      processor.startInBackground();
-      supervisor.startInBackground();
-      await ctx.queue.addJobs(Array.from({ length: 40 }, (_, n) => ({ jobType: 'count', payload: { n } })));
-      await waitFor(() => ran.size === 40, { timeoutMs: 20_000, what: 'the first 40 jobs' });
+      expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 2, output: 'recovered' });
+    },
+  );
 
-      if (ctx.backend === 'postgres') {
-        // Hold a lock so the processor's next statement is in flight, then cut every connection
-        // of the queue: that statement fails for certain.
-        const locker = await ctx.sql.connect();
-        try {
-          await locker.query('BEGIN');
-          await locker.query(`LOCK TABLE "${ctx.schema}".job_queue IN ACCESS EXCLUSIVE MODE`);
-          const blocked = `SELECT count(*)::int AS c FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`;
-          await waitFor(async () => (await ctx.sql.query(blocked, [applicationName])).rows[0].c > 0, { timeoutMs: 5000, what: 'a blocked statement' });
-          const cut = await ctx.sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [applicationName]);
-          expect(cut.rowCount).toBeGreaterThan(0);
-        } finally {
-          await locker.query('ROLLBACK');
-          locker.release();
+  it(
+    'keeps processing when its connections are cut, reporting what fails and losing nothing',
+    { timeout: 60_000 },
+    async () => {
+      const applicationName = `qd_cut_${process.pid}_${Date.now()}`;
+      const queue = ownedQueue(ctx, { applicationName });
+      try {
+        const ran = new Map<number, number>();
+        const onError: Error[] = [];
+        const errorEvents: Error[] = [];
+        queue.on('error', (e) => errorEvents.push(e));
+        const processor = track(
+          queue.createProcessor(
+            { count: async (p: { n: number }) => void ran.set(p.n, (ran.get(p.n) ?? 0) + 1) },
+            { pollInterval: 100, concurrency: 4, onError: (e) => onError.push(e) },
+          ),
+        );
+        // A claim whose response is lost in the cut leaves jobs locked; reclaim is the remedy.
+        const supervisor = track(ctx.queue.createSupervisor({ intervalMs: 500, stuckJobsTimeoutMinutes: 0.1 }));
+        processor.startInBackground();
+        supervisor.startInBackground();
+        await ctx.queue.addJobs(Array.from({ length: 40 }, (_, n) => ({ jobType: 'count', payload: { n } })));
+        await waitFor(() => ran.size === 40, { timeoutMs: 20_000, what: 'the first 40 jobs' });
+
+        if (ctx.backend === 'postgres') {
+          // Hold a lock so the processor's next statement is in flight, then cut every connection
+          // of the queue: that statement fails for certain.
+          const locker = await ctx.sql.connect();
+          try {
+            await locker.query('BEGIN');
+            await locker.query(`LOCK TABLE "${ctx.schema}".job_queue IN ACCESS EXCLUSIVE MODE`);
+            const blocked = `SELECT count(*)::int AS c FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`;
+            await waitFor(async () => (await ctx.sql.query(blocked, [applicationName])).rows[0].c > 0, {
+              timeoutMs: 5000,
+              what: 'a blocked statement',
+            });
+            const cut = await ctx.sql.query(
+              `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`,
+              [applicationName],
+            );
+            expect(cut.rowCount).toBeGreaterThan(0);
+          } finally {
+            await locker.query('ROLLBACK');
+            locker.release();
+          }
+          await waitFor(() => onError.length > 0, { timeoutMs: 5000, what: 'the cut to be reported' });
+        } else {
+          // ioredis reconnects and resends unanswered commands, so a cut is usually invisible
+          // to the processor: here the test asserts continuity, and that errors, if any, are
+          // reported on both channels.
+          const id = await (queue.getRedisClient() as Redis).client('ID');
+          expect(await ctx.redis.client('KILL', 'ID', String(id))).toBe(1);
         }
-        await waitFor(() => onError.length > 0, { timeoutMs: 5000, what: 'the cut to be reported' });
-      } else {
-        // ioredis reconnects and resends unanswered commands, so a cut is usually invisible
-        // to the processor: here the test asserts continuity, and that errors, if any, are
-        // reported on both channels.
-        const id = await (queue.getRedisClient() as Redis).client('ID');
-        expect(await ctx.redis.client('KILL', 'ID', String(id))).toBe(1);
+
+        await ctx.queue.addJobs(Array.from({ length: 40 }, (_, i) => ({ jobType: 'count', payload: { n: 40 + i } })));
+        await waitFor(() => ran.size === 80, { timeoutMs: 30_000, what: 'the 40 jobs added after the cut' });
+        await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 80, {
+          timeoutMs: 15_000,
+          what: 'all 80 jobs completed',
+        });
+        expect(processor.isRunning()).toBe(true);
+        await Promise.all([processor.stopAndDrain(), supervisor.stopAndDrain()]);
+        expect(errorEvents).toEqual(onError);
+      } finally {
+        await queue.close();
       }
+    },
+  );
 
-      await ctx.queue.addJobs(Array.from({ length: 40 }, (_, i) => ({ jobType: 'count', payload: { n: 40 + i } })));
-      await waitFor(() => ran.size === 80, { timeoutMs: 30_000, what: 'the 40 jobs added after the cut' });
-      await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 80, { timeoutMs: 15_000, what: 'all 80 jobs completed' });
-      expect(processor.isRunning()).toBe(true);
-      await Promise.all([processor.stopAndDrain(), supervisor.stopAndDrain()]);
-      expect(errorEvents).toEqual(onError);
-    } finally {
-      await queue.close();
-    }
-  });
-
-  it('a worker whose hung job is reclaimed gives the run up, frees the slot and reports the loss once', { timeout: 60_000 }, async () => {
-    const worker = await spawnWorker('jammed', { QD_CONCURRENCY: '1' });
-    const id = await ctx.queue.addJob({ jobType: 'hang-once', payload: { n: 1 }, maxAttempts: 3 });
-    await waitFor(async () => (await hangs()) === 1, { timeoutMs: 20_000, what: 'the handler to hang' });
-    // Threshold 0: anything processing counts as stuck, and nothing else is processing here.
-    expect((await ctx.queue.createSupervisor({ stuckJobsTimeoutMinutes: 0 }).start()).reclaimedJobs).toBe(1);
-    // The only slot of the worker was held by the hung run: it runs the job again, then more.
-    await waitFor(async () => (await ctx.queue.getJob(id))?.status === 'completed', { timeoutMs: 20_000, what: 'the reclaimed job to complete' });
-    const more = await ctx.queue.addJobs([2, 3, 4].map((n) => ({ jobType: 'count', payload: { n } })));
-    await waitFor(async () => (await runCount()) === 4, { timeoutMs: 20_000, what: 'three more jobs in the freed slot' });
-    await stopWorkers([worker]);
-    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 2 });
-    for (const other of more) expect((await ctx.queue.getJob(other))?.status).toBe('completed');
-    expect((await runs()).every((r) => r.worker === 'jammed')).toBe(true);
-    const seen = await notes();
-    expect(seen.filter((n) => n.startsWith('aborted:'))).toEqual(['aborted:1:JOB_LOST']);
-    expect(seen.filter((n) => n.startsWith('error:'))).toEqual(['error:JOB_LOST']);
-  });
+  it(
+    'a worker whose hung job is reclaimed gives the run up, frees the slot and reports the loss once',
+    { timeout: 60_000 },
+    async () => {
+      const worker = await spawnWorker('jammed', { QD_CONCURRENCY: '1' });
+      const id = await ctx.queue.addJob({ jobType: 'hang-once', payload: { n: 1 }, maxAttempts: 3 });
+      await waitFor(async () => (await hangs()) === 1, { timeoutMs: 20_000, what: 'the handler to hang' });
+      // Threshold 0: anything processing counts as stuck, and nothing else is processing here.
+      expect((await ctx.queue.createSupervisor({ stuckJobsTimeoutMinutes: 0 }).start()).reclaimedJobs).toBe(1);
+      // The only slot of the worker was held by the hung run: it runs the job again, then more.
+      await waitFor(async () => (await ctx.queue.getJob(id))?.status === 'completed', {
+        timeoutMs: 20_000,
+        what: 'the reclaimed job to complete',
+      });
+      const more = await ctx.queue.addJobs([2, 3, 4].map((n) => ({ jobType: 'count', payload: { n } })));
+      await waitFor(async () => (await runCount()) === 4, {
+        timeoutMs: 20_000,
+        what: 'three more jobs in the freed slot',
+      });
+      await stopWorkers([worker]);
+      expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 2 });
+      for (const other of more) expect((await ctx.queue.getJob(other))?.status).toBe('completed');
+      expect((await runs()).every((r) => r.worker === 'jammed')).toBe(true);
+      const seen = await notes();
+      expect(seen.filter((n) => n.startsWith('aborted:'))).toEqual(['aborted:1:JOB_LOST']);
+      expect(seen.filter((n) => n.startsWith('error:'))).toEqual(['error:JOB_LOST']);
+    },
+  );
 });

@@ -51,7 +51,9 @@ forEachBackend('unknown option keys (§7)', (ctx) => {
       field: 'addOptions.bd',
       message: message('addOptions.bd', 'db'),
     });
-    await expectFailure(ctx.queue.addJobs([{ jobType: 'a', payload: {} }], add), ValidationError, { field: 'addOptions.bd' });
+    await expectFailure(ctx.queue.addJobs([{ jobType: 'a', payload: {} }], add), ValidationError, {
+      field: 'addOptions.bd',
+    });
     expect(await ctx.queue.getAllJobs()).toEqual([]);
   });
 
@@ -100,12 +102,19 @@ forEachBackend('unknown option keys (§7)', (ctx) => {
         },
       }),
     ).start();
-    expect(caught).toMatchObject({ field: 'duration.minute', message: expect.stringContaining('Did you mean `minutes`?') });
+    expect(caught).toMatchObject({
+      field: 'duration.minute',
+      message: expect.stringContaining('Did you mean `minutes`?'),
+    });
   });
 
   it('processor and supervisor options name the nearest known option', () => {
-    expect(() => ctx.queue.createProcessor({}, { concurency: 2 } as never)).toThrow(/`concurency`.*Did you mean `concurrency`\?/);
-    expect(() => ctx.queue.createSupervisor({ intervalMS: 10 } as never)).toThrow(/`intervalMS`.*Did you mean `intervalMs`\?/);
+    expect(() => ctx.queue.createProcessor({}, { concurency: 2 } as never)).toThrow(
+      /`concurency`.*Did you mean `concurrency`\?/,
+    );
+    expect(() => ctx.queue.createSupervisor({ intervalMS: 10 } as never)).toThrow(
+      /`intervalMS`.*Did you mean `intervalMs`\?/,
+    );
     expect(() => ctx.queue.createSupervisor({ interval: 10 } as never)).toThrow(ConfigError);
   });
 });
@@ -117,13 +126,33 @@ describe('queue configuration keys (§2.1, §7)', () => {
 
   it.each([
     ['a misspelt top-level option', { databaseConfig: {}, shema: 'x' }, ['`shema`', 'Did you mean `schema`?']],
-    ['a misspelt databaseConfig option', { databaseConfig: { connectionstring: 'postgres://x' } }, ['`databaseConfig.connectionstring`', '`connectionString`']],
-    ['a misspelt ssl option', { databaseConfig: { ssl: { rejectUnauthorised: false } } }, ['`databaseConfig.ssl.rejectUnauthorised`', '`rejectUnauthorized`']],
+    [
+      'a misspelt databaseConfig option',
+      { databaseConfig: { connectionstring: 'postgres://x' } },
+      ['`databaseConfig.connectionstring`', '`connectionString`'],
+    ],
+    [
+      'a misspelt ssl option',
+      { databaseConfig: { ssl: { rejectUnauthorised: false } } },
+      ['`databaseConfig.ssl.rejectUnauthorised`', '`rejectUnauthorized`'],
+    ],
     ['a misspelt redisConfig option', { backend: 'redis', redisConfig: { database: 3 } }, ['`redisConfig.database`']],
-    ['a misspelt redis tls option', { backend: 'redis', redisConfig: { tls: { cert: 'x', keys: 'y' } } }, ['`redisConfig.tls.keys`', '`key`']],
+    [
+      'a misspelt redis tls option',
+      { backend: 'redis', redisConfig: { tls: { cert: 'x', keys: 'y' } } },
+      ['`redisConfig.tls.keys`', '`key`'],
+    ],
     ['pool with databaseConfig', { pool, databaseConfig: {} }, ['`pool`', '`databaseConfig`', 'not both']],
-    ['client with redisConfig', { backend: 'redis', client, redisConfig: {} }, ['`client`', '`redisConfig`', 'not both']],
-    ['keyPrefix twice', { backend: 'redis', redisConfig: { keyPrefix: 'a:' }, keyPrefix: 'b:' }, ['`keyPrefix`', '`redisConfig.keyPrefix`']],
+    [
+      'client with redisConfig',
+      { backend: 'redis', client, redisConfig: {} },
+      ['`client`', '`redisConfig`', 'not both'],
+    ],
+    [
+      'keyPrefix twice',
+      { backend: 'redis', redisConfig: { keyPrefix: 'a:' }, keyPrefix: 'b:' },
+      ['`keyPrefix`', '`redisConfig.keyPrefix`'],
+    ],
     ['schema on redis', { backend: 'redis', redisConfig: {}, schema: 'jobs' }, ['`schema`', 'postgres backend']],
     ['pool on redis', { backend: 'redis', redisConfig: {}, pool }, ['`pool`', 'postgres backend']],
     ['keyPrefix on postgres', { databaseConfig: {}, keyPrefix: 'app:' }, ['`keyPrefix`', "backend: 'redis'"]],
@@ -134,7 +163,13 @@ describe('queue configuration keys (§2.1, §7)', () => {
 
   it('accepts every documented option of each backend', async () => {
     const queues = [
-      initJobQueue({ backend: 'postgres', databaseConfig: { connectionString: PG_URL }, schema: 'public', verbose: false, clock: { now: () => new Date() } }),
+      initJobQueue({
+        backend: 'postgres',
+        databaseConfig: { connectionString: PG_URL },
+        schema: 'public',
+        verbose: false,
+        clock: { now: () => new Date() },
+      }),
       initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: 'qtest_keys:' }, verbose: false }),
     ];
     await Promise.all(queues.map((q) => q.close()));

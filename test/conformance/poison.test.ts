@@ -121,7 +121,12 @@ forEachBackend('poison jobs', (ctx) => {
   });
 
   it('stores an error message holding NUL and lone surrogates with both replaced by U+FFFD, everywhere it is written', async () => {
-    const id = await ctx.queue.addJob({ jobType: 'work', payload: { n: 1 }, maxAttempts: 1, deadLetterJobType: 'work.dead' });
+    const id = await ctx.queue.addJob({
+      jobType: 'work',
+      payload: { n: 1 },
+      maxAttempts: 1,
+      deadLetterJobType: 'work.dead',
+    });
     const thrown = new Error('bad\u0000byte and x\ud800 half');
     const hooked: Error[] = [];
     ctx.queue.on('job:failed', (e) => hooked.push(e.error));
@@ -182,7 +187,11 @@ forEachBackend('poison jobs', (ctx) => {
     ['a circular object', circular, '[object Object]'],
     ['an Error whose message getter throws', errorWithThrowingMessage, 'Error (its message could not be read)'],
     ['an object whose toJSON and toString throw', () => ({ toJSON: trap, toString: trap }), '[object Object]'],
-    ['a Proxy whose every trap throws', () => new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap }), 'a thrown value that cannot be described'],
+    [
+      'a Proxy whose every trap throws',
+      () => new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap }),
+      'a thrown value that cannot be described',
+    ],
     ['null', () => null, 'null'],
     ['undefined', () => undefined, 'undefined'],
     ['a symbol', () => Symbol('poison'), 'Symbol(poison)'],

@@ -40,13 +40,24 @@ export function trackRunners(): <T extends Processor | Supervisor>(runner: T) =>
  * A queue on the current test's store that owns its connection (closing it really closes it),
  * for tests that break or cut connections. The caller closes it.
  */
-export function ownedQueue(ctx: BackendContext, options: { clock?: Clock; applicationName?: string } = {}): JobQueue<PayloadMap> {
+export function ownedQueue(
+  ctx: BackendContext,
+  options: { clock?: Clock; applicationName?: string } = {},
+): JobQueue<PayloadMap> {
   if (ctx.backend === 'postgres') {
     const url = new URL(PG_URL);
     if (options.applicationName) url.searchParams.set('application_name', options.applicationName);
-    return initJobQueue({ databaseConfig: { connectionString: url.toString() }, schema: ctx.schema, clock: options.clock });
+    return initJobQueue({
+      databaseConfig: { connectionString: url.toString() },
+      schema: ctx.schema,
+      clock: options.clock,
+    });
   }
-  return initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: ctx.keyPrefix }, clock: options.clock });
+  return initJobQueue({
+    backend: 'redis',
+    redisConfig: { url: REDIS_URL, keyPrefix: ctx.keyPrefix },
+    clock: options.clock,
+  });
 }
 
 /**
@@ -57,7 +68,10 @@ export function ownedQueue(ctx: BackendContext, options: { clock?: Clock; applic
 export function unreachableQueue(ctx: BackendContext): JobQueue<PayloadMap> {
   const url = '127.0.0.1:1'; // port 1: nothing listens there
   if (ctx.backend === 'postgres') {
-    return initJobQueue({ databaseConfig: { connectionString: `postgres://postgres@${url}/none` }, schema: ctx.schema });
+    return initJobQueue({
+      databaseConfig: { connectionString: `postgres://postgres@${url}/none` },
+      schema: ctx.schema,
+    });
   }
   const client = new Redis(`redis://${url}`, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
   client.on('error', () => {});

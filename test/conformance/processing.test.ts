@@ -34,13 +34,16 @@ forEachBackend('processor (§4.6)', (ctx) => {
     expect(payload).toEqual({ to: 'a@b.c' });
     expect(signal).toBeInstanceOf(AbortSignal);
     expect(signal.aborted).toBe(false);
-    for (const m of ['prolong', 'onTimeout', 'setProgress', 'setOutput'] as const) expect(typeof jobCtx[m]).toBe('function');
+    for (const m of ['prolong', 'onTimeout', 'setProgress', 'setOutput'] as const)
+      expect(typeof jobCtx[m]).toBe('function');
   });
 
   it('stores the return value as output; undefined leaves output null', async () => {
     const a = await ctx.queue.addJob({ jobType: 'value', payload: {} });
     const b = await ctx.queue.addJob({ jobType: 'nothing', payload: {} });
-    await ctx.queue.createProcessor({ value: async () => ({ rows: 3, ok: true }), nothing: async () => undefined }).start();
+    await ctx.queue
+      .createProcessor({ value: async () => ({ rows: 3, ok: true }), nothing: async () => undefined })
+      .start();
     expect((await ctx.queue.getJob(a))?.output).toEqual({ rows: 3, ok: true });
     const jobB = await ctx.queue.getJob(b);
     expect(jobB?.status).toBe('completed');
@@ -238,7 +241,9 @@ forEachBackend('processor (§4.6)', (ctx) => {
     await add('high-new', 5);
     await add('top', 9);
     const order: string[] = [];
-    await queue.createProcessor({ work: async (p: { name: string }) => void order.push(p.name) }, { concurrency: 1 }).start();
+    await queue
+      .createProcessor({ work: async (p: { name: string }) => void order.push(p.name) }, { concurrency: 1 })
+      .start();
     expect(order).toEqual(['top', 'high-old', 'high-new', 'low-old', 'low-new']);
   });
 
@@ -318,7 +323,12 @@ forEachBackend('processor (§4.6)', (ctx) => {
     await ctx.queue.createProcessor({ ok: async () => {} }).start();
     const bad = await ctx.queue.addJob({ jobType: 'bad', payload: {}, maxAttempts: 2 });
     await ctx.queue.createProcessor({ bad: async () => Promise.reject(new Error('boom')) }).start();
-    expect(events).toEqual([`processing ${ok} ok`, `completed ${ok} ok`, `processing ${bad} bad`, `failed ${bad} bad boom true`]);
+    expect(events).toEqual([
+      `processing ${ok} ok`,
+      `completed ${ok} ok`,
+      `processing ${bad} bad`,
+      `failed ${bad} bad boom true`,
+    ]);
   });
 
   it('reports internal errors to onError and to the error event, both, and carries on', async () => {
@@ -327,7 +337,9 @@ forEachBackend('processor (§4.6)', (ctx) => {
     ctx.queue.on('error', (e) => errorEvents.push(e));
     const id = await ctx.queue.addJob({ jobType: 'work', payload: {} });
     // A return value that cannot be stored as JSON is an internal error, not a job failure.
-    await ctx.queue.createProcessor({ work: async () => new Map([[1, 2]]) }, { onError: (e) => onError.push(e) }).start();
+    await ctx.queue
+      .createProcessor({ work: async () => new Map([[1, 2]]) }, { onError: (e) => onError.push(e) })
+      .start();
     expect(onError).toHaveLength(1);
     expect(errorEvents).toEqual(onError);
     expect(onError[0]?.message).toContain(`job ${id}`);

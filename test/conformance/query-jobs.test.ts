@@ -73,14 +73,22 @@ forEachBackend('queryJobs validation (§7)', (ctx) => {
     ['status not a string', { status: 1 }, 'filter.status', ["'cancelled'"]],
     ['jobType not a string', { jobType: 3 }, 'filter.jobType', []],
     ['bad tag mode', { status: 'pending', tags: { values: ['a'], mode: 'most' } }, 'filter.tags.mode', ["'any'"]],
-    ['unknown member', { statuses: ['pending'] }, 'filter.statuses', ['Did you mean `status`?', 'status, jobType, priority, runAt, tags']],
+    [
+      'unknown member',
+      { statuses: ['pending'] },
+      'filter.statuses',
+      ['Did you mean `status`?', 'status, jobType, priority, runAt, tags'],
+    ],
     ['filter not an object', 'failed', 'filter', []],
-  ] as const)('rejects a bad filter (%s) with a ValidationError naming it', async (_label, filter, field, fragments) => {
-    await expectFailure(ctx.queue.queryJobs(filter as unknown as JobQueryFilter), ValidationError, {
-      field,
-      message: ['`' + field + '`', ...fragments],
-    });
-  });
+  ] as const)(
+    'rejects a bad filter (%s) with a ValidationError naming it',
+    async (_label, filter, field, fragments) => {
+      await expectFailure(ctx.queue.queryJobs(filter as unknown as JobQueryFilter), ValidationError, {
+        field,
+        message: ['`' + field + '`', ...fragments],
+      });
+    },
+  );
 
   it.each([
     ['negative limit', [-1, undefined], 'limit'],

@@ -18,7 +18,13 @@ forEachBackend('retries (§4.5)', (ctx) => {
 
   it('leaves a failed job with attempts left as failed with nextAttemptAt, and retries it after the delay', async () => {
     const { clock, queue, willRetry } = setup();
-    const id = await queue.addJob({ jobType: 'work', payload: {}, maxAttempts: 3, retryDelay: 10, retryBackoff: false });
+    const id = await queue.addJob({
+      jobType: 'work',
+      payload: {},
+      maxAttempts: 3,
+      retryDelay: 10,
+      retryBackoff: false,
+    });
     let calls = 0;
     const processor = queue.createProcessor({ work: async () => (++calls === 1 ? fail() : 'ok') });
     expect(await processor.start()).toBe(1);
@@ -133,12 +139,23 @@ forEachBackend('retries (§4.5)', (ctx) => {
 
   it('retries a job without a handler while attempts remain, keeping reason no_handler', async () => {
     const { clock, queue } = setup();
-    const id = await queue.addJob({ jobType: 'nobody', payload: {}, maxAttempts: 2, retryDelay: 1, retryBackoff: false });
+    const id = await queue.addJob({
+      jobType: 'nobody',
+      payload: {},
+      maxAttempts: 2,
+      retryDelay: 1,
+      retryBackoff: false,
+    });
     const processor = queue.createProcessor({});
     await processor.start();
     expect(await queue.getJob(id)).toMatchObject({ status: 'failed', failureReason: 'no_handler' });
     clock.advance(1000);
     expect(await processor.start()).toBe(1);
-    expect(await queue.getJob(id)).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null, failureReason: 'no_handler' });
+    expect(await queue.getJob(id)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      nextAttemptAt: null,
+      failureReason: 'no_handler',
+    });
   });
 });

@@ -21,7 +21,11 @@ const WRONG_PASSWORD = 'Wr0ng-s3cret-Xq7k2';
 /** A queue of `backend` on 127.0.0.1:`port`, logging in with `password`. */
 function queueConfig(backend: BackendName, port: number, password: string, clients: Redis[]): JobQueueConfig {
   if (backend === 'postgres') {
-    return { backend: 'postgres', databaseConfig: { host: '127.0.0.1', port, user: 'postgres', database: 'postgres', password }, schema: 'public' };
+    return {
+      backend: 'postgres',
+      databaseConfig: { host: '127.0.0.1', port, user: 'postgres', database: 'postgres', password },
+      schema: 'public',
+    };
   }
   // ioredis retries a command 20 times by default (about 10 s) before failing it; one retry
   // keeps the test short and fails the same way.
@@ -48,9 +52,15 @@ forEachBackend('store errors (issue 7 item 11)', (ctx) => {
   };
 
   beforeAll(async () => {
-    server = ctx.backend === 'postgres' ? await startPrivatePostgres({ password: SERVER_PASSWORD }) : await startPrivateRedis({ password: SERVER_PASSWORD });
+    server =
+      ctx.backend === 'postgres'
+        ? await startPrivatePostgres({ password: SERVER_PASSWORD })
+        : await startPrivateRedis({ password: SERVER_PASSWORD });
     if (ctx.backend === 'postgres') {
-      await migrate({ databaseUrl: `postgres://postgres:${SERVER_PASSWORD}@127.0.0.1:${server.port}/postgres`, schema: 'public' });
+      await migrate({
+        databaseUrl: `postgres://postgres:${SERVER_PASSWORD}@127.0.0.1:${server.port}/postgres`,
+        schema: 'public',
+      });
     }
   }, 60_000);
   afterEach(async () => {
@@ -72,7 +82,9 @@ forEachBackend('store errors (issue 7 item 11)', (ctx) => {
     expect((error as StoreUnavailableError).reason).toBe('connection');
     const cause = (error as Error).cause as Error & { code?: string };
     expect(cause).toBeInstanceOf(Error);
-    expect(ctx.backend === 'postgres' ? cause.code : cause.name).toBe(ctx.backend === 'postgres' ? 'ECONNREFUSED' : 'MaxRetriesPerRequestError');
+    expect(ctx.backend === 'postgres' ? cause.code : cause.name).toBe(
+      ctx.backend === 'postgres' ? 'ECONNREFUSED' : 'MaxRetriesPerRequestError',
+    );
     await expect(queue.getJob(1)).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
@@ -81,18 +93,27 @@ forEachBackend('store errors (issue 7 item 11)', (ctx) => {
     const emitted: Error[] = [];
     const passed: Error[] = [];
     queue.on('error', (e) => emitted.push(e));
-    await expect(queue.createProcessor({ x: async () => {} }, { onError: (e) => passed.push(e) }).start()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      queue.createProcessor({ x: async () => {} }, { onError: (e) => passed.push(e) }).start(),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(emitted.length).toBeGreaterThan(0);
     expect(passed.length).toBeGreaterThan(0);
     // The processor may add context (`enqueueing due cron jobs failed`), keeping the typed error as cause.
-    for (const e of [...emitted, ...passed]) expect(e instanceof StoreUnavailableError ? e : e.cause).toBeInstanceOf(StoreUnavailableError);
+    for (const e of [...emitted, ...passed])
+      expect(e instanceof StoreUnavailableError ? e : e.cause).toBeInstanceOf(StoreUnavailableError);
   });
 
   it('rejects with StoreUnavailableError once the store it was using stops', async () => {
-    const stopped = ctx.backend === 'postgres' ? await startPrivatePostgres({ password: SERVER_PASSWORD }) : await startPrivateRedis({ password: SERVER_PASSWORD });
+    const stopped =
+      ctx.backend === 'postgres'
+        ? await startPrivatePostgres({ password: SERVER_PASSWORD })
+        : await startPrivateRedis({ password: SERVER_PASSWORD });
     try {
       if (ctx.backend === 'postgres') {
-        await migrate({ databaseUrl: `postgres://postgres:${SERVER_PASSWORD}@127.0.0.1:${stopped.port}/postgres`, schema: 'public' });
+        await migrate({
+          databaseUrl: `postgres://postgres:${SERVER_PASSWORD}@127.0.0.1:${stopped.port}/postgres`,
+          schema: 'public',
+        });
       }
       const queue = open(queueConfig(ctx.backend, stopped.port, SERVER_PASSWORD, clients));
       expect(await queue.addJob({ jobType: 'x', payload: {} })).toBe(1);
@@ -111,15 +132,24 @@ forEachBackend('store errors (issue 7 item 11)', (ctx) => {
     // The library's own connection, built from the settings a user writes.
     const config: JobQueueConfig =
       ctx.backend === 'postgres'
-        ? { backend: 'postgres', databaseConfig: { connectionString: `postgres://postgres:${WRONG_PASSWORD}@127.0.0.1:${port}/postgres` } }
+        ? {
+            backend: 'postgres',
+            databaseConfig: { connectionString: `postgres://postgres:${WRONG_PASSWORD}@127.0.0.1:${port}/postgres` },
+          }
         : { backend: 'redis', redisConfig: { host: '127.0.0.1', port, password: WRONG_PASSWORD } };
     const queue = open(config);
     const reported: unknown[] = [];
     queue.on('error', (e) => reported.push(e));
     reported.push(await queue.addJob({ jobType: 'x', payload: {} }).catch((e: unknown) => e));
     reported.push(await queue.getJobs().catch((e: unknown) => e));
-    await queue.createProcessor({ x: async () => {} }, { onError: (e) => reported.push(e) }).start().catch((e: unknown) => reported.push(e));
-    await queue.createSupervisor({ onError: (e) => reported.push(e) }).start().catch((e: unknown) => reported.push(e));
+    await queue
+      .createProcessor({ x: async () => {} }, { onError: (e) => reported.push(e) })
+      .start()
+      .catch((e: unknown) => reported.push(e));
+    await queue
+      .createSupervisor({ onError: (e) => reported.push(e) })
+      .start()
+      .catch((e: unknown) => reported.push(e));
 
     expect(reported.length).toBeGreaterThanOrEqual(5);
     for (const error of reported) {
@@ -134,4 +164,3 @@ forEachBackend('store errors (issue 7 item 11)', (ctx) => {
     expect(serialise(direct)).toMatch(ctx.backend === 'postgres' ? /28P01/ : /WRONGPASS/);
   });
 });
-

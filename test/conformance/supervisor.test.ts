@@ -30,7 +30,12 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
     clock.advance(9 * MINUTE);
     expect((await supervisor.start()).reclaimedJobs).toBe(0);
     clock.advance(2 * MINUTE);
-    expect(await supervisor.start()).toEqual({ reclaimedJobs: 1, cleanedUpJobs: 0, cleanedUpEvents: 0, expiredTokens: 0 });
+    expect(await supervisor.start()).toEqual({
+      reclaimedJobs: 1,
+      cleanedUpJobs: 0,
+      cleanedUpEvents: 0,
+      expiredTokens: 0,
+    });
     expect((await queue.getJob(id))?.status).toBe('pending');
   });
 
@@ -48,12 +53,21 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
     const done = await queue.addJobs([1, 2, 3].map((n) => ({ jobType: `work${n}`, payload: {} })));
     for (const id of done) await completeJob(queue, id);
     const waiting = await queue.addJob({ jobType: 'later', payload: {}, runAt: new Date('2031-01-01T00:00:00Z') });
-    const supervisor = queue.createSupervisor({ cleanupJobsDaysToKeep: 30, cleanupEventsDaysToKeep: 30, cleanupBatchSize: 2 });
+    const supervisor = queue.createSupervisor({
+      cleanupJobsDaysToKeep: 30,
+      cleanupEventsDaysToKeep: 30,
+      cleanupBatchSize: 2,
+    });
     clock.advance(29 * DAY_MS);
     expect(await supervisor.start()).toMatchObject({ cleanedUpJobs: 0, cleanedUpEvents: 0 });
     clock.advance(2 * DAY_MS);
     // The completed jobs go with their events; the pending job stays, its old `added` event goes.
-    expect(await supervisor.start()).toEqual({ reclaimedJobs: 0, cleanedUpJobs: 3, cleanedUpEvents: 1, expiredTokens: 0 });
+    expect(await supervisor.start()).toEqual({
+      reclaimedJobs: 0,
+      cleanedUpJobs: 3,
+      cleanedUpEvents: 1,
+      expiredTokens: 0,
+    });
     for (const id of done) expect(await queue.getJob(id)).toBeNull();
     expect((await queue.getJob(waiting))?.status).toBe('pending');
     expect(await queue.getJobEvents(waiting)).toEqual([]);
@@ -80,7 +94,10 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
       const id = await queue.addJob({ jobType: `work${round}`, payload: {} });
       await claimJob(queue, id);
       clock.advance(2 * MINUTE);
-      await waitFor(async () => (await queue.getJob(id))?.status === 'pending', { timeoutMs: 5000, what: `reclaim in round ${round}` });
+      await waitFor(async () => (await queue.getJob(id))?.status === 'pending', {
+        timeoutMs: 5000,
+        what: `reclaim in round ${round}`,
+      });
     }
     await supervisor.stopAndDrain();
     expect(supervisor.isRunning()).toBe(false);
@@ -112,7 +129,9 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
     const queue = unreachableQueue(ctx);
     onTestFinished(() => queue.close());
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
-    await queue.createSupervisor({ cleanupJobsDaysToKeep: 0, cleanupEventsDaysToKeep: 0, expireTimedOutTokens: false }).start();
+    await queue
+      .createSupervisor({ cleanupJobsDaysToKeep: 0, cleanupEventsDaysToKeep: 0, expireTimedOutTokens: false })
+      .start();
     expect(consoleError).toHaveBeenCalledTimes(1);
     expect(String(consoleError.mock.calls[0]?.[1])).toContain('reclaiming stuck jobs');
   });

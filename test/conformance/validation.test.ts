@@ -21,38 +21,128 @@ const BAD_JOBS: BadJob[] = [
   ['numeric jobType', { jobType: 5, payload: {} }, 'jobType', ['`jobType`', 'non-empty string', '5 (number)']],
   ['missing payload', { jobType: 'a' }, 'payload', ['`payload`', 'required']],
   ['undefined payload', { jobType: 'a', payload: undefined }, 'payload', ['`payload`', 'required']],
-  ['non-integer maxAttempts', { jobType: 'a', payload: {}, maxAttempts: 2.5 }, 'maxAttempts', ['`maxAttempts`', 'integer >= 1', '2.5 (number)']],
-  ['maxAttempts 0', { jobType: 'a', payload: {}, maxAttempts: 0 }, 'maxAttempts', ['`maxAttempts`', 'integer >= 1', '0 (number)']],
-  ['string maxAttempts', { jobType: 'a', payload: {}, maxAttempts: '3' }, 'maxAttempts', ['`maxAttempts`', 'integer', '"3" (string)']],
+  [
+    'non-integer maxAttempts',
+    { jobType: 'a', payload: {}, maxAttempts: 2.5 },
+    'maxAttempts',
+    ['`maxAttempts`', 'integer >= 1', '2.5 (number)'],
+  ],
+  [
+    'maxAttempts 0',
+    { jobType: 'a', payload: {}, maxAttempts: 0 },
+    'maxAttempts',
+    ['`maxAttempts`', 'integer >= 1', '0 (number)'],
+  ],
+  [
+    'string maxAttempts',
+    { jobType: 'a', payload: {}, maxAttempts: '3' },
+    'maxAttempts',
+    ['`maxAttempts`', 'integer', '"3" (string)'],
+  ],
   ['priority NaN', { jobType: 'a', payload: {}, priority: Number.NaN }, 'priority', ['`priority`', 'integer', 'NaN']],
-  ['priority Infinity', { jobType: 'a', payload: {}, priority: Infinity }, 'priority', ['`priority`', 'integer', 'Infinity']],
-  ["priority 'high'", { jobType: 'a', payload: {}, priority: 'high' }, 'priority', ['`priority`', 'integer', '"high" (string)']],
+  [
+    'priority Infinity',
+    { jobType: 'a', payload: {}, priority: Infinity },
+    'priority',
+    ['`priority`', 'integer', 'Infinity'],
+  ],
+  [
+    "priority 'high'",
+    { jobType: 'a', payload: {}, priority: 'high' },
+    'priority',
+    ['`priority`', 'integer', '"high" (string)'],
+  ],
   ['fractional priority', { jobType: 'a', payload: {}, priority: 1.5 }, 'priority', ['`priority`', 'integer']],
-  ['invalid runAt Date', { jobType: 'a', payload: {}, runAt: new Date('nope') }, 'runAt', ['`runAt`', 'valid Date', 'Invalid Date']],
+  [
+    'invalid runAt Date',
+    { jobType: 'a', payload: {}, runAt: new Date('nope') },
+    'runAt',
+    ['`runAt`', 'valid Date', 'Invalid Date'],
+  ],
   ['runAt string', { jobType: 'a', payload: {}, runAt: '2030-01-01' }, 'runAt', ['`runAt`', 'valid Date']],
   ['runAt number', { jobType: 'a', payload: {}, runAt: 1_900_000_000_000 }, 'runAt', ['`runAt`', 'valid Date']],
   ['timeoutMs 0', { jobType: 'a', payload: {}, timeoutMs: 0 }, 'timeoutMs', ['`timeoutMs`', 'integer >= 1']],
-  ['forceKillOnTimeout string', { jobType: 'a', payload: {}, forceKillOnTimeout: 'yes' }, 'forceKillOnTimeout', ['`forceKillOnTimeout`', 'boolean']],
+  [
+    'forceKillOnTimeout string',
+    { jobType: 'a', payload: {}, forceKillOnTimeout: 'yes' },
+    'forceKillOnTimeout',
+    ['`forceKillOnTimeout`', 'boolean'],
+  ],
   ['tags not an array', { jobType: 'a', payload: {}, tags: 'a,b' }, 'tags', ['`tags`', 'array']],
   ['empty tag', { jobType: 'a', payload: {}, tags: ['ok', ''] }, 'tags[1]', ['`tags[1]`', 'non-empty string']],
   ['tag with NUL', { jobType: 'a', payload: {}, tags: ['a\u0000b'] }, 'tags[0]', ['`tags[0]`', 'NUL']],
-  ['empty idempotencyKey', { jobType: 'a', payload: {}, idempotencyKey: '' }, 'idempotencyKey', ['`idempotencyKey`', 'non-empty string']],
-  ['negative retryDelay', { jobType: 'a', payload: {}, retryDelay: -1 }, 'retryDelay', ['`retryDelay`', '>= 0', '-1 (number)']],
-  ['retryBackoff string', { jobType: 'a', payload: {}, retryBackoff: 'true' }, 'retryBackoff', ['`retryBackoff`', 'boolean']],
-  ['retryDelayMax Infinity', { jobType: 'a', payload: {}, retryDelayMax: Infinity }, 'retryDelayMax', ['`retryDelayMax`', 'finite']],
-  ['empty deadLetterJobType', { jobType: 'a', payload: {}, deadLetterJobType: '' }, 'deadLetterJobType', ['`deadLetterJobType`', 'non-empty string']],
-  ['group without id', { jobType: 'a', payload: {}, group: { tier: 'x' } }, 'group.id', ['`group.id`', 'non-empty string']],
+  [
+    'empty idempotencyKey',
+    { jobType: 'a', payload: {}, idempotencyKey: '' },
+    'idempotencyKey',
+    ['`idempotencyKey`', 'non-empty string'],
+  ],
+  [
+    'negative retryDelay',
+    { jobType: 'a', payload: {}, retryDelay: -1 },
+    'retryDelay',
+    ['`retryDelay`', '>= 0', '-1 (number)'],
+  ],
+  [
+    'retryBackoff string',
+    { jobType: 'a', payload: {}, retryBackoff: 'true' },
+    'retryBackoff',
+    ['`retryBackoff`', 'boolean'],
+  ],
+  [
+    'retryDelayMax Infinity',
+    { jobType: 'a', payload: {}, retryDelayMax: Infinity },
+    'retryDelayMax',
+    ['`retryDelayMax`', 'finite'],
+  ],
+  [
+    'empty deadLetterJobType',
+    { jobType: 'a', payload: {}, deadLetterJobType: '' },
+    'deadLetterJobType',
+    ['`deadLetterJobType`', 'non-empty string'],
+  ],
+  [
+    'group without id',
+    { jobType: 'a', payload: {}, group: { tier: 'x' } },
+    'group.id',
+    ['`group.id`', 'non-empty string'],
+  ],
   ['group as string', { jobType: 'a', payload: {}, group: 'g1' }, 'group', ['`group`', 'object']],
   ['dependsOn as array', { jobType: 'a', payload: {}, dependsOn: [1] }, 'dependsOn', ['`dependsOn`', 'object']],
-  ['dependsOn.tags with empty tag', { jobType: 'a', payload: {}, dependsOn: { tags: [''] } }, 'dependsOn.tags[0]', ['`dependsOn.tags[0]`']],
+  [
+    'dependsOn.tags with empty tag',
+    { jobType: 'a', payload: {}, dependsOn: { tags: [''] } },
+    'dependsOn.tags[0]',
+    ['`dependsOn.tags[0]`'],
+  ],
   ['options not an object', 'email', 'job', ['`job`', 'object']],
   // Payloads that do not survive a JSON round trip.
-  ['payload with a function', { jobType: 'a', payload: { to: 'x', send: () => 1 } }, 'payload.send', ['`payload.send`', 'functions']],
+  [
+    'payload with a function',
+    { jobType: 'a', payload: { to: 'x', send: () => 1 } },
+    'payload.send',
+    ['`payload.send`', 'functions'],
+  ],
   ['payload that is a function', { jobType: 'a', payload: () => 1 }, 'payload', ['`payload`', 'functions']],
-  ['payload with a BigInt', { jobType: 'a', payload: { n: 10n } }, 'payload.n', ['`payload.n`', 'bigints', '10 (bigint)']],
-  ['payload with a circular reference', { jobType: 'a', payload: circular }, 'payload.self', ['`payload.self`', 'circular']],
+  [
+    'payload with a BigInt',
+    { jobType: 'a', payload: { n: 10n } },
+    'payload.n',
+    ['`payload.n`', 'bigints', '10 (bigint)'],
+  ],
+  [
+    'payload with a circular reference',
+    { jobType: 'a', payload: circular },
+    'payload.self',
+    ['`payload.self`', 'circular'],
+  ],
   ['payload with NaN', { jobType: 'a', payload: { x: Number.NaN } }, 'payload.x', ['`payload.x`', 'finite', 'NaN']],
-  ['payload with Infinity in an array', { jobType: 'a', payload: { list: [1, -Infinity] } }, 'payload.list[1]', ['`payload.list[1]`', 'finite']],
+  [
+    'payload with Infinity in an array',
+    { jobType: 'a', payload: { list: [1, -Infinity] } },
+    'payload.list[1]',
+    ['`payload.list[1]`', 'finite'],
+  ],
   ['payload with a Map', { jobType: 'a', payload: { m: new Map([['k', 1]]) } }, 'payload.m', ['`payload.m`', 'Map']],
   ['payload that is a Set', { jobType: 'a', payload: new Set([1]) }, 'payload', ['`payload`', 'plain objects']],
   ['payload with a NUL character', { jobType: 'a', payload: { s: 'a\u0000b' } }, 'payload.s', ['`payload.s`', 'NUL']],
@@ -68,22 +158,28 @@ forEachBackend('validation of addJob / addJobs (§7)', (ctx) => {
     expect(await ctx.queue.getAllJobs()).toEqual([]);
   });
 
-  it.each(BAD_JOBS)('addJobs rejects %s in the middle of a batch and writes none of it', async (_label, options, field, message) => {
-    const batchField = field === 'job' ? 'jobs[1]' : `jobs[1].${field}`;
-    await expectFailure(
-      ctx.queue.addJobs([
-        { jobType: 'ok', payload: { n: 0 }, idempotencyKey: 'first' },
-        options as JobOptions,
-        { jobType: 'ok', payload: { n: 2 } },
-      ]),
-      ValidationError,
-      { field: batchField, message: [...message.slice(1), `\`${batchField}`] },
-    );
-    expect(await ctx.queue.getAllJobs()).toEqual([]);
-  });
+  it.each(BAD_JOBS)(
+    'addJobs rejects %s in the middle of a batch and writes none of it',
+    async (_label, options, field, message) => {
+      const batchField = field === 'job' ? 'jobs[1]' : `jobs[1].${field}`;
+      await expectFailure(
+        ctx.queue.addJobs([
+          { jobType: 'ok', payload: { n: 0 }, idempotencyKey: 'first' },
+          options as JobOptions,
+          { jobType: 'ok', payload: { n: 2 } },
+        ]),
+        ValidationError,
+        { field: batchField, message: [...message.slice(1), `\`${batchField}`] },
+      );
+      expect(await ctx.queue.getAllJobs()).toEqual([]);
+    },
+  );
 
   it('addJobs rejects a list that is not an array', async () => {
-    await expectFailure(ctx.queue.addJobs('jobs' as never), ValidationError, { field: 'jobs', message: ['`jobs`', 'array'] });
+    await expectFailure(ctx.queue.addJobs('jobs' as never), ValidationError, {
+      field: 'jobs',
+      message: ['`jobs`', 'array'],
+    });
     expect(await ctx.queue.getAllJobs()).toEqual([]);
   });
 
@@ -108,7 +204,10 @@ forEachBackend('validation of queries (§7)', (ctx) => {
     const id = await ctx.queue.addJob({ jobType: 'a', payload: {} });
     const before = await ctx.queue.getJob(id);
     const badId = bad as number;
-    await expectFailure(ctx.queue.getJob(badId), ValidationError, { field: 'id', message: ['`id`', 'positive integer'] });
+    await expectFailure(ctx.queue.getJob(badId), ValidationError, {
+      field: 'id',
+      message: ['`id`', 'positive integer'],
+    });
     for (const call of [
       () => ctx.queue.getJobEvents(badId),
       () => ctx.queue.cancelJob(badId),
@@ -190,17 +289,20 @@ forEachBackend('validation of queries (§7)', (ctx) => {
     ['tags not an object', { tags: ['a'] }, 'filter.tags'],
     ['tags.values missing', { tags: { mode: 'any' } }, 'filter.tags.values'],
     ['filter not an object', 'email', 'filter'],
-  ] as const)('rejects a bad filter (%s) in getJobs, editAllPendingJobs and cancelAllUpcomingJobs', async (_label, filter, field) => {
-    const id = await ctx.queue.addJob({ jobType: 'a', payload: {} });
-    const before = await ctx.queue.getJob(id);
-    const f = filter as unknown as JobFilter;
-    const message = ['`' + field];
-    await expectFailure(ctx.queue.getJobs(f), ValidationError, { field, message });
-    await expectFailure(ctx.queue.editAllPendingJobs(f, { priority: 5 }), ValidationError, { field, message });
-    await expectFailure(ctx.queue.cancelAllUpcomingJobs(f), ValidationError, { field, message });
-    expect(await ctx.queue.getAllJobs()).toEqual([before]);
-    expect((await ctx.queue.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added']);
-  });
+  ] as const)(
+    'rejects a bad filter (%s) in getJobs, editAllPendingJobs and cancelAllUpcomingJobs',
+    async (_label, filter, field) => {
+      const id = await ctx.queue.addJob({ jobType: 'a', payload: {} });
+      const before = await ctx.queue.getJob(id);
+      const f = filter as unknown as JobFilter;
+      const message = ['`' + field];
+      await expectFailure(ctx.queue.getJobs(f), ValidationError, { field, message });
+      await expectFailure(ctx.queue.editAllPendingJobs(f, { priority: 5 }), ValidationError, { field, message });
+      await expectFailure(ctx.queue.cancelAllUpcomingJobs(f), ValidationError, { field, message });
+      expect(await ctx.queue.getAllJobs()).toEqual([before]);
+      expect((await ctx.queue.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added']);
+    },
+  );
 });
 
 forEachBackend('validation of edits and maintenance (§7)', (ctx) => {
@@ -221,7 +323,10 @@ forEachBackend('validation of edits and maintenance (§7)', (ctx) => {
     const before = await ctx.queue.getJob(id);
     const u = updates as unknown as EditJobOptions;
     // A valid field next to the bad one must not be applied either.
-    await expectFailure(ctx.queue.editJob(id, { priority: 42, ...u }), ValidationError, { field, message: ['`' + field] });
+    await expectFailure(ctx.queue.editJob(id, { priority: 42, ...u }), ValidationError, {
+      field,
+      message: ['`' + field],
+    });
     await expectFailure(ctx.queue.editAllPendingJobs(undefined, { priority: 42, ...u }), ValidationError, { field });
     expect(await ctx.queue.getJob(id)).toEqual(before);
     expect((await ctx.queue.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added']);
@@ -232,14 +337,17 @@ forEachBackend('validation of edits and maintenance (§7)', (ctx) => {
     await expectFailure(ctx.queue.editJob(id, 'x' as never), ValidationError, { field: 'updates' });
   });
 
-  it.each([-1, Number.NaN, Infinity, '30'])('cleanupOldJobs and cleanupOldJobEvents reject daysToKeep %s', async (bad) => {
-    const id = await ctx.queue.addJob({ jobType: 'a', payload: {} });
-    await ctx.queue.cancelJob(id);
-    await expectFailure(ctx.queue.cleanupOldJobs(bad as number), ValidationError, { field: 'daysToKeep' });
-    await expectFailure(ctx.queue.cleanupOldJobEvents(bad as number), ValidationError, { field: 'daysToKeep' });
-    expect(ids(await ctx.queue.getAllJobs())).toEqual([id]);
-    expect(await ctx.queue.getJobEvents(id)).toHaveLength(2);
-  });
+  it.each([-1, Number.NaN, Infinity, '30'])(
+    'cleanupOldJobs and cleanupOldJobEvents reject daysToKeep %s',
+    async (bad) => {
+      const id = await ctx.queue.addJob({ jobType: 'a', payload: {} });
+      await ctx.queue.cancelJob(id);
+      await expectFailure(ctx.queue.cleanupOldJobs(bad as number), ValidationError, { field: 'daysToKeep' });
+      await expectFailure(ctx.queue.cleanupOldJobEvents(bad as number), ValidationError, { field: 'daysToKeep' });
+      expect(ids(await ctx.queue.getAllJobs())).toEqual([id]);
+      expect(await ctx.queue.getJobEvents(id)).toHaveLength(2);
+    },
+  );
 
   it('cleanupOldJobs rejects a batch size below 1', async () => {
     await expectFailure(ctx.queue.cleanupOldJobs(30, 0), ValidationError, { field: 'batchSize' });

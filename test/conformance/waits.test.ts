@@ -128,7 +128,15 @@ forEachBackend('durable waits', (ctx) => {
     expect(done).toMatchObject({ status: 'completed', attempts: 1, output: { a: 11, b: 22, d: 122 } });
     expect(done?.stepData ?? {}).toEqual({}); // cleared on completion
     expect(fx.counts).toEqual({ one: 1, two: 1, token: 1, three: 1 });
-    expect(await eventTypes(queue, id)).toEqual(['added', 'processing', 'waiting', 'processing', 'waiting', 'processing', 'completed']);
+    expect(await eventTypes(queue, id)).toEqual([
+      'added',
+      'processing',
+      'waiting',
+      'processing',
+      'waiting',
+      'processing',
+      'completed',
+    ]);
   });
 
   it('ctx.run keeps a step result across an automatic retry', async () => {
@@ -146,9 +154,19 @@ forEachBackend('durable waits', (ctx) => {
         return receipt;
       },
     };
-    const id = await queue.addJob({ jobType: 'charge', payload: {}, maxAttempts: 2, retryDelay: 10, retryBackoff: false });
+    const id = await queue.addJob({
+      jobType: 'charge',
+      payload: {},
+      maxAttempts: 2,
+      retryDelay: 10,
+      retryBackoff: false,
+    });
     await pass(handlers);
-    expect(await queue.getJob(id)).toMatchObject({ status: 'failed', nextAttemptAt: after(10 * SECOND), stepData: { charge: { receipt: 'r-1' } } });
+    expect(await queue.getJob(id)).toMatchObject({
+      status: 'failed',
+      nextAttemptAt: after(10 * SECOND),
+      stepData: { charge: { receipt: 'r-1' } },
+    });
     clock.set(after(10 * SECOND));
     await pass(handlers);
     expect(await queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 2, output: { receipt: 'r-1' } });
@@ -230,7 +248,10 @@ forEachBackend('durable waits', (ctx) => {
       },
     });
     expect(runs).toBe(1);
-    expect(await queue.getJob(id)).toMatchObject({ status: 'completed', output: { ok: true, output: { approved: true } } });
+    expect(await queue.getJob(id)).toMatchObject({
+      status: 'completed',
+      output: { ok: true, output: { approved: true } },
+    });
     expect(await eventTypes(queue, id)).not.toContain('waiting');
   });
 
@@ -280,7 +301,12 @@ forEachBackend('durable waits', (ctx) => {
     };
     const id = await queue.addJob({ jobType: 'ship', payload: { tokenId } });
     await pass(handlers);
-    expect(await queue.getJob(id)).toMatchObject({ status: 'waiting', waitTokenId: tokenId, waitUntil: null, attempts: 1 });
+    expect(await queue.getJob(id)).toMatchObject({
+      status: 'waiting',
+      waitTokenId: tokenId,
+      waitUntil: null,
+      attempts: 1,
+    });
     expect((await queue.getToken(tokenId))?.jobId).toBe(id);
 
     clock.set(after(HOUR));
@@ -289,7 +315,12 @@ forEachBackend('durable waits', (ctx) => {
 
     clock.set(after(2 * HOUR));
     await queue.completeToken(tokenId, { by: 'alice' });
-    expect(await queue.getToken(tokenId)).toMatchObject({ status: 'completed', output: { by: 'alice' }, completedAt: after(2 * HOUR), jobId: id });
+    expect(await queue.getToken(tokenId)).toMatchObject({
+      status: 'completed',
+      output: { by: 'alice' },
+      completedAt: after(2 * HOUR),
+      jobId: id,
+    });
     expect(await status(queue, id)).toBe('pending');
     // Completing again is a no-op: the first output stays.
     await queue.completeToken(tokenId, { by: 'mallory' });
@@ -297,7 +328,11 @@ forEachBackend('durable waits', (ctx) => {
 
     await pass(handlers);
     expect(runs).toBe(2);
-    expect(await queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 1, output: { ok: true, output: { by: 'alice' } } });
+    expect(await queue.getJob(id)).toMatchObject({
+      status: 'completed',
+      attempts: 1,
+      output: { ok: true, output: { by: 'alice' } },
+    });
   });
 
   it('getToken returns null and completeToken does nothing for an unknown token', async () => {
@@ -328,7 +363,12 @@ forEachBackend('durable waits', (ctx) => {
     expect((await supervisor.start()).expiredTokens).toBe(0);
     expect(await status(queue, id)).toBe('waiting');
     clock.set(after(10 * MINUTE));
-    expect(await supervisor.start()).toEqual({ reclaimedJobs: 0, cleanedUpJobs: 0, cleanedUpEvents: 0, expiredTokens: 1 });
+    expect(await supervisor.start()).toEqual({
+      reclaimedJobs: 0,
+      cleanedUpJobs: 0,
+      cleanedUpEvents: 0,
+      expiredTokens: 1,
+    });
     expect((await queue.getToken(tokenId))?.status).toBe('timed_out');
     expect(await status(queue, id)).toBe('pending');
     expect((await supervisor.start()).expiredTokens).toBe(0);
@@ -337,7 +377,11 @@ forEachBackend('durable waits', (ctx) => {
     expect((await queue.getToken(tokenId))?.status).toBe('timed_out');
 
     await pass(handlers);
-    expect(await queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 1, output: { ok: false, error: 'Token timed out' } });
+    expect(await queue.getJob(id)).toMatchObject({
+      status: 'completed',
+      attempts: 1,
+      output: { ok: false, error: 'Token timed out' },
+    });
     expect(fx.counts).toEqual({ run: 2 });
   });
 
@@ -428,7 +472,12 @@ forEachBackend('durable waits', (ctx) => {
 
   it('a waiting cron job counts as active for allowOverlap false', async () => {
     const { clock, queue, pass } = setup();
-    const scheduleId = await queue.addCronJob({ scheduleName: 'sync', cronExpression: '* * * * *', jobType: 'sync', payload: {} });
+    const scheduleId = await queue.addCronJob({
+      scheduleName: 'sync',
+      cronExpression: '* * * * *',
+      jobType: 'sync',
+      payload: {},
+    });
     const handlers: JobHandlers = {
       sync: async (_p: unknown, _s: AbortSignal, c: JobContext) => {
         await c.waitFor({ minutes: 5 });
@@ -487,11 +536,22 @@ forEachBackend('durable waits', (ctx) => {
       expect(err, `case ${i}`).toBeInstanceOf(ValidationError);
       for (const f of fragments[i]!) expect((err as Error).message, `case ${i}`).toContain(f);
     });
-    expect(await queue.getJob(id)).toMatchObject({ status: 'completed', output: 'survived', waitUntil: null, waitTokenId: null });
+    expect(await queue.getJob(id)).toMatchObject({
+      status: 'completed',
+      output: 'survived',
+      waitUntil: null,
+      waitTokenId: null,
+    });
     expect(await eventTypes(queue, id)).not.toContain('waiting');
 
-    await expectFailure(() => queue.createToken({ timeout: '0s' }), ValidationError, { field: 'timeout', message: ['0s'] });
-    await expectFailure(() => queue.createToken({ timeout: '2w' }), ValidationError, { field: 'timeout', message: ['2w'] });
+    await expectFailure(() => queue.createToken({ timeout: '0s' }), ValidationError, {
+      field: 'timeout',
+      message: ['0s'],
+    });
+    await expectFailure(() => queue.createToken({ timeout: '2w' }), ValidationError, {
+      field: 'timeout',
+      message: ['2w'],
+    });
   });
 
   it('emits job:waiting { jobId, jobType } and records `waiting` events with { waitUntil, tokenId }', async () => {
@@ -547,10 +607,19 @@ forEachBackend('durable waits', (ctx) => {
     const nap = await ctx.queue.addJob({ jobType: 'nap', payload: {} });
     const gate = await ctx.queue.addJob({ jobType: 'gate', payload: { tokenId } });
     processor.startInBackground();
-    await waitFor(async () => (await status(ctx.queue, gate)) === 'waiting', { timeoutMs: 5000, what: 'the gate job to wait' });
+    await waitFor(async () => (await status(ctx.queue, gate)) === 'waiting', {
+      timeoutMs: 5000,
+      what: 'the gate job to wait',
+    });
     await ctx.queue.completeToken(tokenId, 'open');
-    await waitFor(async () => (await status(ctx.queue, gate)) === 'completed', { timeoutMs: 5000, what: 'the gate job to resume' });
-    await waitFor(async () => (await status(ctx.queue, nap)) === 'completed', { timeoutMs: 5000, what: 'the nap job to resume' });
+    await waitFor(async () => (await status(ctx.queue, gate)) === 'completed', {
+      timeoutMs: 5000,
+      what: 'the gate job to resume',
+    });
+    await waitFor(async () => (await status(ctx.queue, nap)) === 'completed', {
+      timeoutMs: 5000,
+      what: 'the nap job to resume',
+    });
     await processor.stopAndDrain();
     expect(runs).toBe(2);
     expect(await ctx.queue.getJob(gate)).toMatchObject({ output: { ok: true, output: 'open' }, attempts: 1 });

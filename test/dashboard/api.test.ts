@@ -7,8 +7,24 @@ import { forEachBackend } from '../helpers/backends.js';
 import { dashboardClient, queueWithClosedDriver, read, seedJobsInEveryStatus } from './support.js';
 
 const SUMMARY_FIELDS = [
-  'id', 'jobType', 'status', 'priority', 'attempts', 'maxAttempts', 'progress', 'tags', 'pendingReason',
-  'failureReason', 'lastError', 'runAt', 'createdAt', 'updatedAt', 'startedAt', 'completedAt', 'nextAttemptAt', 'waitUntil',
+  'id',
+  'jobType',
+  'status',
+  'priority',
+  'attempts',
+  'maxAttempts',
+  'progress',
+  'tags',
+  'pendingReason',
+  'failureReason',
+  'lastError',
+  'runAt',
+  'createdAt',
+  'updatedAt',
+  'startedAt',
+  'completedAt',
+  'nextAttemptAt',
+  'waitUntil',
 ];
 
 forEachBackend('dashboard GET /api/jobs (§4.11)', (ctx) => {
@@ -75,7 +91,11 @@ forEachBackend('dashboard GET /api/jobs (§4.11)', (ctx) => {
       waitUntil: null,
     });
     // The latest error, cut to 200 characters; the detail has it whole.
-    expect(jobs[0]).toMatchObject({ status: 'failed', failureReason: 'handler_error', lastError: `${longError.slice(0, 199)}…` });
+    expect(jobs[0]).toMatchObject({
+      status: 'failed',
+      failureReason: 'handler_error',
+      lastError: `${longError.slice(0, 199)}…`,
+    });
 
     const detail = (await read(await client.get(`/api/jobs/${done}`))).body.job;
     expect(detail).toMatchObject({ payload: { big }, output: { result: big } });
@@ -157,7 +177,12 @@ forEachBackend('dashboard GET /api/jobs (§4.11)', (ctx) => {
 
 forEachBackend('dashboard GET /api/jobs/:id and /events (§4.11)', (ctx) => {
   it('returns { job } with every record field, dates as ISO strings', async () => {
-    const id = await ctx.queue.addJob({ jobType: 'email', payload: { to: 'a@example.com' }, tags: ['t1'], priority: 3 });
+    const id = await ctx.queue.addJob({
+      jobType: 'email',
+      payload: { to: 'a@example.com' },
+      tags: ['t1'],
+      priority: 3,
+    });
     const stored = (await ctx.queue.getJob(id))!;
     const { status, body } = await read(await dashboardClient(ctx.queue).get(`/api/jobs/${id}`));
     expect(status).toBe(200);
@@ -207,7 +232,10 @@ forEachBackend('dashboard POST /api/jobs/:id/cancel and /retry (§4.11)', (ctx) 
       const before = await ctx.queue.getJob(seeded[from]);
       const { status, body } = await read(await dashboardClient(ctx.queue).post(`/api/jobs/${seeded[from]}/cancel`));
       expect(status).toBe(409);
-      expect(body).toEqual({ ok: false, error: `Job ${seeded[from]} is ${from}: only pending or waiting jobs can be cancelled` });
+      expect(body).toEqual({
+        ok: false,
+        error: `Job ${seeded[from]} is ${from}: only pending or waiting jobs can be cancelled`,
+      });
       expect(await ctx.queue.getJob(seeded[from])).toEqual(before);
     },
   );
@@ -226,7 +254,10 @@ forEachBackend('dashboard POST /api/jobs/:id/cancel and /retry (§4.11)', (ctx) 
       const before = await ctx.queue.getJob(seeded[from]);
       const { status, body } = await read(await dashboardClient(ctx.queue).post(`/api/jobs/${seeded[from]}/retry`));
       expect(status).toBe(409);
-      expect(body).toEqual({ ok: false, error: `Job ${seeded[from]} is ${from}: only failed or cancelled jobs can be retried` });
+      expect(body).toEqual({
+        ok: false,
+        error: `Job ${seeded[from]} is ${from}: only failed or cancelled jobs can be retried`,
+      });
       expect(await ctx.queue.getJob(seeded[from])).toEqual(before);
     },
   );
@@ -297,8 +328,15 @@ forEachBackend('dashboard routing (§4.11)', (ctx) => {
 
   it('answers 404 outside basePath, including a path that only starts with the same letters', async () => {
     const { dashboard } = dashboardClient(ctx.queue);
-    for (const url of ['http://dashboard.test/', 'http://dashboard.test/admin', 'http://dashboard.test/admin/jobsx/api/jobs']) {
-      expect(await read(await dashboard.GET(new Request(url))), url).toEqual({ status: 404, body: { error: 'Not found' } });
+    for (const url of [
+      'http://dashboard.test/',
+      'http://dashboard.test/admin',
+      'http://dashboard.test/admin/jobsx/api/jobs',
+    ]) {
+      expect(await read(await dashboard.GET(new Request(url))), url).toEqual({
+        status: 404,
+        body: { error: 'Not found' },
+      });
     }
   });
 

@@ -28,7 +28,9 @@ if (!hasChromium) {
 
 const XSS_PAYLOAD = { html: '<script>alert(1)</script>', img: '<img src=x onerror="alert(2)">' };
 
-async function launch(extraArgs: string[] = []): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
+async function launch(
+  extraArgs: string[] = [],
+): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
   // A fresh profile per run, so no state (storage, cache) leaks between runs.
   const userDataDir = await mkdtemp(join(tmpdir(), 'queuedev-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -107,22 +109,39 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       // The list: every job, newest first.
       await page.goto(server.url);
       await waitFor(async () => (await rowIds(page)).length === 7, { timeoutMs: 10_000, what: 'the job rows' });
-      expect(await rowIds(page)).toEqual([seeded.waiting, seeded.cancelled, seeded.failed, seeded.completed, seeded.processing, seeded.pending, xss]);
+      expect(await rowIds(page)).toEqual([
+        seeded.waiting,
+        seeded.cancelled,
+        seeded.failed,
+        seeded.completed,
+        seeded.processing,
+        seeded.pending,
+        xss,
+      ]);
       expect(await page.getAttribute('.tab[data-status=""]', 'aria-selected')).toBe('true');
 
       // Tabs filter by status.
       await page.click('.tab[data-status="failed"]');
-      await waitFor(async () => (await rowIds(page)).join() === String(seeded.failed), { timeoutMs: 10_000, what: 'the failed tab' });
+      await waitFor(async () => (await rowIds(page)).join() === String(seeded.failed), {
+        timeoutMs: 10_000,
+        what: 'the failed tab',
+      });
       expect(await page.getAttribute('.tab[data-status="failed"]', 'aria-selected')).toBe('true');
       await page.click('.tab[data-status="completed"]');
-      await waitFor(async () => (await rowIds(page)).join() === String(seeded.completed), { timeoutMs: 10_000, what: 'the completed tab' });
+      await waitFor(async () => (await rowIds(page)).join() === String(seeded.completed), {
+        timeoutMs: 10_000,
+        what: 'the completed tab',
+      });
       await page.click('.tab[data-status=""]');
       await waitFor(async () => (await rowIds(page)).length === 7, { timeoutMs: 10_000, what: 'the all tab' });
 
       // The detail view shows markup in the payload as text; nothing of it became an element.
       await page.click(`#jobs tr[data-id="${xss}"] td.type`);
       await page.waitForSelector('#detail-view:not([hidden])');
-      await waitFor(async () => (await page.textContent('#detail-title'))?.includes(`#${xss}`), { timeoutMs: 10_000, what: 'the detail title' });
+      await waitFor(async () => (await page.textContent('#detail-title'))?.includes(`#${xss}`), {
+        timeoutMs: 10_000,
+        what: 'the detail title',
+      });
       const payloadText = (await page.textContent('#payload')) ?? '';
       expect(JSON.parse(payloadText)).toEqual(XSS_PAYLOAD);
       expect(await page.locator('script').count()).toBe(1);
@@ -134,7 +153,10 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       expect(await page.isVisible('#cancel')).toBe(true);
       expect(await page.isVisible('#retry')).toBe(false);
       await page.click('#cancel');
-      await waitFor(async () => (await page.textContent('#detail-status')) === 'cancelled', { timeoutMs: 10_000, what: 'the cancelled badge' });
+      await waitFor(async () => (await page.textContent('#detail-status')) === 'cancelled', {
+        timeoutMs: 10_000,
+        what: 'the cancelled badge',
+      });
       expect(await page.textContent('#notice')).toBe(`Job #${xss} cancelled.`);
       expect(await ctx.queue.getJob(xss)).toMatchObject({ status: 'cancelled' });
       expect(await page.isVisible('#retry')).toBe(true);
@@ -143,26 +165,38 @@ forEachBackend('dashboard page in a browser', (ctx) => {
 
       // A failed job shows its error history.
       await page.goto(`${server.url}#job=${seeded.failed}`);
-      await waitFor(async () => (await page.textContent('#errors'))?.includes('smtp down'), { timeoutMs: 10_000, what: 'the error history' });
+      await waitFor(async () => (await page.textContent('#errors'))?.includes('smtp down'), {
+        timeoutMs: 10_000,
+        what: 'the error history',
+      });
 
       // Process batch runs the configured handler on the one pending job.
       await page.click('#back');
       await page.waitForSelector('#list-view:not([hidden])');
       await page.click('#process');
-      await waitFor(async () => (await page.textContent('#notice')) === 'Processed 1 job.', { timeoutMs: 10_000, what: 'the process notice' });
+      await waitFor(async () => (await page.textContent('#notice')) === 'Processed 1 job.', {
+        timeoutMs: 10_000,
+        what: 'the process notice',
+      });
       expect(handled).toEqual(['pending-job']);
       expect(await ctx.queue.getJob(seeded.pending)).toMatchObject({ status: 'completed' });
 
       // Auto-refresh picks up a job added meanwhile, without a click.
       await page.check('#auto-refresh');
       const added = await ctx.queue.addJob({ jobType: 'late', payload: {} });
-      await waitFor(async () => (await rowIds(page))[0] === added, { timeoutMs: 8_000, what: 'the auto-refreshed row' });
+      await waitFor(async () => (await rowIds(page))[0] === added, {
+        timeoutMs: 8_000,
+        what: 'the auto-refreshed row',
+      });
 
       // 390 px wide: nothing overflows the screen sideways.
       await page.setViewportSize({ width: 390, height: 844 });
       expect(await pageWidth(page)).toBeLessThanOrEqual(390);
       await page.goto(`${server.url}#job=${seeded.completed}`);
-      await waitFor(async () => (await page.textContent('#output'))?.includes('sent'), { timeoutMs: 10_000, what: 'the output' });
+      await waitFor(async () => (await page.textContent('#output'))?.includes('sent'), {
+        timeoutMs: 10_000,
+        what: 'the output',
+      });
       expect(await pageWidth(page)).toBeLessThanOrEqual(390);
 
       expect(problems).toEqual([]);
@@ -228,7 +262,10 @@ forEachBackend('dashboard page in a browser, attacked from another site', (ctx) 
       await page.goto(`${server.url}#job=${target}`);
       await page.waitForSelector('#cancel:not([hidden])');
       await page.click('#cancel');
-      await waitFor(async () => (await page.textContent('#detail-status')) === 'cancelled', { timeoutMs: 10_000, what: 'the cancelled badge' });
+      await waitFor(async () => (await page.textContent('#detail-status')) === 'cancelled', {
+        timeoutMs: 10_000,
+        what: 'the cancelled badge',
+      });
       expect(await ctx.queue.getJob(target)).toMatchObject({ status: 'cancelled' });
     },
     60_000,

@@ -29,16 +29,35 @@ forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
     expect(typeof dashboard.GET).toBe('function');
   });
 
-  it.each(['/', '/jobs', '/admin/jobs', '/admin/queue-v2/jobs_1', '/x&y', '/admin/.well-known', '/a/...', '/v1.2'])('accepts basePath %s', (basePath) => {
-    expect(create({ basePath })).not.toThrow();
-  });
+  it.each(['/', '/jobs', '/admin/jobs', '/admin/queue-v2/jobs_1', '/x&y', '/admin/.well-known', '/a/...', '/v1.2'])(
+    'accepts basePath %s',
+    (basePath) => {
+      expect(create({ basePath })).not.toThrow();
+    },
+  );
 
   it.each([
     ['jobQueue', { jobQueue: undefined }, 'Expected `jobQueue` to be a queue created by initJobQueue, got undefined'],
-    ['jobQueue', { jobQueue: { getJob() {} } }, 'Expected `jobQueue` to be a queue created by initJobQueue, got object'],
-    ['jobHandlers', { jobHandlers: undefined }, 'Expected `jobHandlers` to be an object mapping job types to handler functions, got undefined'],
-    ['jobHandlers', { jobHandlers: [] }, 'Expected `jobHandlers` to be an object mapping job types to handler functions, got an array of length 0'],
-    ['jobHandlers.email', { jobHandlers: { email: 'send' } }, 'Expected `jobHandlers.email` to be a function, got "send" (string)'],
+    [
+      'jobQueue',
+      { jobQueue: { getJob() {} } },
+      'Expected `jobQueue` to be a queue created by initJobQueue, got object',
+    ],
+    [
+      'jobHandlers',
+      { jobHandlers: undefined },
+      'Expected `jobHandlers` to be an object mapping job types to handler functions, got undefined',
+    ],
+    [
+      'jobHandlers',
+      { jobHandlers: [] },
+      'Expected `jobHandlers` to be an object mapping job types to handler functions, got an array of length 0',
+    ],
+    [
+      'jobHandlers.email',
+      { jobHandlers: { email: 'send' } },
+      'Expected `jobHandlers.email` to be a function, got "send" (string)',
+    ],
     ['basePath', { basePath: undefined }, 'got undefined'],
     ['basePath', { basePath: 'jobs' }, 'got "jobs" (string)'],
     ['basePath', { basePath: '/jobs/' }, 'got "/jobs/" (string)'],
@@ -46,10 +65,26 @@ forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
     ['basePath', { basePath: '/jobs?x=1' }, 'got "/jobs?x=1" (string)'],
     ['basePath', { basePath: '/my jobs' }, 'got "/my jobs" (string)'],
     ['basePath', { basePath: 42 }, 'got 42 (number)'],
-    ['processorOptions', { processorOptions: 'fast' }, 'Expected `processorOptions` to be an object of processor options, got "fast" (string)'],
-    ['processorOptions', { processorOptions: { batchSize: 0 } }, 'Invalid `processorOptions`: Expected `batchSize` to be an integer between 1 and 10000, got 0 (number)'],
-    ['processorOptions', { processorOptions: { pollInterval: -1 } }, 'Invalid `processorOptions`: Expected `pollInterval`'],
-    ['an unknown option', { basepath: '/jobs' }, 'Unknown option `basepath` in dashboard options, got "/jobs" (string). Did you mean `basePath`?'],
+    [
+      'processorOptions',
+      { processorOptions: 'fast' },
+      'Expected `processorOptions` to be an object of processor options, got "fast" (string)',
+    ],
+    [
+      'processorOptions',
+      { processorOptions: { batchSize: 0 } },
+      'Invalid `processorOptions`: Expected `batchSize` to be an integer between 1 and 10000, got 0 (number)',
+    ],
+    [
+      'processorOptions',
+      { processorOptions: { pollInterval: -1 } },
+      'Invalid `processorOptions`: Expected `pollInterval`',
+    ],
+    [
+      'an unknown option',
+      { basepath: '/jobs' },
+      'Unknown option `basepath` in dashboard options, got "/jobs" (string). Did you mean `basePath`?',
+    ],
   ])('rejects a bad %s with a ConfigError', (_, overrides, message) => {
     const run = create(overrides);
     expect(run).toThrow(ConfigError);

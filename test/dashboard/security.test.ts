@@ -24,11 +24,23 @@ const CROSS_ORIGIN_REQUESTS: [string, Record<string, string>, string][] = [
   ['another port of the same host', { Host: HOST, Origin: 'http://dashboard.test:8080' }, ORIGIN],
   ['an opaque origin', { Host: HOST, Origin: 'null' }, ORIGIN],
   ['a cross-site fetch', { Host: HOST, 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.test' }, ORIGIN],
-  ['a same-site fetch from a sibling host', { Host: HOST, 'Sec-Fetch-Site': 'same-site', Origin: 'http://other.dashboard.test' }, ORIGIN],
+  [
+    'a same-site fetch from a sibling host',
+    { Host: HOST, 'Sec-Fetch-Site': 'same-site', Origin: 'http://other.dashboard.test' },
+    ORIGIN,
+  ],
   // A form on evil.test posting to http://dashboard.test//evil.test/admin/jobs/...: an adapter
   // resolving that path against a base URL hands over a URL whose origin is the attacker's.
-  ['a cross-site form whose path gave the URL its origin', { Host: HOST, 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.test' }, 'http://evil.test'],
-  ['an older browser whose path gave the URL its origin', { Host: HOST, Origin: 'http://evil.test' }, 'http://evil.test'],
+  [
+    'a cross-site form whose path gave the URL its origin',
+    { Host: HOST, 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.test' },
+    'http://evil.test',
+  ],
+  [
+    'an older browser whose path gave the URL its origin',
+    { Host: HOST, Origin: 'http://evil.test' },
+    'http://evil.test',
+  ],
 ];
 
 /** Seeds a job in every status, then POSTs cancel (pending), retry (failed) and process. */
@@ -49,21 +61,29 @@ async function postAll(ctx: BackendContext, headers: Record<string, string>, url
 }
 
 forEachBackend('dashboard CSRF defence', (ctx) => {
-  it.each(CROSS_ORIGIN_REQUESTS)('refuses a POST from %s with 403 and changes nothing', async (_, headers, urlOrigin) => {
-    const { responses, before, handled } = await postAll(ctx, headers, urlOrigin);
-    for (const { path, status, body } of responses) {
-      expect(status, path).toBe(403);
-      expect(body.error).toMatch(/^Cross-origin request refused \(.+\): POST routes accept same-origin requests only$/);
-    }
-    expect(await ctx.queue.getAllJobs()).toEqual(before);
-    expect(handled).toEqual([]);
-  });
+  it.each(CROSS_ORIGIN_REQUESTS)(
+    'refuses a POST from %s with 403 and changes nothing',
+    async (_, headers, urlOrigin) => {
+      const { responses, before, handled } = await postAll(ctx, headers, urlOrigin);
+      for (const { path, status, body } of responses) {
+        expect(status, path).toBe(403);
+        expect(body.error).toMatch(
+          /^Cross-origin request refused \(.+\): POST routes accept same-origin requests only$/,
+        );
+      }
+      expect(await ctx.queue.getAllJobs()).toEqual(before);
+      expect(handled).toEqual([]);
+    },
+  );
 
   it.each([
     ['without Origin or Sec-Fetch-Site (curl, a scheduler)', {}],
     ['without Origin or Sec-Fetch-Site, with a Host', { Host: HOST }],
     ['marked Sec-Fetch-Site: same-origin', { Host: HOST, 'Sec-Fetch-Site': 'same-origin', Origin: ORIGIN }],
-    ['marked Sec-Fetch-Site: same-origin, its Origin rewritten by a proxy', { Host: HOST, 'Sec-Fetch-Site': 'same-origin', Origin: 'https://public.example.com' }],
+    [
+      'marked Sec-Fetch-Site: same-origin, its Origin rewritten by a proxy',
+      { Host: HOST, 'Sec-Fetch-Site': 'same-origin', Origin: 'https://public.example.com' },
+    ],
     ['marked Sec-Fetch-Site: none (the user navigated)', { Host: HOST, 'Sec-Fetch-Site': 'none' }],
     ['whose Origin matches the Host header (an older browser)', { Host: HOST, Origin: ORIGIN }],
   ])('accepts a POST %s: cancel, retry and process all run', async (_, headers) => {
@@ -102,7 +122,11 @@ forEachBackend('dashboard CSRF defence behind a node:http server', (ctx) => {
     servers.push(server);
     return server;
   };
-  const attack = { 'Sec-Fetch-Site': 'cross-site', Origin: 'http://evil.test', 'Content-Type': 'application/x-www-form-urlencoded' };
+  const attack = {
+    'Sec-Fetch-Site': 'cross-site',
+    Origin: 'http://evil.test',
+    'Content-Type': 'application/x-www-form-urlencoded',
+  };
 
   it.each([
     ['the documented adapter', (req: IncomingMessage) => toFetchRequest(req, req.url ?? ''), 404],

@@ -26,10 +26,7 @@ export interface DashboardClient {
   post(path: string, headers?: Record<string, string>): Promise<Response>;
 }
 
-export function dashboardClient(
-  queue: JobQueue<PayloadMap>,
-  options: Partial<DashboardConfig> = {},
-): DashboardClient {
+export function dashboardClient(queue: JobQueue<PayloadMap>, options: Partial<DashboardConfig> = {}): DashboardClient {
   const basePath = options.basePath ?? BASE_PATH;
   const dashboard = createQueueDashboard({ jobQueue: queue, jobHandlers: {}, ...options, basePath });
   const url = (path: string) => ORIGIN + (basePath === '/' ? '' : basePath) + path;

@@ -11,8 +11,12 @@ const DOWN = '127.0.0.1:1'; // port 1: nothing listens there
 
 function runDemo(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', DEMO, ...args], { env: { ...process.env, ...env }, timeout: 50_000 }, (error, _stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr }),
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', DEMO, ...args],
+      { env: { ...process.env, ...env }, timeout: 50_000 },
+      (error, _stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr }),
     );
     child.stdin?.end();
   });

@@ -25,7 +25,10 @@ it('examples import queuedev only through its public entry points', () => {
     // Relative imports would reach into the repository; Node built-ins and drivers are fine.
     const internal = specifiers.filter((s) => s.startsWith('.') || s.startsWith('/'));
     expect(internal, `${file} imports`).toEqual([]);
-    expect(specifiers.filter((s) => s.startsWith('queuedev')).every((s) => PUBLIC_ENTRY_POINTS.includes(s)), `${file} imports`).toBe(true);
+    expect(
+      specifiers.filter((s) => s.startsWith('queuedev')).every((s) => PUBLIC_ENTRY_POINTS.includes(s)),
+      `${file} imports`,
+    ).toBe(true);
   }
   // The demo migrates through the package's migrate(), the path queue-cli and the tests take.
   expect(readFileSync(`${EXAMPLES}demo.ts`, 'utf8')).toMatch(/import \{[^}]*\bmigrate\b[^}]*\} from 'queuedev'/);

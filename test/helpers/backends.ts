@@ -24,7 +24,10 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export function selectedBackends(): BackendName[] {
   const raw = process.env.QUEUEDEV_TEST_BACKENDS ?? 'postgres,redis';
-  return raw.split(',').map((s) => s.trim()).filter(Boolean) as BackendName[];
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) as BackendName[];
 }
 
 export function uniqueName(prefix: string): string {
@@ -77,7 +80,12 @@ export interface PostgresSchemas {
  * named `<prefix>_<random>`, migrated before the file, truncated before each test (unless
  * `truncate: false`), dropped after the file, kept when a test failed, for inspection.
  */
-export function usePostgresSchemas(options: { prefix: string; count?: number; truncate?: boolean; poolSize?: number }): PostgresSchemas {
+export function usePostgresSchemas(options: {
+  prefix: string;
+  count?: number;
+  truncate?: boolean;
+  poolSize?: number;
+}): PostgresSchemas {
   const schemas = Array.from({ length: options.count ?? 1 }, () => uniqueName(options.prefix));
   let sql: pg.Pool;
   let failed = false;
@@ -91,10 +99,12 @@ export function usePostgresSchemas(options: { prefix: string; count?: number; tr
       failed = true;
     });
     if (options.truncate === false) return;
-    for (const schema of schemas) await sql.query(`TRUNCATE ${TABLES.map((t) => `"${schema}".${t}`).join(', ')} RESTART IDENTITY`);
+    for (const schema of schemas)
+      await sql.query(`TRUNCATE ${TABLES.map((t) => `"${schema}".${t}`).join(', ')} RESTART IDENTITY`);
   });
   afterAll(async () => {
-    if (failed) console.warn(`[test] kept schema${schemas.length > 1 ? 's' : ''} ${schemas.join(', ')} after a failure`);
+    if (failed)
+      console.warn(`[test] kept schema${schemas.length > 1 ? 's' : ''} ${schemas.join(', ')} after a failure`);
     else for (const schema of schemas) await sql.query(`DROP SCHEMA "${schema}" CASCADE`);
     await sql.end();
   });

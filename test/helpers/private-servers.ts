@@ -43,7 +43,13 @@ export async function startPrivateRedis(options: { password?: string } = {}): Pr
   const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await until(async () => {
-    const probe = new Redis({ port, password: options.password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis({
+      port,
+      password: options.password,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     probe.on('error', () => {});
     try {
       await probe.connect();
@@ -75,7 +81,10 @@ function postgresBinDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
   const dir = versions.map((v) => join(root, v, 'bin')).find((d) => existsSync(join(d, 'initdb')));
-  if (!dir) throw new Error(`These tests start a private PostgreSQL cluster and need initdb and pg_ctl under ${root}/<version>/bin`);
+  if (!dir)
+    throw new Error(
+      `These tests start a private PostgreSQL cluster and need initdb and pg_ctl under ${root}/<version>/bin`,
+    );
   return dir;
 }
 
@@ -93,7 +102,11 @@ export async function startPrivatePostgres(options: { password: string }): Promi
     chownSync(pwfile, uid, gid);
   }
   const data = join(dir, 'data');
-  await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-N'], asPostgres);
+  await run(
+    join(bin, 'initdb'),
+    ['-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-N'],
+    asPostgres,
+  );
   const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   await run(join(bin, 'pg_ctl'), ['-D', data, '-o', serverOptions, '-l', join(dir, 'log'), '-w', 'start'], asPostgres);
   let stopped = false;
@@ -112,7 +125,9 @@ function postgresIds(): Promise<{ uid: number; gid: number }> {
   return new Promise((resolve, reject) => {
     execFile('id', ['-u', 'postgres'], (e1, uid) => {
       if (e1) return reject(new Error('Running as root, the private cluster needs a `postgres` user'));
-      execFile('id', ['-g', 'postgres'], (e2, gid) => (e2 ? reject(e2) : resolve({ uid: Number(uid), gid: Number(gid) })));
+      execFile('id', ['-g', 'postgres'], (e2, gid) =>
+        e2 ? reject(e2) : resolve({ uid: Number(uid), gid: Number(gid) }),
+      );
     });
   });
 }

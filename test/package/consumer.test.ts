@@ -18,7 +18,9 @@ import { PG_URL, REDIS_URL, uniqueName } from '../helpers/backends.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = (name: string) => join(ROOT, 'node_modules', '.bin', name);
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & { version: string };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & {
+  version: string;
+};
 
 interface Run {
   code: number;
@@ -70,9 +72,15 @@ beforeAll(async () => {
     (Object.keys(CONSUMERS) as ConsumerName[]).map(async (name) => {
       const dir = join(tmp, name);
       mkdirSync(dir);
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${name.toLowerCase()}`, private: true, type: 'module' }));
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify({ name: `consumer-${name.toLowerCase()}`, private: true, type: 'module' }),
+      );
       // No flags beyond the quiet ones: a peer conflict must fail the install.
-      installs[name] = { dir, ...(await run('npm', ['install', '--no-audit', '--no-fund', tarball, ...CONSUMERS[name]], dir)) };
+      installs[name] = {
+        dir,
+        ...(await run('npm', ['install', '--no-audit', '--no-fund', tarball, ...CONSUMERS[name]], dir)),
+      };
     }),
   );
 }, 600_000);
@@ -90,7 +98,9 @@ function consumer(name: ConsumerName): string {
 describe('installing the packed tarball', () => {
   it('installs beside pg and ioredis@latest without flags', () => {
     const dir = consumer('bothLatest');
-    const ioredis = JSON.parse(readFileSync(join(dir, 'node_modules/ioredis/package.json'), 'utf8')) as { version: string };
+    const ioredis = JSON.parse(readFileSync(join(dir, 'node_modules/ioredis/package.json'), 'utf8')) as {
+      version: string;
+    };
     expect(Number(ioredis.version.split('.')[0])).toBeGreaterThanOrEqual(6);
   });
 
@@ -194,11 +204,22 @@ export const create: typeof dashboard.createQueueDashboard = dashboard.createQue
           files.push('check-cjs.cts');
         }
         const config = {
-          compilerOptions: { ...options, target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+          compilerOptions: {
+            ...options,
+            target: 'es2022',
+            strict: true,
+            skipLibCheck: false,
+            noEmit: true,
+            types: ['node'],
+          },
           files,
         };
         writeFileSync(join(dir, `tsconfig.${resolution}.json`), JSON.stringify(config));
-        const result = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${resolution}.json`], dir);
+        const result = await run(
+          process.execPath,
+          [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${resolution}.json`],
+          dir,
+        );
         expect(result.code, show(result)).toBe(0);
       });
     }
@@ -215,14 +236,20 @@ describe('the installed queue-cli', () => {
   });
 
   it('prints the package version', async () => {
-    const result = await run(join(consumer('pgOnly'), 'node_modules/.bin/queue-cli'), ['--version'], consumer('pgOnly'));
+    const result = await run(
+      join(consumer('pgOnly'), 'node_modules/.bin/queue-cli'),
+      ['--version'],
+      consumer('pgOnly'),
+    );
     expect(result.code, show(result)).toBe(0);
     expect(result.stdout).toBe(`${pkg.version}\n`);
   });
 
   it('applies the shipped migrations', async () => {
     const dir = consumer('pgOnly');
-    const result = await run(join(dir, 'node_modules/.bin/queue-cli'), ['migrate', '--schema', schema], dir, { PG_QUEUE_DATABASE: PG_URL });
+    const result = await run(join(dir, 'node_modules/.bin/queue-cli'), ['migrate', '--schema', schema], dir, {
+      PG_QUEUE_DATABASE: PG_URL,
+    });
     expect(result.code, show(result)).toBe(0);
     expect(result.stdout).toContain('Applied 002_cron_and_waits');
   });

@@ -45,7 +45,8 @@ describe('query plans on 200k jobs (postgres)', () => {
   beforeAll(async () => {
     // 200k jobs: 60% pending (half of them due, spread over 10 priorities), the rest finished;
     // some grouped, tagged or with a prerequisite. Only the claimable ones enter the claim index.
-    await ctx.sql.query(`
+    await ctx.sql.query(
+      `
       INSERT INTO ${ctx.table('job_queue')} (job_type, payload, status, priority, run_at, created_at, updated_at,
         tags, group_id, depends_on_job_ids)
       SELECT 'type' || (g % 5), '{}', CASE WHEN g % 10 < 6 THEN 'pending' ELSE 'completed' END, g % 10,
@@ -53,25 +54,41 @@ describe('query plans on 200k jobs (postgres)', () => {
         CASE WHEN g % 50 = 0 THEN ARRAY['batch:' || (g % 7)] ELSE '{}' END,
         CASE WHEN g % 3 = 0 THEN 'g' || (g % 20) END,
         CASE WHEN g % 97 = 0 THEN ARRAY[(g - 1)::bigint] END
-      FROM generate_series(1, 200000) g`, [NOW]);
+      FROM generate_series(1, 200000) g`,
+      [NOW],
+    );
     await ctx.sql.query(`VACUUM ANALYZE ${ctx.table('job_queue')}`);
     jitAboveCost = Number((await ctx.sql.query('SHOW jit_above_cost')).rows[0].jit_above_cost);
   }, 120_000);
 
   it('claims through an index scan of job_queue_claim_idx, without JIT', async () => {
     const t = schemaNames(ctx.schema);
-    for (const [batchSize, groupConcurrency] of [[10, null], [100, null], [10, 2]] as const) {
+    for (const [batchSize, groupConcurrency] of [
+      [10, null],
+      [100, null],
+      [10, 2],
+    ] as const) {
       const { plan, jit } = await explain(claimJobsSql(t), [NOW, 'w', batchSize, null, groupConcurrency]);
-      const scans = nodes(plan).filter((n) => n['Node Type'].includes('Scan') && n['Index Name'] === 'job_queue_claim_idx');
+      const scans = nodes(plan).filter(
+        (n) => n['Node Type'].includes('Scan') && n['Index Name'] === 'job_queue_claim_idx',
+      );
       expect(scans, `batch ${batchSize}`).toHaveLength(1);
-      expect(nodes(plan).some((n) => n['Node Type'] === 'Seq Scan'), `batch ${batchSize}`).toBe(false);
+      expect(
+        nodes(plan).some((n) => n['Node Type'] === 'Seq Scan'),
+        `batch ${batchSize}`,
+      ).toBe(false);
       expect(jit).toBe(false);
       expect(plan['Total Cost']).toBeLessThan(jitAboveCost);
     }
   });
 
   it('claims the highest priority due jobs, oldest first', async () => {
-    const claimed = await backendOf(ctx.queue()).claimJobs({ workerId: 'w', batchSize: 5, jobTypes: ['type2'], now: NOW });
+    const claimed = await backendOf(ctx.queue()).claimJobs({
+      workerId: 'w',
+      batchSize: 5,
+      jobTypes: ['type2'],
+      now: NOW,
+    });
     expect(claimed).toHaveLength(5);
     // Pending type2 jobs are those with g % 10 = 2: priority 2, due (g even: run_at an hour ago).
     expect(claimed.every((j) => j.priority === 2 && j.runAt < NOW && j.status === 'processing')).toBe(true);
@@ -84,8 +101,32 @@ describe('query plans on 200k jobs (postgres)', () => {
     const iso = NOW.toISOString();
     const cancel = cancelJobsSql(t, { jobId: 5 }, NOW);
     const statements: [string, string, unknown[]][] = [
-      ['addJobs', addJobsSql(t), [JSON.stringify([{ i: 0, job_type: 'a', payload: {}, max_attempts: 3, priority: 0, run_at: iso, tags: [], force_kill_on_timeout: false, depends_on_job_ids: [7] }]), NOW, 'c']],
-      ['completeJobs', completeJobsSql(t), [JSON.stringify([{ job_id: 5, worker_id: 'w', has_output: false, output: null }]), NOW, 'c']],
+      [
+        'addJobs',
+        addJobsSql(t),
+        [
+          JSON.stringify([
+            {
+              i: 0,
+              job_type: 'a',
+              payload: {},
+              max_attempts: 3,
+              priority: 0,
+              run_at: iso,
+              tags: [],
+              force_kill_on_timeout: false,
+              depends_on_job_ids: [7],
+            },
+          ]),
+          NOW,
+          'c',
+        ],
+      ],
+      [
+        'completeJobs',
+        completeJobsSql(t),
+        [JSON.stringify([{ job_id: 5, worker_id: 'w', has_output: false, output: null }]), NOW, 'c'],
+      ],
       ['failJob (retry)', failJobForRetrySql(t), [5, 'w', 'boom', 'handler_error', NOW, NOW, iso, 'c']],
       ['failJob (final)', failJobFinalSql(t), [5, 'w', 'boom', 'handler_error', NOW, iso, 'c']],
       ['cascade', cascadeLevelSql(t), [[5, 6], NOW]],

@@ -43,7 +43,10 @@ it('keeps what setOutput stored when the final output of the job is refused', as
   const { queue, ids, buffer } = await claimed(2);
   const [refused, other] = ids as [number, number];
   await backendOf(queue).setOutput({ jobId: refused, workerId: 'w1', output: { partial: true }, now: new Date() });
-  await Promise.all([buffer.add({ jobId: refused, workerId: 'w1', output: ['x\ud800'] }), buffer.add({ jobId: other, workerId: 'w1' })]);
+  await Promise.all([
+    buffer.add({ jobId: refused, workerId: 'w1', output: ['x\ud800'] }),
+    buffer.add({ jobId: other, workerId: 'w1' }),
+  ]);
   expect(await queue.getJob(refused)).toMatchObject({ status: 'completed', output: { partial: true } });
   expect(await queue.getJob(other)).toMatchObject({ status: 'completed', output: null });
 });

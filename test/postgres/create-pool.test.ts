@@ -29,7 +29,12 @@ describe('createPool and TLS files (§2.1 rules 1-2)', () => {
   it('reads file:// values from disk and passes the file text to the pool', async () => {
     const pool = createPool({
       connectionString: PG_URL,
-      ssl: { ca: `file://${caPath}`, cert: pathToFileURL(certPath).href, key: `file://${keyPath}`, rejectUnauthorized: false },
+      ssl: {
+        ca: `file://${caPath}`,
+        cert: pathToFileURL(certPath).href,
+        key: `file://${keyPath}`,
+        rejectUnauthorized: false,
+      },
     }) as pg.Pool;
     try {
       expect(pool).toBeInstanceOf(pg.Pool);

@@ -44,7 +44,15 @@ describe('enqueueCronSlots under contention (postgres)', () => {
     const queue = ctx.queue({ clock: new ManualClock(T0) });
     const ids: number[] = [];
     for (const name of names) {
-      ids.push(await queue.addCronJob({ scheduleName: name, cronExpression: '* * * * *', jobType: name, payload: {}, allowOverlap }));
+      ids.push(
+        await queue.addCronJob({
+          scheduleName: name,
+          cronExpression: '* * * * *',
+          jobType: name,
+          payload: {},
+          allowOverlap,
+        }),
+      );
     }
     return ids;
   }
@@ -59,7 +67,11 @@ describe('enqueueCronSlots under contention (postgres)', () => {
   }
 
   /** Holds every schedule row until `release` is called; resolves once `waiters` statements wait for them. */
-  async function holdSchedules(): Promise<{ client: pg.PoolClient; whenWaiting(waiters: number): Promise<unknown>; release(): Promise<void> }> {
+  async function holdSchedules(): Promise<{
+    client: pg.PoolClient;
+    whenWaiting(waiters: number): Promise<unknown>;
+    release(): Promise<void>;
+  }> {
     const client = await ctx.sql.connect();
     holding.add(client);
     await client.query('BEGIN');
@@ -67,13 +79,16 @@ describe('enqueueCronSlots under contention (postgres)', () => {
     return {
       client,
       whenWaiting: (waiters) =>
-        waitFor(async () => {
-          const { rows } = await ctx.sql.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
-            [`%${ctx.table('cron_schedules')}%`],
-          );
-          return rows[0].n >= waiters;
-        }, { what: `${waiters} callers waiting for the schedule rows` }),
+        waitFor(
+          async () => {
+            const { rows } = await ctx.sql.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+              [`%${ctx.table('cron_schedules')}%`],
+            );
+            return rows[0].n >= waiters;
+          },
+          { what: `${waiters} callers waiting for the schedule rows` },
+        ),
       release: async () => {
         holding.delete(client);
         await client.query('COMMIT');
@@ -83,7 +98,9 @@ describe('enqueueCronSlots under contention (postgres)', () => {
   }
 
   async function jobsOfType(jobType: string): Promise<number[]> {
-    const { rows } = await ctx.sql.query(`SELECT id FROM ${ctx.table('job_queue')} WHERE job_type = $1 ORDER BY id`, [jobType]);
+    const { rows } = await ctx.sql.query(`SELECT id FROM ${ctx.table('job_queue')} WHERE job_type = $1 ORDER BY id`, [
+      jobType,
+    ]);
     return rows.map((r) => Number(r.id));
   }
 
@@ -101,10 +118,17 @@ describe('enqueueCronSlots under contention (postgres)', () => {
     expect(results.every((r) => r.scheduleId === id)).toBe(true);
     expect(won).toHaveLength(1);
     expect(await jobsOfType('tick')).toEqual(won);
-    const { rows: events } = await ctx.sql.query(`SELECT event_type FROM ${ctx.table('job_events')} WHERE job_id = $1`, [won[0]]);
+    const { rows: events } = await ctx.sql.query(
+      `SELECT event_type FROM ${ctx.table('job_events')} WHERE job_id = $1`,
+      [won[0]],
+    );
     expect(events).toEqual([{ event_type: 'added' }]);
     const schedule = (await backends[0]!.getCronSchedules({ id }))[0];
-    expect(schedule).toMatchObject({ nextRunAt: new Date(T0.getTime() + 2 * MINUTE), lastJobId: won[0], lastEnqueuedAt: now });
+    expect(schedule).toMatchObject({
+      nextRunAt: new Date(T0.getTime() + 2 * MINUTE),
+      lastJobId: won[0],
+      lastEnqueuedAt: now,
+    });
   });
 
   it('callers holding the same schedules in opposite orders never deadlock, and each slot is enqueued once', async () => {
@@ -121,7 +145,10 @@ describe('enqueueCronSlots under contention (postgres)', () => {
       await hold.release();
       const results = (await racing).flat();
       for (const id of ids) {
-        expect(results.filter((r) => r.scheduleId === id && r.jobId !== null), `minute ${minute}, schedule ${id}`).toHaveLength(1);
+        expect(
+          results.filter((r) => r.scheduleId === id && r.jobId !== null),
+          `minute ${minute}, schedule ${id}`,
+        ).toHaveLength(1);
       }
     }
     for (const name of names) expect(await jobsOfType(name)).toHaveLength(4);
@@ -132,7 +159,9 @@ describe('enqueueCronSlots under contention (postgres)', () => {
     const backend = backendOf(ctx.queue());
     const now = new Date(T0.getTime() + MINUTE);
     const bad = { ...slot(second!, 1, 'second'), job: job('second', { dependsOnJobIds: [987_654] }) };
-    await expect(backend.enqueueCronSlots([slot(first!, 1, 'first'), bad], now)).rejects.toBeInstanceOf(DependencyError);
+    await expect(backend.enqueueCronSlots([slot(first!, 1, 'first'), bad], now)).rejects.toBeInstanceOf(
+      DependencyError,
+    );
     const after = await backend.getCronSchedules({});
     expect(after.map((s) => [s.id, s.nextRunAt.getTime(), s.lastJobId])).toEqual([
       [first, T0.getTime() + MINUTE, null],
@@ -148,7 +177,10 @@ describe('enqueueCronSlots under contention (postgres)', () => {
     await queue.pauseCronJob(paused!);
     const before = await backendOf(queue).getCronSchedules({});
     const now = new Date(T0.getTime() + MINUTE);
-    const results = await backendOf(queue).enqueueCronSlots([slot(stale!, 0, 'stale'), slot(paused!, 1, 'paused')], now);
+    const results = await backendOf(queue).enqueueCronSlots(
+      [slot(stale!, 0, 'stale'), slot(paused!, 1, 'paused')],
+      now,
+    );
     expect(results).toEqual([
       { scheduleId: stale, jobId: null },
       { scheduleId: paused, jobId: null },
@@ -159,14 +191,20 @@ describe('enqueueCronSlots under contention (postgres)', () => {
   it('a next_run_at written with microseconds (by SQL, a restore) fires exactly once per slot', async () => {
     const clock = new ManualClock(T0);
     const queue = ctx.queue({ clock });
-    const id = await queue.addCronJob({ scheduleName: 'micro', cronExpression: '* * * * *', jobType: 'micro', payload: {}, allowOverlap: true });
+    const id = await queue.addCronJob({
+      scheduleName: 'micro',
+      cronExpression: '* * * * *',
+      jobType: 'micro',
+      payload: {},
+      allowOverlap: true,
+    });
     const enqueued: number[] = [];
     for (const minute of [1, 2]) {
       // 0.7 ms past the slot: PostgreSQL keeps microseconds, a JavaScript Date does not.
-      await ctx.sql.query(`UPDATE ${ctx.table('cron_schedules')} SET next_run_at = $1::timestamptz + interval '700 microseconds' WHERE id = $2`, [
-        new Date(T0.getTime() + minute * MINUTE),
-        id,
-      ]);
+      await ctx.sql.query(
+        `UPDATE ${ctx.table('cron_schedules')} SET next_run_at = $1::timestamptz + interval '700 microseconds' WHERE id = $2`,
+        [new Date(T0.getTime() + minute * MINUTE), id],
+      );
       clock.set(T0.getTime() + minute * MINUTE + MINUTE / 2);
       enqueued.push(await queue.enqueueDueCronJobs(), await queue.enqueueDueCronJobs());
     }

@@ -101,7 +101,9 @@ describe('cron and token query plans (postgres)', () => {
 
   it('compares and sets slots by primary key, without scanning the schedules', async () => {
     const ids = [1, 2, 4];
-    const slots = JSON.stringify(ids.map((id, i) => ({ i, schedule_id: id, expected: NOW.toISOString(), next_run_at: NOW.toISOString() })));
+    const slots = JSON.stringify(
+      ids.map((id, i) => ({ i, schedule_id: id, expected: NOW.toISOString(), next_run_at: NOW.toISOString() })),
+    );
     const { plan, jit } = await explain(casCronSlotsSql(schemaNames(ctx.schema)), [slots, NOW, ids]);
     expect(seqScans(plan)).toEqual([]);
     expect(jit).toBe(false);
@@ -116,7 +118,11 @@ describe('cron and token query plans (postgres)', () => {
   });
 
   it('finds the jobs a settled token resumes through job_queue_wait_token_idx, without JIT', async () => {
-    const { plan, jit } = await explain(resumeTokenWaitersSql(schemaNames(ctx.schema)), [['wp_50', 'wp_100', 'wp_7'], NOW, 'c']);
+    const { plan, jit } = await explain(resumeTokenWaitersSql(schemaNames(ctx.schema)), [
+      ['wp_50', 'wp_100', 'wp_7'],
+      NOW,
+      'c',
+    ]);
     expect(usesIndex(plan, 'job_queue_wait_token_idx')).toBe(true);
     expect(seqScans(plan)).toEqual([]);
     expect(jit).toBe(false);

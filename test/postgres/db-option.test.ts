@@ -35,10 +35,18 @@ describe('addJob / addJobs with `db` (postgres)', () => {
     try {
       await client.query('BEGIN');
       const id = await queue.addJob({ jobType: 'email', payload: { to: 'a' } }, { db: client });
-      const ids = await queue.addJobs([{ jobType: 'a', payload: 1 }, { jobType: 'b', payload: 2 }], { db: client });
+      const ids = await queue.addJobs(
+        [
+          { jobType: 'a', payload: 1 },
+          { jobType: 'b', payload: 2 },
+        ],
+        { db: client },
+      );
 
       // Inside the transaction: visible on the caller's client only.
-      const inside = await client.query(`SELECT count(*)::int AS n FROM ${ctx.table('job_events')} WHERE event_type = 'added'`);
+      const inside = await client.query(
+        `SELECT count(*)::int AS n FROM ${ctx.table('job_events')} WHERE event_type = 'added'`,
+      );
       expect(inside.rows[0].n).toBe(3);
       expect(await queue.getJob(id)).toBeNull();
 
@@ -60,7 +68,10 @@ describe('addJob / addJobs with `db` (postgres)', () => {
       await client.query('BEGIN');
       await client.query(`CREATE TEMP TABLE orders (id int) ON COMMIT DROP`);
       await client.query(`INSERT INTO orders VALUES (1)`);
-      const id = await queue.addJob({ jobType: 'email', payload: { order: 1 }, idempotencyKey: 'order-1' }, { db: client });
+      const id = await queue.addJob(
+        { jobType: 'email', payload: { order: 1 }, idempotencyKey: 'order-1' },
+        { db: client },
+      );
       await client.query('COMMIT');
       expect(releases()).toBe(0);
 

@@ -38,10 +38,14 @@ describe('group limits with concurrent claimers (postgres)', () => {
     const LIMIT = 2;
     const GROUPS = ['a', 'b', 'c'];
     const queues = claimers(6);
-    await ctx.queue().addJobs([
-      ...GROUPS.flatMap((g) => Array.from({ length: 30 }, (_, i) => ({ jobType: 'work', payload: { g, i }, group: { id: g } }))),
-      ...Array.from({ length: 10 }, (_, i) => ({ jobType: 'work', payload: { i } })),
-    ]);
+    await ctx
+      .queue()
+      .addJobs([
+        ...GROUPS.flatMap((g) =>
+          Array.from({ length: 30 }, (_, i) => ({ jobType: 'work', payload: { g, i }, group: { id: g } })),
+        ),
+        ...Array.from({ length: 10 }, (_, i) => ({ jobType: 'work', payload: { i } })),
+      ]);
 
     for (let round = 0; round < 5; round++) {
       const now = new Date();
@@ -70,7 +74,10 @@ describe('group limits with concurrent claimers (postgres)', () => {
            WHERE status = 'processing' AND group_id = ANY($1) ORDER BY group_id, id`,
           [GROUPS.filter((g) => !finished.some((j) => j?.group?.id === g))],
         );
-        await backendOf(ctx.queue()).completeJobs(rows.map((r) => ({ jobId: Number(r.id), workerId: r.locked_by })), new Date());
+        await backendOf(ctx.queue()).completeJobs(
+          rows.map((r) => ({ jobId: Number(r.id), workerId: r.locked_by })),
+          new Date(),
+        );
       }
     }
     // Ungrouped jobs were not limited: all 10 were claimed in the first round already.

@@ -171,7 +171,9 @@ describe('queue-cli migrate (postgres)', () => {
     expect(missing.code).toBe(1);
     const lines = missing.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^queue-cli migrate: database ".*_absent" does not exist at .*: create the database first/);
+    expect(lines[0]).toMatch(
+      /^queue-cli migrate: database ".*_absent" does not exist at .*: create the database first/,
+    );
   });
 
   it('refuses an unknown option with the usage, exit code 1', async () => {
@@ -186,7 +188,12 @@ describe('queue-cli commands', () => {
   const COMMANDS = ['migrate', 'init', 'install-skills', 'install-rules', 'install-mcp', 'mcp'];
 
   it('prints the usage for an unknown or missing command (exit 1) and on --help (exit 0)', async () => {
-    const [unknown, none, help, notYet] = await Promise.all([cli(['frobnicate']), cli([]), cli(['--help']), cli(['install-mcp'])]);
+    const [unknown, none, help, notYet] = await Promise.all([
+      cli(['frobnicate']),
+      cli([]),
+      cli(['--help']),
+      cli(['install-mcp']),
+    ]);
     for (const run of [unknown, none]) {
       expect(run.code).toBe(1);
       for (const command of COMMANDS) expect(run.stderr).toContain(command);
@@ -199,7 +206,9 @@ describe('queue-cli commands', () => {
   });
 
   it('prints the version of package.json with --version and -v (exit 0)', async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     for (const run of await Promise.all([cli(['--version']), cli(['-v'])])) {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toBe(`${version}\n`);
@@ -220,7 +229,9 @@ describe('migrate() (postgres)', () => {
   });
 
   it('is safe to call several times at once, for one schema and for several', async () => {
-    const runs = await Promise.all([...schemas, ...schemas, schemas[0]!].map((schema) => migrate({ databaseUrl: PG_URL, schema })));
+    const runs = await Promise.all(
+      [...schemas, ...schemas, schemas[0]!].map((schema) => migrate({ databaseUrl: PG_URL, schema })),
+    );
     // Each schema migrated exactly once; the other calls found nothing to do.
     expect(runs.filter((r) => r.length === ALL_MIGRATIONS.length)).toHaveLength(2);
     expect(runs.filter((r) => r.length === 0)).toHaveLength(3);
@@ -238,7 +249,9 @@ describe('migrate() (postgres)', () => {
     try {
       await client.query(`CREATE SCHEMA "${schema}"`);
       await client.query(`SET search_path TO "${schema}"`);
-      await client.query(`CREATE TABLE "${schema}"."queuedev_migrations" (id SERIAL PRIMARY KEY, name varchar(255) NOT NULL, run_on timestamp NOT NULL)`);
+      await client.query(
+        `CREATE TABLE "${schema}"."queuedev_migrations" (id SERIAL PRIMARY KEY, name varchar(255) NOT NULL, run_on timestamp NOT NULL)`,
+      );
       const sql = readFileSync(new URL('../../migrations/001_initial.sql', import.meta.url), 'utf8');
       await client.query(sql.slice(0, sql.indexOf('-- Down Migration')));
       await client.query(`INSERT INTO "${schema}"."queuedev_migrations" (name, run_on) VALUES ('001_initial', NOW())`);
@@ -263,8 +276,12 @@ describe('migrate() (postgres)', () => {
     const schema = uniqueName('qpg_mig');
     schemas.push(schema);
     await migrate({ databaseUrl: PG_URL, schema });
-    await pool.query(`INSERT INTO "${schema}".queuedev_migrations (name, run_on) VALUES ('999_from_the_future', NOW())`);
-    await expect(migrate({ databaseUrl: PG_URL, schema })).rejects.toThrow(/lists 999_from_the_future, which this version of queuedev does not ship; upgrade queuedev/);
+    await pool.query(
+      `INSERT INTO "${schema}".queuedev_migrations (name, run_on) VALUES ('999_from_the_future', NOW())`,
+    );
+    await expect(migrate({ databaseUrl: PG_URL, schema })).rejects.toThrow(
+      /lists 999_from_the_future, which this version of queuedev does not ship; upgrade queuedev/,
+    );
   });
 
   it('applies 002_cron_and_waits on top of a released 001 schema: jobs kept, tables and indexes created', async () => {
@@ -283,14 +300,21 @@ describe('migrate() (postgres)', () => {
     const def = (name: string) => indexes.find((r) => r.indexname === name)?.indexdef as string | undefined;
     expect(def('cron_schedules_schedule_name_key')).toContain('UNIQUE INDEX');
     expect(def('cron_schedules_due_idx')).toMatch(/\(next_run_at, id\) WHERE \(status = 'active'::text\)/);
-    expect(def('waitpoint_tokens_timeout_idx')).toMatch(/\(timeout_at\) WHERE \(\(status = 'waiting'::text\) AND \(timeout_at IS NOT NULL\)\)/);
+    expect(def('waitpoint_tokens_timeout_idx')).toMatch(
+      /\(timeout_at\) WHERE \(\(status = 'waiting'::text\) AND \(timeout_at IS NOT NULL\)\)/,
+    );
     expect(def('waitpoint_tokens_job_id_idx')).toContain('(job_id)');
     expect(def('job_queue_wait_token_idx')).toMatch(/\(wait_token_id\) WHERE/);
 
     const after = initJobQueue({ backend: 'postgres', pool, schema });
     try {
       expect(await after.getJob(jobId)).toMatchObject({ jobType: 'old', payload: { kept: true }, status: 'pending' });
-      const cronId = await after.addCronJob({ scheduleName: 'upgrade', cronExpression: '* * * * *', jobType: 'tick', payload: {} });
+      const cronId = await after.addCronJob({
+        scheduleName: 'upgrade',
+        cronExpression: '* * * * *',
+        jobType: 'tick',
+        payload: {},
+      });
       expect((await after.getCronJob(cronId))?.scheduleName).toBe('upgrade');
       const { id: tokenId } = await after.createToken();
       expect((await after.getToken(tokenId))?.status).toBe('waiting');
@@ -320,18 +344,22 @@ describe('migrate() from the package entry point (postgres)', () => {
     await pool.end();
   });
 
-  it('migrates on a caller\'s pool, leaves it open and its connection on its own search_path', async () => {
+  it("migrates on a caller's pool, leaves it open and its connection on its own search_path", async () => {
     const schema = uniqueName('qpg_mig');
     schemas.push(schema);
     const before = (await pool.query('SHOW search_path')).rows[0].search_path;
     const lines: string[] = [];
-    expect(await migrate({ pool, schema, log: (line) => lines.push(line) })).toEqual(ALL_MIGRATIONS.map((name) => ({ name })));
+    expect(await migrate({ pool, schema, log: (line) => lines.push(line) })).toEqual(
+      ALL_MIGRATIONS.map((name) => ({ name })),
+    );
     expect(lines).toEqual(ALL_MIGRATIONS.map((name) => `Applied ${name}`));
     // max: 1, so this is the very connection migrate used, back in the pool.
     expect((await pool.query('SHOW search_path')).rows[0].search_path).toBe(before);
     const queue = initJobQueue({ backend: 'postgres', pool, schema });
     try {
-      expect(await queue.getJob(await queue.addJob({ jobType: 'a', payload: {} }))).toMatchObject({ status: 'pending' });
+      expect(await queue.getJob(await queue.addJob({ jobType: 'a', payload: {} }))).toMatchObject({
+        status: 'pending',
+      });
     } finally {
       await queue.close();
     }

@@ -49,7 +49,10 @@ describe('a queue on an unmigrated schema', () => {
   it('passes NotMigratedError to a processor’s onError', async () => {
     queue = initJobQueue({ backend: 'postgres', pool, schema });
     const reported: Error[] = [];
-    await queue.createProcessor({ x: async () => {} }, { onError: (e) => reported.push(e) }).start().catch(() => undefined);
+    await queue
+      .createProcessor({ x: async () => {} }, { onError: (e) => reported.push(e) })
+      .start()
+      .catch(() => undefined);
     expect(reported.length).toBeGreaterThan(0);
     // The processor may add context (`enqueueing due cron jobs failed`), keeping the typed error as cause.
     for (const e of reported) expect(e instanceof NotMigratedError ? e : e.cause).toBeInstanceOf(NotMigratedError);

@@ -60,7 +60,9 @@ describe('schemas (postgres)', () => {
       const q = ctx.queue({ schema });
       await q.addJob({ jobType: 'x', payload: {} });
       await q.addJob({ jobType: 'y', payload: {}, dependsOn: { tags: ['t'] } });
-      expect((await backendOf(q).claimJobs({ workerId: 'w', batchSize: 5, now: new Date() })).map((j) => j.jobType)).toEqual(['x', 'y']);
+      expect(
+        (await backendOf(q).claimJobs({ workerId: 'w', batchSize: 5, now: new Date() })).map((j) => j.jobType),
+      ).toEqual(['x', 'y']);
       const { rows } = await ctx.sql.query(`SELECT job_type FROM "${schema}".job_queue ORDER BY id`);
       expect(rows).toEqual([{ job_type: 'x' }, { job_type: 'y' }]);
     } finally {

@@ -19,7 +19,9 @@ export interface PostgresTestContext {
   table(name: 'job_queue' | 'job_events' | 'cron_schedules' | 'waitpoint_tokens'): string;
 }
 
-export function usePostgres(options: { schemas?: number; truncate?: boolean } = {}): PostgresTestContext & { extraSchemas: string[] } {
+export function usePostgres(
+  options: { schemas?: number; truncate?: boolean } = {},
+): PostgresTestContext & { extraSchemas: string[] } {
   const store = usePostgresSchemas({ prefix: 'qpg', count: 1 + (options.schemas ?? 0), truncate: options.truncate });
   const [schema, ...extraSchemas] = store.schemas as [string, ...string[]];
   const track = useQueues();
@@ -45,4 +47,3 @@ export function usePostgres(options: { schemas?: number; truncate?: boolean } = 
     },
   };
 }
-

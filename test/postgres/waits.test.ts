@@ -49,7 +49,10 @@ describe('durable waits (postgres)', () => {
   }
 
   async function events(jobId: number) {
-    const { rows } = await ctx.sql.query(`SELECT event_type, metadata FROM ${ctx.table('job_events')} WHERE job_id = $1 ORDER BY id`, [jobId]);
+    const { rows } = await ctx.sql.query(
+      `SELECT event_type, metadata FROM ${ctx.table('job_events')} WHERE job_id = $1 ORDER BY id`,
+      [jobId],
+    );
     return rows as { event_type: string; metadata: unknown }[];
   }
 
@@ -62,13 +65,16 @@ describe('durable waits (postgres)', () => {
     return {
       /** Resolves once `n` statements on this schema wait for a lock. */
       whenWaiting: (n: number) =>
-        waitFor(async () => {
-          const { rows } = await ctx.sql.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
-            [`%"${ctx.schema}".%`],
-          );
-          return rows[0].n >= n;
-        }, { what: `${n} statements waiting for a lock` }),
+        waitFor(
+          async () => {
+            const { rows } = await ctx.sql.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+              [`%"${ctx.schema}".%`],
+            );
+            return rows[0].n >= n;
+          },
+          { what: `${n} statements waiting for a lock` },
+        ),
       release: async () => {
         holding.delete(client);
         await client.query('COMMIT');
@@ -83,10 +89,25 @@ describe('durable waits (postgres)', () => {
     await backend.createToken({ id: TOKEN, jobId: null, timeoutAt: null, tags: ['t'], now: T0 });
     expect(await backend.completeToken({ tokenId: TOKEN, output: { ok: 1 }, now: at(MINUTE) })).toBe(true);
 
-    const result = await backend.enterWait({ jobId, workerId: WORKER, waitUntil: null, tokenId: TOKEN, now: at(2 * MINUTE) });
+    const result = await backend.enterWait({
+      jobId,
+      workerId: WORKER,
+      waitUntil: null,
+      tokenId: TOKEN,
+      now: at(2 * MINUTE),
+    });
     expect(result).toEqual({
       status: 'token_settled',
-      token: { id: TOKEN, jobId: null, status: 'completed', output: { ok: 1 }, timeoutAt: null, createdAt: T0, completedAt: at(MINUTE), tags: ['t'] },
+      token: {
+        id: TOKEN,
+        jobId: null,
+        status: 'completed',
+        output: { ok: 1 },
+        timeoutAt: null,
+        createdAt: T0,
+        completedAt: at(MINUTE),
+        tags: ['t'],
+      },
     });
     expect(await row(jobId)).toMatchObject({ status: 'processing', locked_by: WORKER, wait_token_id: null });
     expect((await events(jobId)).map((e) => e.event_type)).toEqual(['added', 'processing']);
@@ -106,11 +127,24 @@ describe('durable waits (postgres)', () => {
 
     expect(await entering).toEqual({ status: 'waiting' });
     expect(await completing).toBe(true);
-    expect(await row(jobId)).toMatchObject({ status: 'pending', pending_reason: 'resumed', wait_token_id: null, locked_by: null, attempts: 1 });
+    expect(await row(jobId)).toMatchObject({
+      status: 'pending',
+      pending_reason: 'resumed',
+      wait_token_id: null,
+      locked_by: null,
+      attempts: 1,
+    });
     expect(await backend.getToken(TOKEN)).toMatchObject({ status: 'completed', jobId, output: 'go' });
     // The resume claim adds no attempt and clears the wait fields.
     const [claimed] = await backend.claimJobs({ workerId: 'w2', batchSize: 1, now: at(2 * MINUTE) });
-    expect(claimed).toMatchObject({ id: jobId, attempts: 1, status: 'processing', waitTokenId: null, waitUntil: null, pendingReason: null });
+    expect(claimed).toMatchObject({
+      id: jobId,
+      attempts: 1,
+      status: 'processing',
+      waitTokenId: null,
+      waitUntil: null,
+      pendingReason: null,
+    });
   });
 
   it('enterWait arriving while a completion holds the token sees it completed and does not wait', async () => {
@@ -118,18 +152,29 @@ describe('durable waits (postgres)', () => {
     const first = await processingJob(backend, 'first');
     const second = await processingJob(backend, 'second');
     await backend.createToken({ id: TOKEN, jobId: null, timeoutAt: null, tags: [], now: T0 });
-    expect(await backend.enterWait({ jobId: first, workerId: WORKER, waitUntil: null, tokenId: TOKEN, now: T0 })).toEqual({ status: 'waiting' });
+    expect(
+      await backend.enterWait({ jobId: first, workerId: WORKER, waitUntil: null, tokenId: TOKEN, now: T0 }),
+    ).toEqual({ status: 'waiting' });
     // The completion settles the token, then stops at the first job's row held here while
     // resuming it; the second job's wait stops at the token.
     const held = await hold('job_queue', 'id = $1', [first]);
     const completing = backend.completeToken({ tokenId: TOKEN, output: 42, now: at(MINUTE) });
     await held.whenWaiting(1);
-    const entering = backend.enterWait({ jobId: second, workerId: WORKER, waitUntil: null, tokenId: TOKEN, now: at(MINUTE) });
+    const entering = backend.enterWait({
+      jobId: second,
+      workerId: WORKER,
+      waitUntil: null,
+      tokenId: TOKEN,
+      now: at(MINUTE),
+    });
     await held.whenWaiting(2);
     await held.release();
 
     expect(await completing).toBe(true);
-    expect(await entering).toMatchObject({ status: 'token_settled', token: { status: 'completed', output: 42, jobId: first } });
+    expect(await entering).toMatchObject({
+      status: 'token_settled',
+      token: { status: 'completed', output: 42, jobId: first },
+    });
     expect(await row(first)).toMatchObject({ status: 'pending', pending_reason: 'resumed' });
     expect(await row(second)).toMatchObject({ status: 'processing', locked_by: WORKER, wait_token_id: null });
   });
@@ -146,7 +191,8 @@ describe('durable waits (postgres)', () => {
         other.completeToken({ tokenId, output: round, now: T0 }),
       ]);
       const job = await row(jobId);
-      if (entered.status === 'waiting') expect(job, `round ${round}`).toMatchObject({ status: 'pending', pending_reason: 'resumed' });
+      if (entered.status === 'waiting')
+        expect(job, `round ${round}`).toMatchObject({ status: 'pending', pending_reason: 'resumed' });
       else expect([entered.status, job.status], `round ${round}`).toEqual(['token_settled', 'processing']);
     }
   });
@@ -179,11 +225,20 @@ describe('durable waits (postgres)', () => {
       { waitUntil: null, tokenId: TOKEN },
       { waitUntil: null, tokenId: unknown },
     ]) {
-      expect(await backend.enterWait({ jobId, workerId: 'stale', ...input, step: { name: 's', value: 1 }, now: T0 })).toEqual({ status: 'lost' });
+      expect(
+        await backend.enterWait({ jobId, workerId: 'stale', ...input, step: { name: 's', value: 1 }, now: T0 }),
+      ).toEqual({ status: 'lost' });
     }
-    expect(await row(jobId)).toMatchObject({ status: 'processing', locked_by: WORKER, wait_until: null, step_data: null });
+    expect(await row(jobId)).toMatchObject({
+      status: 'processing',
+      locked_by: WORKER,
+      wait_until: null,
+      step_data: null,
+    });
     expect((await backend.getToken(TOKEN))?.jobId).toBeNull();
-    await expect(backend.enterWait({ jobId, workerId: WORKER, waitUntil: null, tokenId: unknown, now: T0 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      backend.enterWait({ jobId, workerId: WORKER, waitUntil: null, tokenId: unknown, now: T0 }),
+    ).rejects.toBeInstanceOf(NotFoundError);
     expect((await events(jobId)).map((e) => e.event_type)).toEqual(['added', 'processing']);
   });
 
@@ -209,7 +264,10 @@ describe('durable waits (postgres)', () => {
       pending_reason: null,
       step_data: { one: { n: 1 }, '__wait:0': { until: at(5 * MINUTE).toISOString() } },
     });
-    expect((await events(jobId)).at(-1)).toEqual({ event_type: 'waiting', metadata: { waitUntil: at(5 * MINUTE).toISOString(), tokenId: null } });
+    expect((await events(jobId)).at(-1)).toEqual({
+      event_type: 'waiting',
+      metadata: { waitUntil: at(5 * MINUTE).toISOString(), tokenId: null },
+    });
 
     expect(await backend.claimJobs({ workerId: 'w2', batchSize: 5, now: at(5 * MINUTE - 1) })).toEqual([]);
     const [claimed] = await backend.claimJobs({ workerId: 'w2', batchSize: 5, now: at(5 * MINUTE) });
@@ -225,7 +283,14 @@ describe('durable waits (postgres)', () => {
     expect(await backend.saveStep({ jobId, workerId: 'stale', stepName: 'c', value: 3, now: T0 })).toBe(false);
     expect((await row(jobId)).step_data).toEqual({ a: 2, b: null });
 
-    await backend.failJob({ jobId, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: at(MINUTE), now: T0 });
+    await backend.failJob({
+      jobId,
+      workerId: WORKER,
+      message: 'boom',
+      reason: 'handler_error',
+      retryAt: at(MINUTE),
+      now: T0,
+    });
     expect((await backend.getJob(jobId))?.stepData).toEqual({ a: 2, b: null });
     await backend.claimJobs({ workerId: WORKER, batchSize: 1, now: at(MINUTE) });
     expect(await backend.completeJobs([{ jobId, workerId: WORKER }], at(MINUTE))).toEqual([jobId]);
@@ -235,8 +300,15 @@ describe('durable waits (postgres)', () => {
   it('createToken refuses a taken id and writes nothing', async () => {
     const backend = backendOf(ctx.queue());
     await backend.createToken({ id: TOKEN, jobId: null, timeoutAt: null, tags: ['first'], now: T0 });
-    await expect(backend.createToken({ id: TOKEN, jobId: 7, timeoutAt: at(MINUTE), tags: [], now: at(MINUTE) })).rejects.toBeInstanceOf(ValidationError);
-    expect(await backend.getToken(TOKEN)).toMatchObject({ jobId: null, timeoutAt: null, tags: ['first'], createdAt: T0 });
+    await expect(
+      backend.createToken({ id: TOKEN, jobId: 7, timeoutAt: at(MINUTE), tags: [], now: at(MINUTE) }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    expect(await backend.getToken(TOKEN)).toMatchObject({
+      jobId: null,
+      timeoutAt: null,
+      tags: ['first'],
+      createdAt: T0,
+    });
   });
 });
 

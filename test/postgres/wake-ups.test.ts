@@ -79,10 +79,13 @@ describe('subscribeJobAvailable (postgres)', () => {
     expect(pid).toBeDefined();
 
     await ctx.sql.query('SELECT pg_terminate_backend($1)', [pid]);
-    await waitFor(async () => {
-      const pids = await wakeConnections();
-      return pids.length === 1 && pids[0] !== pid;
-    }, { what: 'the reconnection' });
+    await waitFor(
+      async () => {
+        const pids = await wakeConnections();
+        return pids.length === 1 && pids[0] !== pid;
+      },
+      { what: 'the reconnection' },
+    );
     // Notifications sent while disconnected are lost, so the reconnection itself wakes.
     await waitFor(() => calls === 1, { what: 'the wake-up after reconnecting' });
 

@@ -16,10 +16,17 @@ describe('redis claim walk', () => {
     const q = ctx.queue();
     // Older and of higher priority: all of them come first in `ready`.
     for (let i = 0; i < 6; i++) {
-      await q.addJobs(Array.from({ length: 1000 }, (_, j) => ({ jobType: 'backlog', payload: { n: i * 1000 + j }, priority: 5 })));
+      await q.addJobs(
+        Array.from({ length: 1000 }, (_, j) => ({ jobType: 'backlog', payload: { n: i * 1000 + j }, priority: 5 })),
+      );
     }
     const wanted = await q.addJob({ jobType: 'wanted', payload: {} });
-    const claimed = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['wanted', 'absent'], now: new Date() });
+    const claimed = await backendOf(q).claimJobs({
+      workerId: WORKER,
+      batchSize: 5,
+      jobTypes: ['wanted', 'absent'],
+      now: new Date(),
+    });
     expect(claimed.map((j) => j.id)).toEqual([wanted]);
   });
 
@@ -32,7 +39,12 @@ describe('redis claim walk', () => {
       { jobType: 'b', payload: 4, priority: -2 },
       { jobType: 'c', payload: 5, priority: 10 },
     ]);
-    const claimed = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, jobTypes: ['a', 'b'], now: new Date() });
+    const claimed = await backendOf(q).claimJobs({
+      workerId: WORKER,
+      batchSize: 10,
+      jobTypes: ['a', 'b'],
+      now: new Date(),
+    });
     expect(claimed.map((j) => j.id)).toEqual([b1, a2, a1, b2]);
     expect((await q.getJob(c1!))?.status).toBe('pending');
   });
@@ -45,9 +57,16 @@ describe('redis claim walk', () => {
       { jobType: 'x', payload: 3, group: { id: 'g' }, priority: 9 },
       { jobType: 'x', payload: 4 },
     ]);
-    const first = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() });
+    const first = await backendOf(q).claimJobs({
+      workerId: WORKER,
+      batchSize: 10,
+      groupConcurrency: 1,
+      now: new Date(),
+    });
     expect(first.map((j) => j.id)).toEqual([g1, free]);
-    expect(await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() })).toEqual([]);
+    expect(
+      await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() }),
+    ).toEqual([]);
     expect(await ctx.redis.hget(`${ctx.prefix}{q}:groups`, 'g')).toBe('1');
   });
 

@@ -25,7 +25,9 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
     const expected = jobs.filter((j) => j.status === status).map((j) => String(j.id));
     expect(sorted(await redis.zrange(k.status[status], 0, '-1')), `status:${status}`).toEqual(sorted(expected));
   }
-  expect(sorted(await redis.zrange(k.types, 0, '-1')), 'types').toEqual(sorted(jobs.map((j) => `${j.jobType}\0${pad(j.id)}`)));
+  expect(sorted(await redis.zrange(k.types, 0, '-1')), 'types').toEqual(
+    sorted(jobs.map((j) => `${j.jobType}\0${pad(j.id)}`)),
+  );
   expect(sorted(await redis.zrange(k.tags, 0, '-1')), 'tags').toEqual(
     sorted(jobs.flatMap((j) => arr(j.tags).map((t) => `${t}\0${pad(j.id)}`))),
   );
@@ -34,7 +36,13 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
   );
   const present = new Set(jobs.map((j) => j.id));
   expect(sorted(await redis.zrange(k.deps, 0, '-1')), 'deps').toEqual(
-    sorted(jobs.flatMap((j) => arr(j.dependsOnJobIds).filter((d) => present.has(d)).map((d) => `${pad(d)}\0${pad(j.id)}`))),
+    sorted(
+      jobs.flatMap((j) =>
+        arr(j.dependsOnJobIds)
+          .filter((d) => present.has(d))
+          .map((d) => `${pad(d)}\0${pad(j.id)}`),
+      ),
+    ),
   );
 
   const placed = new Map<string, string[]>();
@@ -43,7 +51,8 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
   }
   for (const j of jobs) {
     const where = placed.get(pad(j.id)) ?? [];
-    const finished = j.status === 'completed' || j.status === 'cancelled' || (j.status === 'failed' && j.nextAttemptAt == null);
+    const finished =
+      j.status === 'completed' || j.status === 'cancelled' || (j.status === 'failed' && j.nextAttemptAt == null);
     if (j.status === 'processing') {
       expect(where, `job ${j.id}`).toEqual(['processing']);
       expect(Number(await redis.zscore(k.processing, pad(j.id)))).toBe(j.lockedAt);
@@ -122,7 +131,8 @@ async function expectWaitsConsistent(redis: Redis, prefix: string, jobs: StoredJ
   expect(sorted(await redis.zrange(k.tokenWaiters, 0, '-1')), 'token-waiters').toEqual(
     sorted(waiting.map((j) => `${j.waitTokenId}\0${pad(j.id)}`)),
   );
-  for (const j of waiting) expect(tokenById.get(j.waitTokenId!)?.status, `token of waiting job ${j.id}`).toBe('waiting');
+  for (const j of waiting)
+    expect(tokenById.get(j.waitTokenId!)?.status, `token of waiting job ${j.id}`).toBe('waiting');
 
   const timeouts = await redis.zrange(k.tokenTimeouts, 0, '-1', 'WITHSCORES');
   const timeoutPairs: [string, number][] = [];
@@ -139,7 +149,9 @@ async function expectWaitsConsistent(redis: Redis, prefix: string, jobs: StoredJ
 async function expectCronConsistent(redis: Redis, prefix: string): Promise<void> {
   const k = redisKeys(prefix);
   const schedules = Object.values(await redis.hgetall(k.cron)).map((t) => JSON.parse(t) as StoredCronSchedule);
-  expect(sorted(await redis.hkeys(k.cronPayloads)), 'cron-payloads').toEqual(sorted(schedules.map((s) => String(s.id))));
+  expect(sorted(await redis.hkeys(k.cronPayloads)), 'cron-payloads').toEqual(
+    sorted(schedules.map((s) => String(s.id))),
+  );
   const names: Record<string, string> = {};
   for (const s of schedules) names[s.scheduleName] = String(s.id);
   expect(await redis.hgetall(k.cronNames), 'cron-names').toEqual(names);

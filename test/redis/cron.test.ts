@@ -20,7 +20,14 @@ const WORKER = 'w1';
 const START = Date.UTC(2030, 0, 1);
 const MINUTE = 60_000;
 
-const PAYLOAD = { third: 1 / 3, huge: 1e300, maxSafe: 9007199254740991, empty: [], nested: [{ a: [] }], text: 'ü ✓ "q"' };
+const PAYLOAD = {
+  third: 1 / 3,
+  huge: 1e300,
+  maxSafe: 9007199254740991,
+  empty: [],
+  nested: [{ a: [] }],
+  text: 'ü ✓ "q"',
+};
 
 function schedule(name: string, over: Partial<NewCronSchedule> = {}): NewCronSchedule {
   return {
@@ -65,7 +72,10 @@ describe('redis cron schedules', () => {
 
   it('stores a schedule with its payload verbatim and reads it by id, by name and by status, ordered by id', async () => {
     const { clock, store } = setup();
-    const a = await store.addCronSchedule(schedule('a', { tags: ['x'], retryDelay: 0.1 + 0.2, retryDelayMax: 1 / 3, timeoutMs: 5000 }), clock.now());
+    const a = await store.addCronSchedule(
+      schedule('a', { tags: ['x'], retryDelay: 0.1 + 0.2, retryDelayMax: 1 / 3, timeoutMs: 5000 }),
+      clock.now(),
+    );
     const b = await store.addCronSchedule(schedule('b'), clock.now());
     const [byId] = await store.getCronSchedules({ id: a });
     expect(byId).toEqual({
@@ -105,7 +115,9 @@ describe('redis cron schedules', () => {
     const { clock, store } = setup();
     const first = await store.addCronSchedule(schedule('nightly'), clock.now());
     const before = await ctx.redis.hgetall(key('cron'));
-    const error = await store.addCronSchedule(schedule('nightly', { jobType: 'other' }), clock.now()).catch((e: unknown) => e);
+    const error = await store
+      .addCronSchedule(schedule('nightly', { jobType: 'other' }), clock.now())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).field).toBe('scheduleName');
     expect((error as Error).message).toContain('"nightly"');
@@ -122,7 +134,13 @@ describe('redis cron schedules', () => {
     expect(await store.editCronSchedule(id, { status: 'paused', payload: { n: 0.1 + 0.2 } }, clock.now())).toBe(true);
     expect(await ctx.redis.zscore(key('cron-due'), pad(id))).toBeNull();
     const [paused] = await store.getCronSchedules({ id });
-    expect(paused).toMatchObject({ status: 'paused', payload: { n: 0.1 + 0.2 }, tags: ['t'], priority: 2, updatedAt: clock.now() });
+    expect(paused).toMatchObject({
+      status: 'paused',
+      payload: { n: 0.1 + 0.2 },
+      tags: ['t'],
+      priority: 2,
+      updatedAt: clock.now(),
+    });
     expect(await store.getDueCronSchedules(new Date(START + 10 * MINUTE), 10)).toEqual([]);
 
     const next = new Date(START + 5 * MINUTE);
@@ -151,9 +169,15 @@ describe('redis cron schedules', () => {
   it('lists due active schedules oldest due first, up to the limit', async () => {
     const { clock, store } = setup();
     const late = await store.addCronSchedule(schedule('late', { nextRunAt: new Date(START - MINUTE) }), clock.now());
-    const early = await store.addCronSchedule(schedule('early', { nextRunAt: new Date(START - 2 * MINUTE) }), clock.now());
+    const early = await store.addCronSchedule(
+      schedule('early', { nextRunAt: new Date(START - 2 * MINUTE) }),
+      clock.now(),
+    );
     await store.addCronSchedule(schedule('future', { nextRunAt: new Date(START + 1) }), clock.now());
-    const paused = await store.addCronSchedule(schedule('paused', { nextRunAt: new Date(START - 3 * MINUTE) }), clock.now());
+    const paused = await store.addCronSchedule(
+      schedule('paused', { nextRunAt: new Date(START - 3 * MINUTE) }),
+      clock.now(),
+    );
     await store.editCronSchedule(paused, { status: 'paused' }, clock.now());
     const now = await store.addCronSchedule(schedule('now', { nextRunAt: new Date(START) }), clock.now());
     expect((await store.getDueCronSchedules(clock.now(), 10)).map((s) => s.id)).toEqual([early, late, now]);
@@ -187,15 +211,23 @@ describe('redis cron schedules', () => {
     const [s] = await store.getDueCronSchedules(clock.now(), 10);
     const clients = Array.from({ length: 8 }, () => new Redis(REDIS_URL));
     try {
-      const stores = clients.map((client) => storeOf(initJobQueue({ backend: 'redis', client, keyPrefix: ctx.prefix, clock })));
+      const stores = clients.map((client) =>
+        storeOf(initJobQueue({ backend: 'redis', client, keyPrefix: ctx.prefix, clock })),
+      );
       // Every caller read the same schedule and sends the same slot (three times each).
       const results = await Promise.all(
         stores.flatMap((other) => [1, 2, 3].map(() => other.enqueueCronSlots([slotOf(s!, clock.now())], clock.now()))),
       );
-      const jobIds = results.flat().map((r) => r.jobId).filter((j): j is number => j !== null);
+      const jobIds = results
+        .flat()
+        .map((r) => r.jobId)
+        .filter((j): j is number => j !== null);
       expect(jobIds).toHaveLength(1);
       expect(await q.getAllJobs()).toHaveLength(1);
-      expect((await store.getCronSchedules({ id }))[0]).toMatchObject({ lastJobId: jobIds[0], nextRunAt: new Date(START + MINUTE) });
+      expect((await store.getCronSchedules({ id }))[0]).toMatchObject({
+        lastJobId: jobIds[0],
+        nextRunAt: new Date(START + MINUTE),
+      });
       await check();
     } finally {
       await Promise.all(clients.map((c) => c.quit()));
@@ -218,7 +250,10 @@ describe('redis cron schedules', () => {
     expect(results.map((r) => r.scheduleId)).toEqual([a, b, c, 999, a]);
     expect(results.map((r) => r.jobId === null)).toEqual([false, true, true, true, true]);
     expect((await store.getCronSchedules({ id: b }))[0]?.nextRunAt).toEqual(new Date(START));
-    expect((await store.getCronSchedules({ id: c }))[0]).toMatchObject({ nextRunAt: new Date(START), status: 'paused' });
+    expect((await store.getCronSchedules({ id: c }))[0]).toMatchObject({
+      nextRunAt: new Date(START),
+      status: 'paused',
+    });
     await check();
   });
 
@@ -238,15 +273,35 @@ describe('redis cron schedules', () => {
     expect(await enqueue()).toBeNull(); // pending
     await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
     expect(await enqueue()).toBeNull(); // processing
-    await storeOf(q).enterWait({ jobId: first!, workerId: WORKER, waitUntil: new Date(START + 1), tokenId: null, now: clock.now() });
+    await storeOf(q).enterWait({
+      jobId: first!,
+      workerId: WORKER,
+      waitUntil: new Date(START + 1),
+      tokenId: null,
+      now: clock.now(),
+    });
     expect(await enqueue()).toBeNull(); // waiting
     clock.advance(1);
     await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
-    await backendOf(q).failJob({ jobId: first!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: new Date(START + 2), now: clock.now() });
+    await backendOf(q).failJob({
+      jobId: first!,
+      workerId: WORKER,
+      message: 'x',
+      reason: 'handler_error',
+      retryAt: new Date(START + 2),
+      now: clock.now(),
+    });
     expect(await enqueue()).toBeNull(); // failed, retry due
     clock.advance(1);
     await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
-    await backendOf(q).failJob({ jobId: first!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: null, now: clock.now() });
+    await backendOf(q).failJob({
+      jobId: first!,
+      workerId: WORKER,
+      message: 'x',
+      reason: 'handler_error',
+      retryAt: null,
+      now: clock.now(),
+    });
     const second = await enqueue(); // failed for good: a new instance may start
     expect(second).not.toBeNull();
     expect((await read()).lastJobId).toBe(second);

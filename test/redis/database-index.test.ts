@@ -34,7 +34,10 @@ describe('redisConfig.db', () => {
   it('fails every operation with a ConfigError when the server has no such database, and writes nothing to db 0', async () => {
     const queue = initJobQueue({ backend: 'redis', redisConfig: { ...server, db: MISSING_DB }, keyPrefix: prefix });
     try {
-      const expected = { name: 'ConfigError', message: expect.stringMatching(/`redisConfig\.db`.*100000.*out of range/i) };
+      const expected = {
+        name: 'ConfigError',
+        message: expect.stringMatching(/`redisConfig\.db`.*100000.*out of range/i),
+      };
       await expect(queue.addJob({ jobType: 'a', payload: {} })).rejects.toMatchObject(expected);
       await expect(queue.addJob({ jobType: 'a', payload: {} })).rejects.toBeInstanceOf(ConfigError);
       await expect(queue.getAllJobs()).rejects.toBeInstanceOf(ConfigError);

@@ -21,7 +21,9 @@ describe('redis driver access and ownership', () => {
 
   it('refuses the db option of addJob and addJobs with UnsupportedOnBackendError and writes nothing', async () => {
     const q = ctx.queue();
-    await expect(q.addJob({ jobType: 'x', payload: {} }, { db: fakeDb })).rejects.toBeInstanceOf(UnsupportedOnBackendError);
+    await expect(q.addJob({ jobType: 'x', payload: {} }, { db: fakeDb })).rejects.toBeInstanceOf(
+      UnsupportedOnBackendError,
+    );
     await expect(q.addJobs([{ jobType: 'x', payload: {} }], { db: fakeDb })).rejects.toThrow(/postgres backend/);
     expect(await ctx.keys()).toEqual([]);
   });
@@ -42,7 +44,9 @@ describe('redis driver access and ownership', () => {
       await q.close();
       expect(client.status).toBe('ready');
       expect(await client.ping()).toBe('PONG');
-      await waitFor(async () => (await wakeConnections(client, ctx.prefix)) === 0, { what: 'the wake-up connection to close' });
+      await waitFor(async () => (await wakeConnections(client, ctx.prefix)) === 0, {
+        what: 'the wake-up connection to close',
+      });
     } finally {
       await client.quit();
     }
@@ -59,7 +63,10 @@ describe('redis driver access and ownership', () => {
   });
 
   it('uses the db and host settings of redisConfig', async () => {
-    const q = initJobQueue({ backend: 'redis', redisConfig: { host: '127.0.0.1', port: 6379, db: 9, keyPrefix: ctx.prefix } });
+    const q = initJobQueue({
+      backend: 'redis',
+      redisConfig: { host: '127.0.0.1', port: 6379, db: 9, keyPrefix: ctx.prefix },
+    });
     // duplicate() so db 9 wins over a database index in REDIS_URL.
     const raw = ctx.redis.duplicate({ db: 9 });
     try {

@@ -38,15 +38,35 @@ describe('redis indexes', () => {
     await check();
 
     // root fails for good: dead letter, cascade to child, grandchild and the tag-barrier job.
-    const failed = await backendOf(q).failJob({ jobId: root!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: null, now: now() });
+    const failed = await backendOf(q).failJob({
+      jobId: root!,
+      workerId: WORKER,
+      message: 'x',
+      reason: 'handler_error',
+      retryAt: null,
+      now: now(),
+    });
     expect(failed?.cascaded.map((c) => c.jobId).sort()).toEqual([child, barrier, grandchild].sort());
     await check();
 
     // grouped: a retry is scheduled, then claimed again and reclaimed when stuck.
-    await backendOf(q).failJob({ jobId: grouped!, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: new Date(now().getTime() + 1000), now: now() });
+    await backendOf(q).failJob({
+      jobId: grouped!,
+      workerId: WORKER,
+      message: 'x',
+      reason: 'handler_error',
+      retryAt: new Date(now().getTime() + 1000),
+      now: now(),
+    });
     await check();
     clock.advance(2000);
-    const again = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 10, jobTypes: ['e'], groupConcurrency: 1, now: now() });
+    const again = await backendOf(q).claimJobs({
+      workerId: WORKER,
+      batchSize: 10,
+      jobTypes: ['e'],
+      groupConcurrency: 1,
+      now: now(),
+    });
     expect(again.map((j) => j.id)).toEqual([grouped]);
     await check();
     clock.advance(20 * 60_000);

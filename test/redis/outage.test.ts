@@ -22,15 +22,27 @@ function settlesWithin(promise: Promise<unknown>, ms: number, what: string): Pro
 
 it('stopAndDrain and close settle promptly after Redis went away', { timeout: 60_000 }, async () => {
   server = await startPrivateRedis();
-  const queue = initJobQueue({ backend: 'redis', redisConfig: { url: `redis://127.0.0.1:${server.port}`, keyPrefix: 'outage:' } });
+  const queue = initJobQueue({
+    backend: 'redis',
+    redisConfig: { url: `redis://127.0.0.1:${server.port}`, keyPrefix: 'outage:' },
+  });
   const errors: Error[] = [];
-  const processor = queue.createProcessor({ work: async () => 'done' }, { pollInterval: 50, onError: (e) => errors.push(e) });
+  const processor = queue.createProcessor(
+    { work: async () => 'done' },
+    { pollInterval: 50, onError: (e) => errors.push(e) },
+  );
   processor.startInBackground();
   const id = await queue.addJob({ jobType: 'work', payload: {} });
-  await waitFor(async () => (await queue.getJob(id))?.status === 'completed', { timeoutMs: 10_000, what: 'the job to complete' });
+  await waitFor(async () => (await queue.getJob(id))?.status === 'completed', {
+    timeoutMs: 10_000,
+    what: 'the job to complete',
+  });
 
   await server.stop();
-  await waitFor(() => (queue.getRedisClient() as Redis).status === 'reconnecting', { timeoutMs: 10_000, what: 'the client to notice the outage' });
+  await waitFor(() => (queue.getRedisClient() as Redis).status === 'reconnecting', {
+    timeoutMs: 10_000,
+    what: 'the client to notice the outage',
+  });
   // Let the loop start a claim that cannot be answered.
   await sleep(200);
   // ioredis gives up a command after about ten seconds of retries: both must settle well before.

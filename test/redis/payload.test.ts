@@ -58,7 +58,14 @@ describe('payload exactness on redis', () => {
     const id = await q.addJob({ jobType: 'exact', payload: TRICKY, maxAttempts: 1, deadLetterJobType: 'dead' });
     await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: new Date() });
     const now = new Date();
-    const result = await backendOf(q).failJob({ jobId: id, workerId: WORKER, message: 'bad "thing" ✓', reason: 'handler_error', retryAt: null, now });
+    const result = await backendOf(q).failJob({
+      jobId: id,
+      workerId: WORKER,
+      message: 'bad "thing" ✓',
+      reason: 'handler_error',
+      retryAt: null,
+      now,
+    });
     const dead = await q.getJob(result!.deadLetterJobId!);
     expect(dead?.payload).toEqual({
       originalJob: { id, jobType: 'exact', attempts: 1, maxAttempts: 1 },
@@ -76,7 +83,13 @@ describe('payload exactness on redis', () => {
     await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 2, now: new Date() });
     expect(await backendOf(q).setOutput({ jobId: b!, workerId: WORKER, output: TRICKY, now: new Date() })).toBe(true);
     expect((await q.getJob(b!))?.output).toEqual(TRICKY);
-    await backendOf(q).completeJobs([{ jobId: a!, workerId: WORKER, output: TRICKY }, { jobId: b!, workerId: WORKER }], new Date());
+    await backendOf(q).completeJobs(
+      [
+        { jobId: a!, workerId: WORKER, output: TRICKY },
+        { jobId: b!, workerId: WORKER },
+      ],
+      new Date(),
+    );
     expect((await q.getJob(a!))?.output).toEqual(TRICKY);
     expect((await q.getJob(b!))?.output).toEqual(TRICKY);
   });

@@ -22,7 +22,12 @@ describe('queues with different prefixes on one Redis', () => {
       { jobType: 'a-type', payload: { from: 'a' }, tags: ['shared'], idempotencyKey: 'same-key' },
       { jobType: 'a-type', payload: { from: 'a', n: 2 }, tags: ['shared'] },
     ]);
-    const b1 = await b.addJob({ jobType: 'b-type', payload: { from: 'b' }, tags: ['shared'], idempotencyKey: 'same-key' });
+    const b1 = await b.addJob({
+      jobType: 'b-type',
+      payload: { from: 'b' },
+      tags: ['shared'],
+      idempotencyKey: 'same-key',
+    });
 
     // The same idempotency key is free in each namespace: b got a job of its own.
     expect((await b.getJob(b1))?.payload).toEqual({ from: 'b' });
@@ -34,7 +39,14 @@ describe('queues with different prefixes on one Redis', () => {
     expect(claimed.map((j) => j.jobType)).toEqual(['a-type', 'a-type']);
     expect((await b.getJob(b1))?.status).toBe('pending');
     await backendOf(a).completeJobs([{ jobId: a1!, workerId: WORKER }], new Date());
-    await backendOf(a).failJob({ jobId: a2!, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: null, now: new Date() });
+    await backendOf(a).failJob({
+      jobId: a2!,
+      workerId: WORKER,
+      message: 'boom',
+      reason: 'handler_error',
+      retryAt: null,
+      now: new Date(),
+    });
 
     // Cancelling everything in b leaves a alone, and the reverse.
     expect(await b.cancelAllUpcomingJobs()).toBe(1);
@@ -70,19 +82,38 @@ describe('keys written by a queue', () => {
     try {
       const unsubscribe = await backendOf(q).subscribeJobAvailable(() => {});
       const [first, second, , grouped] = await q.addJobs([
-        { jobType: 'work', payload: { n: 1 }, tags: ['t1', 't2'], idempotencyKey: 'k1', deadLetterJobType: 'dead', maxAttempts: 1 },
+        {
+          jobType: 'work',
+          payload: { n: 1 },
+          tags: ['t1', 't2'],
+          idempotencyKey: 'k1',
+          deadLetterJobType: 'dead',
+          maxAttempts: 1,
+        },
         { jobType: 'work', payload: { n: 2 }, dependsOn: { jobIds: [-1], tags: ['t9'] }, tags: ['t9'] },
         { jobType: 'later', payload: { n: 3 }, runAt: new Date(Date.UTC(2031, 0, 1)) },
         { jobType: 'work', payload: { n: 4 }, group: { id: 'g1' }, timeoutMs: 1000 },
       ]);
       await q.editJob(second!, { priority: 5, tags: ['t9', 't10'] });
-      const claimed = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, groupConcurrency: 1, now: clock.now() });
+      const claimed = await backendOf(q).claimJobs({
+        workerId: WORKER,
+        batchSize: 5,
+        groupConcurrency: 1,
+        now: clock.now(),
+      });
       expect(claimed.map((j) => j.id).sort()).toEqual([first, grouped].sort());
       await backendOf(q).setProgress({ jobId: grouped!, workerId: WORKER, progress: 50, now: clock.now() });
       await backendOf(q).setOutput({ jobId: grouped!, workerId: WORKER, output: { partial: true }, now: clock.now() });
       await backendOf(q).prolongJob({ jobId: grouped!, workerId: WORKER, timeoutMs: 5000, now: clock.now() });
       // Ends failed for good: dead letter, cascade to `second`.
-      await backendOf(q).failJob({ jobId: first!, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: null, now: clock.now() });
+      await backendOf(q).failJob({
+        jobId: first!,
+        workerId: WORKER,
+        message: 'boom',
+        reason: 'handler_error',
+        retryAt: null,
+        now: clock.now(),
+      });
       clock.advance(60 * 60_000);
       expect(await q.reclaimStuckJobs(1)).toBe(1);
       await q.retryJob(second!);
@@ -92,10 +123,21 @@ describe('keys written by a queue', () => {
       await store.saveStep({ jobId: grouped!, workerId: WORKER, stepName: 'one', value: [1], now: clock.now() });
       const { id: tokenId } = await q.createToken({ timeout: '1m' });
       await store.enterWait({ jobId: grouped!, workerId: WORKER, waitUntil: null, tokenId, now: clock.now() });
-      await store.enterWait({ jobId: second!, workerId: WORKER, waitUntil: new Date(clock.now().getTime() + 1000), tokenId: null, now: clock.now() });
+      await store.enterWait({
+        jobId: second!,
+        workerId: WORKER,
+        waitUntil: new Date(clock.now().getTime() + 1000),
+        tokenId: null,
+        now: clock.now(),
+      });
       const { id: completed } = await q.createToken();
       await q.completeToken(completed, { ok: 1 });
-      await q.addCronJob({ scheduleName: 'every-minute', cronExpression: '* * * * *', jobType: 'cron', payload: { n: 5 } });
+      await q.addCronJob({
+        scheduleName: 'every-minute',
+        cronExpression: '* * * * *',
+        jobType: 'cron',
+        payload: { n: 5 },
+      });
       clock.advance(2 * 60_000);
       expect(await q.expireTimedOutTokens()).toBe(1);
       expect(await q.enqueueDueCronJobs()).toBe(1);
@@ -106,7 +148,16 @@ describe('keys written by a queue', () => {
 
       const written = (await scanAll(raw)).filter((k) => !before.has(k));
       expect(written.length).toBeGreaterThan(10);
-      for (const name of ['steps', 'step-names', 'tokens', 'token-outputs', 'cron', 'cron-due', 'cron-names', 'cron-payloads']) {
+      for (const name of [
+        'steps',
+        'step-names',
+        'tokens',
+        'token-outputs',
+        'cron',
+        'cron-due',
+        'cron-names',
+        'cron-payloads',
+      ]) {
         expect(written, name).toContain(`${prefix}{q}:${name}`);
       }
       for (const key of written) {

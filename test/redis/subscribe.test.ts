@@ -23,7 +23,9 @@ describe('subscribeJobAvailable on redis', () => {
     await waitFor(async () => calls === 1, { what: 'the first wake-up' });
 
     await unsubscribe();
-    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 0, { what: 'the connection to close' });
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 0, {
+      what: 'the connection to close',
+    });
     await adding.addJob({ jobType: 'x', payload: {} });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(calls).toBe(1);
@@ -39,7 +41,14 @@ describe('subscribeJobAvailable on redis', () => {
 
     const admin = new Redis(REDIS_URL);
     try {
-      const killed = await admin.call('CLIENT', 'KILL', 'SKIPME', 'yes', 'ID', await wakeConnectionId(admin, ctx.prefix));
+      const killed = await admin.call(
+        'CLIENT',
+        'KILL',
+        'SKIPME',
+        'yes',
+        'ID',
+        await wakeConnectionId(admin, ctx.prefix),
+      );
       expect(killed).toBe(1);
     } finally {
       await admin.quit();

@@ -54,7 +54,6 @@ export async function wakeConnections(client: Redis, prefix: string): Promise<nu
   return list.split('\n').filter((line) => line.includes(` name=queuedev-wake:${prefix} `)).length;
 }
 
-
 /** The queue's backend with the cron and wait operations (the Redis backend implements both). */
 export function storeOf(q: JobQueue<PayloadMap>): Backend & CronStore & WaitStore {
   return backendOf(q) as Backend & CronStore & WaitStore;

@@ -42,7 +42,12 @@ describe('redis durable waits', () => {
       ...(options.group ? { group: { id: options.group } } : {}),
       ...(options.tags ? { tags: options.tags } : {}),
     });
-    const [job] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, groupConcurrency: 1, now: clock.now() });
+    const [job] = await backendOf(q).claimJobs({
+      workerId: WORKER,
+      batchSize: 1,
+      groupConcurrency: 1,
+      now: clock.now(),
+    });
     expect(job?.id).toBe(id);
     return { q, clock, id, store: storeOf(q) };
   }
@@ -54,33 +59,64 @@ describe('redis durable waits', () => {
     it('park the job in `scheduled` at waitUntil, release the lock and group slot, and write a `waiting` event', async () => {
       const { q, clock, id, store } = await claimedJob({ group: 'g' });
       const waitUntil = new Date(START + 60_000);
-      expect(await store.enterWait({ jobId: id, workerId: WORKER, waitUntil, tokenId: null, now: clock.now() })).toEqual({
+      expect(
+        await store.enterWait({ jobId: id, workerId: WORKER, waitUntil, tokenId: null, now: clock.now() }),
+      ).toEqual({
         status: 'waiting',
       });
       const job = await q.getJob(id);
-      expect(job).toMatchObject({ status: 'waiting', waitUntil, waitTokenId: null, locked_by: null, locked_at: null, attempts: 1 });
+      expect(job).toMatchObject({
+        status: 'waiting',
+        waitUntil,
+        waitTokenId: null,
+        locked_by: null,
+        locked_at: null,
+        attempts: 1,
+      });
       expect(Number(await ctx.redis.zscore(key('scheduled'), pad(id)))).toBe(waitUntil.getTime());
       expect(await ctx.redis.zscore(key('processing'), pad(id))).toBeNull();
       expect(await ctx.redis.hget(key('groups'), 'g')).toBeNull();
       const events = await q.getJobEvents(id);
-      expect(events.at(-1)).toMatchObject({ eventType: 'waiting', metadata: { waitUntil: waitUntil.toISOString(), tokenId: null } });
+      expect(events.at(-1)).toMatchObject({
+        eventType: 'waiting',
+        metadata: { waitUntil: waitUntil.toISOString(), tokenId: null },
+      });
       await check();
     });
 
     it('resume through the claim once due, without adding an attempt, clearing the wait fields', async () => {
       const { q, clock, id, store } = await claimedJob();
-      await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: new Date(START + 60_000), tokenId: null, now: clock.now() });
+      await store.enterWait({
+        jobId: id,
+        workerId: WORKER,
+        waitUntil: new Date(START + 60_000),
+        tokenId: null,
+        now: clock.now(),
+      });
       clock.advance(59_999);
       expect(await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() })).toEqual([]);
       clock.advance(1);
       const [resumed] = await backendOf(q).claimJobs({ workerId: 'w2', batchSize: 5, now: clock.now() });
-      expect(resumed).toMatchObject({ id, status: 'processing', attempts: 1, locked_by: 'w2', waitUntil: null, pendingReason: null });
+      expect(resumed).toMatchObject({
+        id,
+        status: 'processing',
+        attempts: 1,
+        locked_by: 'w2',
+        waitUntil: null,
+        pendingReason: null,
+      });
       await check();
     });
 
     it('a wait already over makes the job ready at once', async () => {
       const { q, clock, id, store } = await claimedJob();
-      await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: new Date(START - 1), tokenId: null, now: clock.now() });
+      await store.enterWait({
+        jobId: id,
+        workerId: WORKER,
+        waitUntil: new Date(START - 1),
+        tokenId: null,
+        now: clock.now(),
+      });
       expect(await ctx.redis.zscore(key('ready'), pad(id))).not.toBeNull();
       expect((await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() }))[0]?.attempts).toBe(1);
     });
@@ -88,7 +124,13 @@ describe('redis durable waits', () => {
     it('are fenced: another worker, or a job no longer processing, gets `lost` and nothing changes', async () => {
       const { q, clock, id, store } = await claimedJob();
       const before = await q.getJob(id);
-      const wait = { jobId: id, waitUntil: new Date(START + 1000), tokenId: null, step: { name: 's', value: 1 }, now: clock.now() };
+      const wait = {
+        jobId: id,
+        waitUntil: new Date(START + 1000),
+        tokenId: null,
+        step: { name: 's', value: 1 },
+        now: clock.now(),
+      };
       expect(await store.enterWait({ ...wait, workerId: 'other' })).toEqual({ status: 'lost' });
       expect(await q.getJob(id)).toEqual(before);
       await backendOf(q).completeJobs([{ jobId: id, workerId: WORKER }], clock.now());
@@ -98,7 +140,13 @@ describe('redis durable waits', () => {
 
     it('cancelling a waiting job takes it out of `scheduled`', async () => {
       const { q, clock, id, store } = await claimedJob();
-      await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: new Date(START + 1000), tokenId: null, now: clock.now() });
+      await store.enterWait({
+        jobId: id,
+        workerId: WORKER,
+        waitUntil: new Date(START + 1000),
+        tokenId: null,
+        now: clock.now(),
+      });
       await q.cancelJob(id);
       expect((await q.getJob(id))?.status).toBe('cancelled');
       expect(await ctx.redis.zscore(key('scheduled'), pad(id))).toBeNull();
@@ -109,11 +157,24 @@ describe('redis durable waits', () => {
 
     it('a waiting job holds its tags as a barrier, like a pending or processing one', async () => {
       const { q, clock, id, store } = await claimedJob({ tags: ['batch'] });
-      await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: new Date(START + 60_000), tokenId: null, now: clock.now() });
+      await store.enterWait({
+        jobId: id,
+        workerId: WORKER,
+        waitUntil: new Date(START + 60_000),
+        tokenId: null,
+        now: clock.now(),
+      });
       const after = await q.addJob({ jobType: 'after', payload: {}, dependsOn: { tags: ['batch'] } });
-      expect(await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['after'], now: clock.now() })).toEqual([]);
+      expect(
+        await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['after'], now: clock.now() }),
+      ).toEqual([]);
       clock.advance(60_000);
-      const [resumed] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, jobTypes: ['t'], now: clock.now() });
+      const [resumed] = await backendOf(q).claimJobs({
+        workerId: WORKER,
+        batchSize: 5,
+        jobTypes: ['t'],
+        now: clock.now(),
+      });
       await backendOf(q).completeJobs([{ jobId: resumed!.id, workerId: WORKER }], clock.now());
       const [next] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 5, now: clock.now() });
       expect(next?.id).toBe(after);
@@ -124,12 +185,15 @@ describe('redis durable waits', () => {
     it('park the job outside ready/scheduled, and completeToken resumes it: pending, resumed, no attempt added', async () => {
       const { q, clock, id, store } = await claimedJob();
       await store.createToken({ id: 'wp_a', jobId: null, timeoutAt: null, tags: ['t1'], now: clock.now() });
-      expect(await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: null, tokenId: 'wp_a', now: clock.now() })).toEqual({
+      expect(
+        await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: null, tokenId: 'wp_a', now: clock.now() }),
+      ).toEqual({
         status: 'waiting',
       });
       expect(await q.getJob(id)).toMatchObject({ status: 'waiting', waitTokenId: 'wp_a', waitUntil: null });
       expect((await store.getToken('wp_a'))?.jobId).toBe(id);
-      for (const set of ['ready', 'scheduled', 'processing']) expect(await ctx.redis.zscore(key(set), pad(id)), set).toBeNull();
+      for (const set of ['ready', 'scheduled', 'processing'])
+        expect(await ctx.redis.zscore(key(set), pad(id)), set).toBeNull();
       expect((await q.getJobEvents(id)).at(-1)?.metadata).toEqual({ waitUntil: null, tokenId: 'wp_a' });
       await check();
 
@@ -190,7 +254,11 @@ describe('redis durable waits', () => {
         const otherStore = storeOf(initJobQueue({ backend: 'redis', client: other, keyPrefix: ctx.prefix, clock }));
         const ids = await q.addJobs(Array.from({ length: 60 }, (_, i) => ({ jobType: 'race', payload: i })));
         await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 60, now: clock.now() });
-        await Promise.all(ids.map((_, i) => store.createToken({ id: `wp_r${i}`, jobId: null, timeoutAt: null, tags: [], now: clock.now() })));
+        await Promise.all(
+          ids.map((_, i) =>
+            store.createToken({ id: `wp_r${i}`, jobId: null, timeoutAt: null, tags: [], now: clock.now() }),
+          ),
+        );
         const outcomes = await Promise.all(
           ids.map(async (id, i) => {
             const [wait] = await Promise.all([
@@ -227,7 +295,8 @@ describe('redis durable waits', () => {
       ]);
       await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 2, now: clock.now() });
       await store.createToken({ id: 'wp_shared', jobId: null, timeoutAt: null, tags: [], now: clock.now() });
-      for (const id of [a!, b!]) await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: null, tokenId: 'wp_shared', now: clock.now() });
+      for (const id of [a!, b!])
+        await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: null, tokenId: 'wp_shared', now: clock.now() });
       expect((await store.getToken('wp_shared'))?.jobId).toBe(b);
       await store.completeToken({ tokenId: 'wp_shared', output: 'ok', now: clock.now() });
       expect((await q.getJob(a!))?.status).toBe('pending');
@@ -263,8 +332,16 @@ describe('redis durable waits', () => {
     it('refuses a token id that exists, and a wait on a token that does not', async () => {
       const { clock, id, store } = await claimedJob();
       await store.createToken({ id: 'wp_e', jobId: null, timeoutAt: null, tags: [], now: clock.now() });
-      await expect(store.createToken({ id: 'wp_e', jobId: null, timeoutAt: null, tags: [], now: clock.now() })).rejects.toThrow(/wp_e/);
-      const missing = store.enterWait({ jobId: id, workerId: WORKER, waitUntil: null, tokenId: 'wp_missing', now: clock.now() });
+      await expect(
+        store.createToken({ id: 'wp_e', jobId: null, timeoutAt: null, tags: [], now: clock.now() }),
+      ).rejects.toThrow(/wp_e/);
+      const missing = store.enterWait({
+        jobId: id,
+        workerId: WORKER,
+        waitUntil: null,
+        tokenId: 'wp_missing',
+        now: clock.now(),
+      });
       await expect(missing).rejects.toThrow(NotFoundError);
       await expect(missing).rejects.toThrow(/tokenId.*wp_missing/);
       await check();
@@ -272,10 +349,28 @@ describe('redis durable waits', () => {
 
     it('expireTimedOutTokens times out open tokens due by now and resumes their jobs', async () => {
       const { q, clock, id, store } = await claimedJob();
-      await store.createToken({ id: 'wp_due', jobId: null, timeoutAt: new Date(START + 1000), tags: [], now: clock.now() });
-      await store.createToken({ id: 'wp_later', jobId: null, timeoutAt: new Date(START + 5000), tags: [], now: clock.now() });
+      await store.createToken({
+        id: 'wp_due',
+        jobId: null,
+        timeoutAt: new Date(START + 1000),
+        tags: [],
+        now: clock.now(),
+      });
+      await store.createToken({
+        id: 'wp_later',
+        jobId: null,
+        timeoutAt: new Date(START + 5000),
+        tags: [],
+        now: clock.now(),
+      });
       await store.createToken({ id: 'wp_never', jobId: null, timeoutAt: null, tags: [], now: clock.now() });
-      await store.createToken({ id: 'wp_done', jobId: null, timeoutAt: new Date(START + 500), tags: [], now: clock.now() });
+      await store.createToken({
+        id: 'wp_done',
+        jobId: null,
+        timeoutAt: new Date(START + 500),
+        tags: [],
+        now: clock.now(),
+      });
       await store.completeToken({ tokenId: 'wp_done', output: 1, now: clock.now() });
       await store.enterWait({ jobId: id, workerId: WORKER, waitUntil: null, tokenId: 'wp_due', now: clock.now() });
       await check();
@@ -283,7 +378,11 @@ describe('redis durable waits', () => {
       expect(await store.expireTimedOutTokens(new Date(START + 999))).toBe(0);
       clock.set(START + 1000);
       expect(await store.expireTimedOutTokens(clock.now())).toBe(1);
-      expect(await store.getToken('wp_due')).toMatchObject({ status: 'timed_out', completedAt: clock.now(), output: null });
+      expect(await store.getToken('wp_due')).toMatchObject({
+        status: 'timed_out',
+        completedAt: clock.now(),
+        output: null,
+      });
       expect((await store.getToken('wp_later'))?.status).toBe('waiting');
       expect((await store.getToken('wp_done'))?.status).toBe('completed');
       expect(await q.getJob(id)).toMatchObject({ status: 'pending', pendingReason: 'resumed' });
@@ -297,7 +396,11 @@ describe('redis durable waits', () => {
       const at = new Date(START + 1);
       const ids = Array.from({ length: 2100 }, (_, i) => `wp_bulk${i}`);
       for (let i = 0; i < ids.length; i += 300) {
-        await Promise.all(ids.slice(i, i + 300).map((id) => store.createToken({ id, jobId: null, timeoutAt: at, tags: [], now: clock.now() })));
+        await Promise.all(
+          ids
+            .slice(i, i + 300)
+            .map((id) => store.createToken({ id, jobId: null, timeoutAt: at, tags: [], now: clock.now() })),
+        );
       }
       expect(await store.expireTimedOutTokens(at)).toBe(2100);
       expect(await ctx.redis.zcard(key('token-timeouts'))).toBe(0);
@@ -307,13 +410,19 @@ describe('redis durable waits', () => {
   describe('step data', () => {
     it('merges steps one at a time and keeps every value exact', async () => {
       const { q, clock, id, store } = await claimedJob();
-      const save = (stepName: string, value: unknown) => store.saveStep({ jobId: id, workerId: WORKER, stepName, value, now: clock.now() });
+      const save = (stepName: string, value: unknown) =>
+        store.saveStep({ jobId: id, workerId: WORKER, stepName, value, now: clock.now() });
       expect(await save('tricky', TRICKY)).toBe(true);
       expect(await save('float', 0.1 + 0.2)).toBe(true);
       expect(await save('list', [])).toBe(true);
       expect(await save('name with "quotes" \\ ✓ and \0 nul', 'x')).toBe(true);
       expect(await save('float', 12345.678901234567)).toBe(true); // replaces the earlier value
-      const expected = { tricky: TRICKY, float: 12345.678901234567, list: [], 'name with "quotes" \\ ✓ and \0 nul': 'x' };
+      const expected = {
+        tricky: TRICKY,
+        float: 12345.678901234567,
+        list: [],
+        'name with "quotes" \\ ✓ and \0 nul': 'x',
+      };
       const job = await q.getJob(id);
       expect(job?.stepData).toEqual(expected);
       expect(JSON.stringify((job?.stepData as Record<string, unknown>).tricky)).toBe(JSON.stringify(TRICKY));
@@ -323,7 +432,9 @@ describe('redis durable waits', () => {
 
     it('is fenced', async () => {
       const { q, clock, id, store } = await claimedJob();
-      expect(await store.saveStep({ jobId: id, workerId: 'other', stepName: 's', value: 1, now: clock.now() })).toBe(false);
+      expect(await store.saveStep({ jobId: id, workerId: 'other', stepName: 's', value: 1, now: clock.now() })).toBe(
+        false,
+      );
       expect((await q.getJob(id))?.stepData).toBeNull();
     });
 
@@ -343,7 +454,14 @@ describe('redis durable waits', () => {
       const [afterWait] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
       expect(afterWait?.stepData).toEqual({ one: 1 / 3, 'wait:0': { until: 1e21 } });
 
-      await backendOf(q).failJob({ jobId: id, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: new Date(START + 20), now: clock.now() });
+      await backendOf(q).failJob({
+        jobId: id,
+        workerId: WORKER,
+        message: 'x',
+        reason: 'handler_error',
+        retryAt: new Date(START + 20),
+        now: clock.now(),
+      });
       expect((await q.getJob(id))?.stepData).toEqual({ one: 1 / 3, 'wait:0': { until: 1e21 } });
       clock.advance(10);
       const [afterRetry] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
@@ -359,7 +477,14 @@ describe('redis durable waits', () => {
     it('is removed with the job by cleanupOldJobs, and a manual retry keeps it', async () => {
       const { q, clock, id, store } = await claimedJob();
       await store.saveStep({ jobId: id, workerId: WORKER, stepName: 'kept', value: [1, 2], now: clock.now() });
-      await backendOf(q).failJob({ jobId: id, workerId: WORKER, message: 'x', reason: 'handler_error', retryAt: null, now: clock.now() });
+      await backendOf(q).failJob({
+        jobId: id,
+        workerId: WORKER,
+        message: 'x',
+        reason: 'handler_error',
+        retryAt: null,
+        now: clock.now(),
+      });
       await q.retryJob(id);
       expect((await q.getJob(id))?.stepData).toEqual({ kept: [1, 2] });
       await q.cancelJob(id);

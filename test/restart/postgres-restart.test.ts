@@ -65,7 +65,10 @@ describe.runIf(RESTART_TESTS_ENABLED)('PostgreSQL server restart under a running
       const downAt = Date.now();
       let reportedWhileDown: Error[] = [];
       try {
-        await waitFor(() => work.onError.length > 0, { timeoutMs: OUTAGE_MS + 3000, what: `${server.name} being down to be reported` });
+        await waitFor(() => work.onError.length > 0, {
+          timeoutMs: OUTAGE_MS + 3000,
+          what: `${server.name} being down to be reported`,
+        });
         await sleep(downAt + OUTAGE_MS - Date.now());
         reportedWhileDown = [...work.onError];
       } finally {
@@ -81,7 +84,9 @@ describe.runIf(RESTART_TESTS_ENABLED)('PostgreSQL server restart under a running
       await waitFor(
         async () => {
           settled = await queue.getAllJobs();
-          return settled.every((j) => j.status !== 'pending' && !(j.status === 'processing' && work.runs.has(numberOf(j))));
+          return settled.every(
+            (j) => j.status !== 'pending' && !(j.status === 'processing' && work.runs.has(numberOf(j))),
+          );
         },
         { timeoutMs: 20_000, what: 'every job that ran to be recorded' },
       );
@@ -89,15 +94,28 @@ describe.runIf(RESTART_TESTS_ENABLED)('PostgreSQL server restart under a running
       // A threshold of the time since the outage began: only jobs locked before it qualify, never
       // one the processor claims meanwhile.
       expect(await queue.reclaimStuckJobs((Date.now() - downAt) / 60_000)).toBe(stuck.size);
-      await waitFor(async () => (await queue.getJobsByStatus('completed')).length === 100, { timeoutMs: 20_000, what: 'all 100 jobs to complete' });
+      await waitFor(async () => (await queue.getJobsByStatus('completed')).length === 100, {
+        timeoutMs: 20_000,
+        what: 'all 100 jobs to complete',
+      });
       expect(work.processor.isRunning()).toBe(true);
 
       const jobs = await queue.getAllJobs();
       expect(jobs.map(numberOf).sort((a, b) => a - b)).toEqual(range(0, 100));
       expect(jobs.filter((j) => j.status !== 'completed')).toEqual([]);
       const runsOf = (j: (typeof jobs)[number]) => ({ id: j.id, n: numberOf(j), runs: work.runs.get(numberOf(j)) });
-      expect(jobs.filter((j) => !stuck.has(j.id)).map(runsOf).filter((r) => r.runs !== 1)).toEqual([]);
-      expect(jobs.filter((j) => stuck.has(j.id)).map(runsOf).filter((r) => !(r.runs! >= 1 && r.runs! <= 2))).toEqual([]);
+      expect(
+        jobs
+          .filter((j) => !stuck.has(j.id))
+          .map(runsOf)
+          .filter((r) => r.runs !== 1),
+      ).toEqual([]);
+      expect(
+        jobs
+          .filter((j) => stuck.has(j.id))
+          .map(runsOf)
+          .filter((r) => !(r.runs! >= 1 && r.runs! <= 2)),
+      ).toEqual([]);
       const completedEvents = await admin!.query<{ id: number; count: number }>(
         `SELECT job_id::int AS id, count(*)::int AS count FROM "${schema}".job_events WHERE event_type = 'completed' GROUP BY job_id`,
       );

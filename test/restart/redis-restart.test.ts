@@ -41,56 +41,74 @@ describe.runIf(RESTART_TESTS_ENABLED)('Redis server restart under a running proc
     await server.ensureRunning();
   });
 
-  it('reports the outage, survives the emptied store and processes the jobs added afterwards', { timeout: 60_000 }, async () => {
-    const keyPrefix = `${uniqueName('qrestart')}:`;
-    const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-    // The application's client: its connection errors during the outage are expected here.
-    client.on('error', () => undefined);
-    const queue = initJobQueue({ backend: 'redis', client, keyPrefix });
-    const work = startWorkload(queue);
-    try {
-      await work.add(0, 60);
-      await waitFor(() => work.runs.size >= 10, { timeoutMs: 10_000, what: 'the first jobs to run' });
-
-      await server.stop();
-      const downAt = Date.now();
-      let reportedWhileDown: Error[] = [];
+  it(
+    'reports the outage, survives the emptied store and processes the jobs added afterwards',
+    { timeout: 60_000 },
+    async () => {
+      const keyPrefix = `${uniqueName('qrestart')}:`;
+      const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+      // The application's client: its connection errors during the outage are expected here.
+      client.on('error', () => undefined);
+      const queue = initJobQueue({ backend: 'redis', client, keyPrefix });
+      const work = startWorkload(queue);
       try {
-        await waitFor(() => work.onError.length > 0, { timeoutMs: OUTAGE_MS + 3000, what: `${server.name} being down to be reported` });
-        await sleep(downAt + OUTAGE_MS - Date.now());
-        reportedWhileDown = [...work.onError];
+        await work.add(0, 60);
+        await waitFor(() => work.runs.size >= 10, { timeoutMs: 10_000, what: 'the first jobs to run' });
+
+        await server.stop();
+        const downAt = Date.now();
+        let reportedWhileDown: Error[] = [];
+        try {
+          await waitFor(() => work.onError.length > 0, {
+            timeoutMs: OUTAGE_MS + 3000,
+            what: `${server.name} being down to be reported`,
+          });
+          await sleep(downAt + OUTAGE_MS - Date.now());
+          reportedWhileDown = [...work.onError];
+        } finally {
+          await server.start();
+        }
+        expect(reportedWhileDown.some((e) => e.message.startsWith('claiming jobs failed'))).toBe(true);
+        // The premise: the new server holds none of the jobs added before the restart.
+        await waitFor(async () => (await client.ping()) === 'PONG', {
+          timeoutMs: 10_000,
+          what: 'the client to reconnect',
+        });
+        expect(await queue.getAllJobs()).toEqual([]);
+
+        await work.add(100, 140);
+        await waitFor(() => work.ran(100, 140), { timeoutMs: 20_000, what: 'the jobs added after the restart to run' });
+        await waitFor(async () => (await queue.getJobsByStatus('completed')).length === 40, {
+          timeoutMs: 20_000,
+          what: 'the 40 jobs to complete',
+        });
+        expect(work.processor.isRunning()).toBe(true);
+
+        const jobs = await queue.getAllJobs();
+        expect(jobs.map(numberOf).sort((a, b) => a - b)).toEqual(range(100, 140));
+        expect(jobs.filter((j) => j.status !== 'completed')).toEqual([]);
+        expect(range(100, 140).filter((n) => work.runs.get(n) !== 1)).toEqual([]);
+        expect(range(0, 60).filter((n) => (work.runs.get(n) ?? 0) > 1)).toEqual([]);
+        const events = await Promise.all(jobs.map((j) => queue.getJobEvents(j.id)));
+        expect(events.map((list) => list.filter((e) => e.eventType === 'completed').length)).toEqual(jobs.map(() => 1));
+        // Ids go on above the 60 jobs of before the restart: none of them is handed out twice.
+        expect(Math.min(...jobs.map((j) => j.id))).toBeGreaterThan(60);
+        // The emptied store is reported once, by the queue; the processor's own errors reach both
+        // channels (the same objects, in the same order).
+        const resets = work.errorEvents.filter((e) => e instanceof StoreResetError);
+        expect(resets).toHaveLength(1);
+        expect(
+          sameErrors(
+            work.errorEvents.filter((e) => !(e instanceof StoreResetError)),
+            work.onError,
+          ),
+        ).toBe(true);
       } finally {
-        await server.start();
+        await work.processor.stopAndDrain(5000);
+        await queue.close();
+        await deleteKeys(client, `${keyPrefix}*`).catch(() => undefined);
+        client.disconnect();
       }
-      expect(reportedWhileDown.some((e) => e.message.startsWith('claiming jobs failed'))).toBe(true);
-      // The premise: the new server holds none of the jobs added before the restart.
-      await waitFor(async () => (await client.ping()) === 'PONG', { timeoutMs: 10_000, what: 'the client to reconnect' });
-      expect(await queue.getAllJobs()).toEqual([]);
-
-      await work.add(100, 140);
-      await waitFor(() => work.ran(100, 140), { timeoutMs: 20_000, what: 'the jobs added after the restart to run' });
-      await waitFor(async () => (await queue.getJobsByStatus('completed')).length === 40, { timeoutMs: 20_000, what: 'the 40 jobs to complete' });
-      expect(work.processor.isRunning()).toBe(true);
-
-      const jobs = await queue.getAllJobs();
-      expect(jobs.map(numberOf).sort((a, b) => a - b)).toEqual(range(100, 140));
-      expect(jobs.filter((j) => j.status !== 'completed')).toEqual([]);
-      expect(range(100, 140).filter((n) => work.runs.get(n) !== 1)).toEqual([]);
-      expect(range(0, 60).filter((n) => (work.runs.get(n) ?? 0) > 1)).toEqual([]);
-      const events = await Promise.all(jobs.map((j) => queue.getJobEvents(j.id)));
-      expect(events.map((list) => list.filter((e) => e.eventType === 'completed').length)).toEqual(jobs.map(() => 1));
-      // Ids go on above the 60 jobs of before the restart: none of them is handed out twice.
-      expect(Math.min(...jobs.map((j) => j.id))).toBeGreaterThan(60);
-      // The emptied store is reported once, by the queue; the processor's own errors reach both
-      // channels (the same objects, in the same order).
-      const resets = work.errorEvents.filter((e) => e instanceof StoreResetError);
-      expect(resets).toHaveLength(1);
-      expect(sameErrors(work.errorEvents.filter((e) => !(e instanceof StoreResetError)), work.onError)).toBe(true);
-    } finally {
-      await work.processor.stopAndDrain(5000);
-      await queue.close();
-      await deleteKeys(client, `${keyPrefix}*`).catch(() => undefined);
-      client.disconnect();
-    }
-  });
+    },
+  );
 });

@@ -55,7 +55,9 @@ function localAddress(url: string, defaultPort: number): { host: string; port: n
   const parsed = new URL(url);
   const host = parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname;
   if (host !== '127.0.0.1') {
-    throw new Error(`The restart tests restart the server they connect to, which must run on this machine; ${url} names host ${parsed.hostname}`);
+    throw new Error(
+      `The restart tests restart the server they connect to, which must run on this machine; ${url} names host ${parsed.hostname}`,
+    );
   }
   return { host, port: parsed.port ? Number(parsed.port) : defaultPort };
 }
@@ -83,7 +85,11 @@ export function postgresServer(url: string): ServerControl {
     const [version, name] = await (cluster ??= findCluster());
     const args = ['--skip-systemctl-redirect', version, name, action, ...extra];
     if (action === 'status') return run('pg_ctlcluster', args);
-    const output = await mustRun(`${action === 'stop' ? 'Stopping' : 'Starting'} PostgreSQL ${version}/${name}`, 'pg_ctlcluster', args);
+    const output = await mustRun(
+      `${action === 'stop' ? 'Stopping' : 'Starting'} PostgreSQL ${version}/${name}`,
+      'pg_ctlcluster',
+      args,
+    );
     return { code: 0, output };
   }
 
@@ -124,7 +130,16 @@ export function redisServer(url: string): ServerControl {
 
   async function start(): Promise<void> {
     await mustRun(`Starting Redis on port ${port}`, 'redis-server', [
-      '--daemonize', 'yes', '--bind', host, '--port', String(port), '--save', '', '--appendonly', 'no',
+      '--daemonize',
+      'yes',
+      '--bind',
+      host,
+      '--port',
+      String(port),
+      '--save',
+      '',
+      '--appendonly',
+      'no',
     ]);
     await until(answering, 10_000, `Redis on port ${port} to answer PING`);
   }

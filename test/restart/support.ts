@@ -56,7 +56,9 @@ export function startWorkload(queue: JobQueue<PayloadMap>): Workload {
     onError,
     errorEvents,
     async add(from, to) {
-      await queue.addJobs(Array.from({ length: to - from }, (_, i) => ({ jobType: 'count', payload: { n: from + i } })));
+      await queue.addJobs(
+        Array.from({ length: to - from }, (_, i) => ({ jobType: 'count', payload: { n: from + i } })),
+      );
     },
     ran: (from, to) => Array.from({ length: to - from }, (_, i) => from + i).every((n) => runs.has(n)),
   };

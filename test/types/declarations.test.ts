@@ -21,8 +21,11 @@ let files: ts.SourceFile[];
 
 function build(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(join(ROOT, 'node_modules', '.bin', 'tsup'), ['--dts-only', '--out-dir', dir], { cwd: ROOT }, (err, stdout, stderr) =>
-      err ? reject(new Error(`tsup failed: ${stdout}\n${stderr}`)) : resolve(),
+    execFile(
+      join(ROOT, 'node_modules', '.bin', 'tsup'),
+      ['--dts-only', '--out-dir', dir],
+      { cwd: ROOT },
+      (err, stdout, stderr) => (err ? reject(new Error(`tsup failed: ${stdout}\n${stderr}`)) : resolve()),
     );
   });
 }
@@ -41,7 +44,9 @@ function walk(node: ts.Node, visit: (n: ts.Node) => void): void {
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'queuedev-dts-'));
   await build(outDir);
-  files = declarationFiles(outDir).map((f) => ts.createSourceFile(f, readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, true));
+  files = declarationFiles(outDir).map((f) =>
+    ts.createSourceFile(f, readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, true),
+  );
 }, 180_000);
 
 afterAll(() => {
@@ -51,14 +56,17 @@ afterAll(() => {
 describe('published declarations', () => {
   it('declare both entry points', () => {
     const names = files.map((f) => f.fileName.slice(outDir.length + 1).replaceAll('\\', '/'));
-    expect(names).toEqual(expect.arrayContaining(['index.d.ts', 'index.d.cts', 'dashboard/index.d.ts', 'dashboard/index.d.cts']));
+    expect(names).toEqual(
+      expect.arrayContaining(['index.d.ts', 'index.d.cts', 'dashboard/index.d.ts', 'dashboard/index.d.cts']),
+    );
   });
 
   it('never name the Backend interface, its parts or backendOf', () => {
     const found: string[] = [];
     for (const file of files) {
       walk(file, (n) => {
-        if (ts.isIdentifier(n) && INTERNAL_NAMES.includes(n.text)) found.push(`${n.text} in ${file.fileName.slice(outDir.length + 1)}`);
+        if (ts.isIdentifier(n) && INTERNAL_NAMES.includes(n.text))
+          found.push(`${n.text} in ${file.fileName.slice(outDir.length + 1)}`);
       });
     }
     expect(found).toEqual([]);

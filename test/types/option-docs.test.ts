@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const ENTRY_POINTS = ['../../src/index.ts', '../../src/dashboard/index.ts'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+const ENTRY_POINTS = ['../../src/index.ts', '../../src/dashboard/index.ts'].map((p) =>
+  fileURLToPath(new URL(p, import.meta.url)),
+);
 /** Option types whose names do not end in Options or Config. */
 const NESTED_OPTIONS = ['JobGroup', 'JobDependencies', 'JobFilter', 'DateRange', 'WaitDuration'];
 
@@ -20,7 +22,11 @@ interface OptionDoc {
 
 /** The documented properties of every exported options interface of the package. */
 function publicOptions(): OptionDoc[] {
-  const program = ts.createProgram(ENTRY_POINTS, { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
+  const program = ts.createProgram(ENTRY_POINTS, {
+    strict: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  });
   const checker = program.getTypeChecker();
   const docs: OptionDoc[] = [];
   for (const entry of ENTRY_POINTS) {
@@ -28,7 +34,11 @@ function publicOptions(): OptionDoc[] {
     for (const exported of checker.getExportsOfModule(module)) {
       const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
       const name = symbol.getName();
-      if (!(symbol.flags & ts.SymbolFlags.Interface) || !(/(Options|Config)$/.test(name) || NESTED_OPTIONS.includes(name))) continue;
+      if (
+        !(symbol.flags & ts.SymbolFlags.Interface) ||
+        !(/(Options|Config)$/.test(name) || NESTED_OPTIONS.includes(name))
+      )
+        continue;
       for (const declaration of symbol.getDeclarations() ?? []) {
         if (!ts.isInterfaceDeclaration(declaration)) continue;
         for (const member of declaration.members) {
@@ -36,7 +46,10 @@ function publicOptions(): OptionDoc[] {
           const jsDoc = ts.getJSDocCommentsAndTags(member).filter(ts.isJSDoc);
           docs.push({
             option: `${name}.${member.name.getText()}`,
-            sentence: jsDoc.map((d) => ts.getTextOfJSDocComment(d.comment) ?? '').join(' ').trim(),
+            sentence: jsDoc
+              .map((d) => ts.getTextOfJSDocComment(d.comment) ?? '')
+              .join(' ')
+              .trim(),
             tags: jsDoc.flatMap((d) => (d.tags ?? []).map((t) => t.tagName.text)),
             optional: member.questionToken !== undefined,
           });
@@ -52,7 +65,19 @@ describe('public option documentation (STYLE "Document public options")', () => 
 
   it('finds the options of the queue, jobs, processor, supervisor, dashboard, cron, tokens and close', () => {
     const owners = new Set(options.map((o) => o.option.split('.')[0]));
-    for (const owner of ['PostgresQueueConfig', 'RedisQueueConfig', 'JobOptions', 'EditJobOptions', 'JobFilter', 'ProcessorOptions', 'SupervisorOptions', 'DashboardConfig', 'CronJobOptions', 'CreateTokenOptions', 'CloseOptions']) {
+    for (const owner of [
+      'PostgresQueueConfig',
+      'RedisQueueConfig',
+      'JobOptions',
+      'EditJobOptions',
+      'JobFilter',
+      'ProcessorOptions',
+      'SupervisorOptions',
+      'DashboardConfig',
+      'CronJobOptions',
+      'CreateTokenOptions',
+      'CloseOptions',
+    ]) {
       expect(owners).toContain(owner);
     }
   });

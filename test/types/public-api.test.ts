@@ -55,7 +55,11 @@ describe('public exports', () => {
       expect(ErrorClass.prototype).toBeInstanceOf(Error);
     }
     expect(new api.ConfigError('x')).toBeInstanceOf(api.QueueError);
-    expect(new api.ValidationError('f', 'x')).toMatchObject({ code: 'VALIDATION_FAILED', field: 'f', name: 'ValidationError' });
+    expect(new api.ValidationError('f', 'x')).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'f',
+      name: 'ValidationError',
+    });
     expect(new api.DependencyError('x').code).toBe('DEPENDENCY_INVALID');
     expect(new api.UnsupportedOnBackendError('x').code).toBe('UNSUPPORTED_ON_BACKEND');
     expect(new api.QueueClosedError('x')).toMatchObject({ code: 'QUEUE_CLOSED', name: 'QueueClosedError' });
@@ -139,7 +143,13 @@ describe('public types', () => {
       expectTypeOf(q.cleanupOldJobs(30)).toEqualTypeOf<Promise<number>>();
       // @ts-expect-error jobType cannot be edited
       void q.editJob(1, { jobType: 'sms' });
-      void q.editJob(1, { retryDelay: null, retryBackoff: null, retryDelayMax: null, deadLetterJobType: null, runAt: null });
+      void q.editJob(1, {
+        retryDelay: null,
+        retryBackoff: null,
+        retryDelayMax: null,
+        deadLetterJobType: null,
+        runAt: null,
+      });
 
       q.on('job:failed', (e) => {
         expectTypeOf(e).toEqualTypeOf<QueueEventMap['job:failed']>();
@@ -159,7 +169,9 @@ describe('public types', () => {
     expectTypeOf<JobRecord['updatedAt']>().toEqualTypeOf<Date>();
     expectTypeOf<JobRecord['locked_at']>().toEqualTypeOf<Date | null>();
     expectTypeOf<JobRecord['locked_by']>().toEqualTypeOf<string | null>();
-    expectTypeOf<JobRecord['status']>().toEqualTypeOf<'pending' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'waiting'>();
+    expectTypeOf<JobRecord['status']>().toEqualTypeOf<
+      'pending' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'waiting'
+    >();
     expectTypeOf<JobRecord['failureReason']>().toEqualTypeOf<'timeout' | 'handler_error' | 'no_handler' | null>();
     expectTypeOf<TagQueryMode>().toEqualTypeOf<'exact' | 'all' | 'any' | 'none'>();
     expectTypeOf<EditJobOptions>().not.toHaveProperty('jobType');

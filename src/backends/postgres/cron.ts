@@ -92,7 +92,9 @@ async function enqueueCronSlots(
   const jobIds = await ctx.conn.transaction(async (tx) => {
     const ids: (number | null)[] = slots.map(() => null);
     const { rows } = await tx.query(ctx.sql.casCronSlots, [cas, now, slots.map((slot) => slot.scheduleId)]);
-    const winners = (rows as { i: number; id: string; enqueue: boolean }[]).filter((r) => r.enqueue).sort((a, b) => a.i - b.i);
+    const winners = (rows as { i: number; id: string; enqueue: boolean }[])
+      .filter((r) => r.enqueue)
+      .sort((a, b) => a.i - b.i);
     if (winners.length === 0) return ids;
     const added = await insertJobs(
       ctx,

@@ -72,5 +72,8 @@ export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
   };
   // The one place driver errors are translated: every method's failure (store-errors.ts). The
   // schema, once known, lets a missing table be reported as NotMigratedError.
-  return withStoreErrors(backend, postgresErrorTranslator(() => schema, driver.pool));
+  return withStoreErrors(
+    backend,
+    postgresErrorTranslator(() => schema, driver.pool),
+  );
 }

@@ -9,7 +9,12 @@ import type { PostgresContext } from './context.js';
 import { listJobsSql } from './queries/jobs.js';
 import { rowToEvent, rowToJob, toId, type EventRow, type JobRow } from './rows.js';
 
-type AddRow = { i: number; id: string; outcome: 'inserted' | 'existing' | 'lost'; bad: { id: number; status: string | null }[] | null };
+type AddRow = {
+  i: number;
+  id: string;
+  outcome: 'inserted' | 'existing' | 'lost';
+  bad: { id: number; status: string | null }[] | null;
+};
 
 async function addJobs(ctx: PostgresContext, { jobs, now, db }: AddJobsInput): Promise<AddJobsResult> {
   if (jobs.length === 0) return { ids: [], insertedIds: [] };
@@ -17,7 +22,9 @@ async function addJobs(ctx: PostgresContext, { jobs, now, db }: AddJobsInput): P
   // A placeholder naming a job with an idempotency key may have to be repointed after the
   // statement (see resolveLostKeys); a transaction keeps the dependent from being claimed, or
   // seen, before that. Every other batch is one statement in autocommit: one round trip.
-  const repointable = jobs.some((j) => j.dependsOnJobIds?.some((id) => id < 0 && jobs[-id - 1]!.idempotencyKey !== null));
+  const repointable = jobs.some((j) =>
+    j.dependsOnJobIds?.some((id) => id < 0 && jobs[-id - 1]!.idempotencyKey !== null),
+  );
   if (repointable) return ctx.conn.transaction((tx) => insertJobs(ctx, tx, jobs, now));
   return insertJobs(ctx, null, jobs, now);
 }
@@ -26,10 +33,16 @@ async function addJobs(ctx: PostgresContext, { jobs, now, db }: AddJobsInput): P
  * Inserts a batch with its events and wake-up. `target` is the caller's `db` or a transaction;
  * null runs on the pool as a prepared statement. Cron slots insert their jobs through here too.
  */
-export async function insertJobs(ctx: PostgresContext, target: Queryable | null, jobs: NewJob[], now: Date): Promise<AddJobsResult> {
+export async function insertJobs(
+  ctx: PostgresContext,
+  target: Queryable | null,
+  jobs: NewJob[],
+  now: Date,
+): Promise<AddJobsResult> {
   const payload = JSON.stringify(jobs.map(toInputRow));
   const values = [payload, now, ctx.names.channel];
-  const { rows } = target === null ? await ctx.conn.query(ctx.sql.addJobs, values, true) : await target.query(ctx.sql.addJobs, values);
+  const { rows } =
+    target === null ? await ctx.conn.query(ctx.sql.addJobs, values, true) : await target.query(ctx.sql.addJobs, values);
   const result = rows as AddRow[];
   const bad = result[0]?.bad;
   if (bad) throw prerequisitesBlocked(jobs, bad);
@@ -56,13 +69,17 @@ async function resolveLostKeys(
 ): Promise<void> {
   const keys = [...new Set(lost.map((r) => jobs[r.i]!.idempotencyKey!))];
   const { rows } = await target.query(ctx.sql.idsByKeys, [keys]);
-  const winners = new Map((rows as { id: string; idempotency_key: string }[]).map((r) => [r.idempotency_key, toId(r.id)]));
+  const winners = new Map(
+    (rows as { id: string; idempotency_key: string }[]).map((r) => [r.idempotency_key, toId(r.id)]),
+  );
   const repoint = new Map<number, number>();
   for (const r of lost) {
     const key = jobs[r.i]!.idempotencyKey!;
     const winner = winners.get(key);
     if (winner === undefined) {
-      throw new Error(`Idempotency key ${JSON.stringify(key)} was taken by a concurrent insert that is gone again; retry the add`);
+      throw new Error(
+        `Idempotency key ${JSON.stringify(key)} was taken by a concurrent insert that is gone again; retry the add`,
+      );
     }
     repoint.set(toId(r.id), winner);
     ids[r.i] = winner;

@@ -125,5 +125,6 @@ function quoteChannel(channel: string): string {
 
 /** The wake-up operation of the Backend: subscribers share the context's one listener. */
 export const wakeOperations = {
-  subscribeJobAvailable: (ctx: { listener: JobAvailableListener }, listener: () => void) => ctx.listener.subscribe(listener),
+  subscribeJobAvailable: (ctx: { listener: JobAvailableListener }, listener: () => void) =>
+    ctx.listener.subscribe(listener),
 };

@@ -40,7 +40,12 @@ async function cleanupOldJobEvents(ctx: PostgresContext, { olderThan, batchSize 
 }
 
 /** Batches keep each statement's locks and WAL small; loop until a batch comes back short. */
-async function deleteInBatches(ctx: PostgresContext, text: string, olderThan: Date, batchSize: number): Promise<number> {
+async function deleteInBatches(
+  ctx: PostgresContext,
+  text: string,
+  olderThan: Date,
+  batchSize: number,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const { rows } = await ctx.conn.query<{ n: number }>(text, [olderThan, batchSize]);
@@ -63,7 +68,14 @@ async function reclaimStuckJobs(ctx: PostgresContext, { maxProcessingMs, now }: 
   });
 }
 
-export const manageOperations = { retryJob, cancelJobs, editJobs, cleanupOldJobs, cleanupOldJobEvents, reclaimStuckJobs };
+export const manageOperations = {
+  retryJob,
+  cancelJobs,
+  editJobs,
+  cleanupOldJobs,
+  cleanupOldJobEvents,
+  reclaimStuckJobs,
+};
 
 /**
  * Cancels the dependents of jobs that just ended for good, level by level, inside the

@@ -33,7 +33,6 @@ export const MIGRATIONS_TABLE = 'queuedev_migrations';
 /** The environment variable `queue-cli migrate` reads the connection string from. */
 export const DATABASE_ENV = 'PG_QUEUE_DATABASE';
 
-
 /**
  * Options of {@link migrate}. Give the database as `databaseUrl` or as an open `pool`, not both.
  * @example await migrate({ databaseUrl: process.env.DATABASE_URL, schema: 'billing_queue' })
@@ -138,7 +137,8 @@ const DOWN_MARKER = /^\s*--[\s-]*down\s+migration/im;
 export function parseMigration(name: string, text: string): MigrationFile {
   const upAt = text.search(UP_MARKER);
   const downAt = text.search(DOWN_MARKER);
-  const up = upAt < 0 ? (downAt < 0 ? text : text.slice(0, downAt)) : text.slice(upAt, downAt > upAt ? downAt : undefined);
+  const up =
+    upAt < 0 ? (downAt < 0 ? text : text.slice(0, downAt)) : text.slice(upAt, downAt > upAt ? downAt : undefined);
   const down = downAt < 0 ? undefined : text.slice(downAt, upAt > downAt ? upAt : undefined);
   return { name, up, down };
 }
@@ -160,16 +160,35 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
   if (o.databaseUrl !== undefined && o.pool !== undefined) {
     throw new ConfigError('Give `databaseUrl` or `pool`, not both: each names the database to migrate');
   }
-  if (o.databaseUrl === undefined && o.pool === undefined) fail(E, 'databaseUrl', 'a connection string (or give `pool`)', undefined);
+  if (o.databaseUrl === undefined && o.pool === undefined)
+    fail(E, 'databaseUrl', 'a connection string (or give `pool`)', undefined);
   if (o.databaseUrl !== undefined) {
-    ensure(E, typeof o.databaseUrl === 'string' && o.databaseUrl.length > 0, 'databaseUrl', 'a non-empty connection string', o.databaseUrl);
+    ensure(
+      E,
+      typeof o.databaseUrl === 'string' && o.databaseUrl.length > 0,
+      'databaseUrl',
+      'a non-empty connection string',
+      o.databaseUrl,
+    );
   }
   if (o.pool !== undefined) {
-    ensure(E, isObject(o.pool) && typeof o.pool.connect === 'function', 'pool', 'a pg.Pool (an object with connect())', o.pool);
+    ensure(
+      E,
+      isObject(o.pool) && typeof o.pool.connect === 'function',
+      'pool',
+      'a pg.Pool (an object with connect())',
+      o.pool,
+    );
   }
   const direction = o.direction === undefined ? 'up' : checkOneOf(E, 'direction', o.direction, ['up', 'down'] as const);
   if (o.count !== undefined) {
-    ensure(E, typeof o.count === 'number' && Number.isInteger(o.count) && o.count >= 1, 'count', 'a positive integer', o.count);
+    ensure(
+      E,
+      typeof o.count === 'number' && Number.isInteger(o.count) && o.count >= 1,
+      'count',
+      'a positive integer',
+      o.count,
+    );
   }
   for (const flag of ['dryRun', 'verbose'] as const) {
     if (o[flag] !== undefined) checkBoolean(E, flag, o[flag]);
@@ -179,7 +198,9 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
 }
 
 /** One connection for the run: checked out of the caller's pool, or opened from the URL. */
-async function openConnection(options: MigrateOptions): Promise<{ client: Queryable; close(failed: boolean): Promise<void> }> {
+async function openConnection(
+  options: MigrateOptions,
+): Promise<{ client: Queryable; close(failed: boolean): Promise<void> }> {
   if (options.pool) {
     const client = await options.pool.connect();
     // A connection whose run failed may be mid-transaction: the pool discards it instead of reusing it.
@@ -281,7 +302,8 @@ async function runOne(
   logSql: ((message: string) => void) | undefined,
 ): Promise<void> {
   const sql = direction === 'up' ? m.up : m.down;
-  if (sql === undefined) throw new MigrationError(m.name, direction, new Error('the file has no "-- Down Migration" section'));
+  if (sql === undefined)
+    throw new MigrationError(m.name, direction, new Error('the file has no "-- Down Migration" section'));
   logSql?.(sql);
   const table = `${quoteIdent(schema)}.${MIGRATIONS_TABLE}`;
   try {

@@ -38,7 +38,11 @@ export function openDriver(config: ResolvedPostgresConfig): Driver {
   if (config.pool) {
     const pool = config.pool;
     // pg.Pool keeps the settings it was created with; the wake-up connection reuses them.
-    return { pool, ownsPool: false, clientConfig: () => ({ ...(pool as unknown as { options: ClientConfig }).options }) };
+    return {
+      pool,
+      ownsPool: false,
+      clientConfig: () => ({ ...(pool as unknown as { options: ClientConfig }).options }),
+    };
   }
   const resolved = config.databaseConfig!;
   // JIT compilation costs tens to hundreds of milliseconds, far more than any statement of

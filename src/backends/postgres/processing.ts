@@ -9,9 +9,18 @@ import { groupClaimLockSql } from './queries/processing.js';
 import { rowToJob, toId, type JobRow } from './rows.js';
 import type { JobRecord } from '../../types.js';
 
-async function claimJobs(ctx: PostgresContext, { workerId, batchSize, jobTypes, groupConcurrency, now }: ClaimInput): Promise<JobRecord[]> {
+async function claimJobs(
+  ctx: PostgresContext,
+  { workerId, batchSize, jobTypes, groupConcurrency, now }: ClaimInput,
+): Promise<JobRecord[]> {
   if (batchSize <= 0) return [];
-  const values = [now, workerId, batchSize, jobTypes && jobTypes.length > 0 ? jobTypes : null, groupConcurrency ?? null];
+  const values = [
+    now,
+    workerId,
+    batchSize,
+    jobTypes && jobTypes.length > 0 ? jobTypes : null,
+    groupConcurrency ?? null,
+  ];
   if (groupConcurrency === undefined) {
     const { rows } = await ctx.conn.query<JobRow>(ctx.sql.claimJobs, values, true);
     return rows.map(rowToJob);
@@ -34,18 +43,33 @@ async function completeJobs(ctx: PostgresContext, completions: CompleteInput[], 
     has_output: c.output !== undefined,
     output: c.output === undefined ? null : c.output,
   }));
-  const { rows } = await ctx.conn.query<{ id: string }>(ctx.sql.completeJobs, [JSON.stringify(input), now, ctx.names.channel], true);
+  const { rows } = await ctx.conn.query<{ id: string }>(
+    ctx.sql.completeJobs,
+    [JSON.stringify(input), now, ctx.names.channel],
+    true,
+  );
   return rows.map((r) => toId(r.id));
 }
 
-async function failJob(ctx: PostgresContext, { jobId, workerId, message, reason, retryAt, now }: FailInput): Promise<FailResult | null> {
+async function failJob(
+  ctx: PostgresContext,
+  { jobId, workerId, message, reason, retryAt, now }: FailInput,
+): Promise<FailResult | null> {
   if (retryAt !== null) {
     const values = [jobId, workerId, message, reason, retryAt, now, now.toISOString(), ctx.names.channel];
     const { rows } = await ctx.conn.query(ctx.sql.failJobForRetry, values, true);
     return rows.length > 0 ? { deadLetterJobId: null, cascaded: [] } : null;
   }
   return ctx.conn.transaction(async (tx) => {
-    const { rows } = await tx.query(ctx.sql.failJobFinal, [jobId, workerId, message, reason, now, now.toISOString(), ctx.names.channel]);
+    const { rows } = await tx.query(ctx.sql.failJobFinal, [
+      jobId,
+      workerId,
+      message,
+      reason,
+      now,
+      now.toISOString(),
+      ctx.names.channel,
+    ]);
     if (!(rows as KindRow[]).some((r) => r.kind === 'failed')) return null;
     return {
       deadLetterJobId: idsOfKind(rows as KindRow[], 'dead_letter')[0] ?? null,
@@ -56,25 +80,45 @@ async function failJob(ctx: PostgresContext, { jobId, workerId, message, reason,
 
 type Fenced = { jobId: number; workerId: string; now: Date };
 
-async function prolongJob(ctx: PostgresContext, { jobId, workerId, timeoutMs, now }: Fenced & { timeoutMs: number | null }): Promise<boolean> {
+async function prolongJob(
+  ctx: PostgresContext,
+  { jobId, workerId, timeoutMs, now }: Fenced & { timeoutMs: number | null },
+): Promise<boolean> {
   const { rows } = await ctx.conn.query(ctx.sql.prolongJob, [jobId, workerId, now, timeoutMs]);
   return rows.length > 0;
 }
 
-async function setProgress(ctx: PostgresContext, { jobId, workerId, progress, now }: Fenced & { progress: number }): Promise<boolean> {
+async function setProgress(
+  ctx: PostgresContext,
+  { jobId, workerId, progress, now }: Fenced & { progress: number },
+): Promise<boolean> {
   const { rows } = await ctx.conn.query(ctx.sql.setProgress, [jobId, workerId, progress, now]);
   return rows.length > 0;
 }
 
-async function setOutput(ctx: PostgresContext, { jobId, workerId, output, now }: Fenced & { output: unknown }): Promise<boolean> {
+async function setOutput(
+  ctx: PostgresContext,
+  { jobId, workerId, output, now }: Fenced & { output: unknown },
+): Promise<boolean> {
   const { rows } = await ctx.conn.query(ctx.sql.setOutput, [jobId, workerId, JSON.stringify(output ?? null), now]);
   return rows.length > 0;
 }
 
-async function heldJobIds(ctx: PostgresContext, { workerId, jobIds }: { workerId: string; jobIds: number[] }): Promise<number[]> {
+async function heldJobIds(
+  ctx: PostgresContext,
+  { workerId, jobIds }: { workerId: string; jobIds: number[] },
+): Promise<number[]> {
   if (jobIds.length === 0) return [];
   const { rows } = await ctx.conn.query<{ id: string }>(ctx.sql.heldJobIds, [jobIds, workerId], true);
   return rows.map((r) => toId(r.id));
 }
 
-export const processingOperations = { claimJobs, completeJobs, failJob, prolongJob, setProgress, setOutput, heldJobIds };
+export const processingOperations = {
+  claimJobs,
+  completeJobs,
+  failJob,
+  prolongJob,
+  setProgress,
+  setOutput,
+  heldJobIds,
+};

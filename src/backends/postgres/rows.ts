@@ -153,7 +153,12 @@ export function rowToJob(row: JobRow): JobRecord {
     deadLetterJobType: row.dead_letter_job_type,
     deadLetteredAt: row.dead_lettered_at,
     deadLetterJobId: toIdOrNull(row.dead_letter_job_id),
-    group: row.group_id === null ? null : row.group_tier === null ? { id: row.group_id } : { id: row.group_id, tier: row.group_tier },
+    group:
+      row.group_id === null
+        ? null
+        : row.group_tier === null
+          ? { id: row.group_id }
+          : { id: row.group_id, tier: row.group_tier },
     dependsOnJobIds: row.depends_on_job_ids === null ? null : row.depends_on_job_ids.map(toId),
     dependsOnTags: row.depends_on_tags,
     waitUntil: row.wait_until,
@@ -181,7 +186,9 @@ export function rowToEvent(row: EventRow): JobEvent {
 }
 
 /** `{ id, cascade_from }` rows of a cascade, as the Backend reports them. */
-export function toCascaded(rows: { id: string | number; cascade_from: string | number }[]): { jobId: number; cascadeFrom: number }[] {
+export function toCascaded(
+  rows: { id: string | number; cascade_from: string | number }[],
+): { jobId: number; cascadeFrom: number }[] {
   return rows.map((r) => ({ jobId: toId(r.id), cascadeFrom: toId(r.cascade_from) }));
 }
 
@@ -258,7 +265,16 @@ export function rowToCronSchedule(row: CronRow): CronScheduleRecord {
 }
 
 /** Every column of waitpoint_tokens a WaitToken needs. */
-export const TOKEN_COLUMNS = ['id', 'job_id', 'status', 'output', 'timeout_at', 'created_at', 'completed_at', 'tags'] as const;
+export const TOKEN_COLUMNS = [
+  'id',
+  'job_id',
+  'status',
+  'output',
+  'timeout_at',
+  'created_at',
+  'completed_at',
+  'tags',
+] as const;
 
 export interface TokenRow {
   id: string;

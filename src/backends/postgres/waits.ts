@@ -17,7 +17,16 @@ function jsonText(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-async function saveStep(ctx: PostgresContext, { jobId, workerId, stepName, value, now }: { jobId: number; workerId: string; stepName: string; value: unknown; now: Date }): Promise<boolean> {
+async function saveStep(
+  ctx: PostgresContext,
+  {
+    jobId,
+    workerId,
+    stepName,
+    value,
+    now,
+  }: { jobId: number; workerId: string; stepName: string; value: unknown; now: Date },
+): Promise<boolean> {
   const { rows } = await ctx.conn.query(ctx.sql.saveStep, [jobId, workerId, stepName, jsonText(value), now]);
   return rows.length > 0;
 }
@@ -54,12 +63,24 @@ async function enterWait(ctx: PostgresContext, input: EnterWaitInput): Promise<E
   });
 }
 
-async function createToken(ctx: PostgresContext, { id, jobId, timeoutAt, tags, now }: { id: string; jobId: number | null; timeoutAt: Date | null; tags: string[]; now: Date }): Promise<void> {
+async function createToken(
+  ctx: PostgresContext,
+  {
+    id,
+    jobId,
+    timeoutAt,
+    tags,
+    now,
+  }: { id: string; jobId: number | null; timeoutAt: Date | null; tags: string[]; now: Date },
+): Promise<void> {
   const { rows } = await ctx.conn.query(ctx.sql.createToken, [id, jobId, timeoutAt, now, tags]);
   if (rows.length === 0) throw new StoreFact({ kind: 'token-id-taken', tokenId: id });
 }
 
-async function completeToken(ctx: PostgresContext, { tokenId, output, now }: { tokenId: string; output: unknown; now: Date }): Promise<boolean> {
+async function completeToken(
+  ctx: PostgresContext,
+  { tokenId, output, now }: { tokenId: string; output: unknown; now: Date },
+): Promise<boolean> {
   return ctx.conn.transaction(async (tx) => {
     const { rows } = await tx.query(ctx.sql.completeToken, [tokenId, jsonText(output), now]);
     if (rows.length === 0) return false;

@@ -87,8 +87,12 @@ async function addCronSchedule(ctx: BackendContext, schedule: NewCronSchedule, n
     createdAt: t,
     updatedAt: t,
   };
-  const reply = await ctx.run<number | ['taken', number]>('addCronSchedule', [JSON.stringify(stored), JSON.stringify(schedule.payload ?? null)]);
-  if (Array.isArray(reply)) throw new StoreFact({ kind: 'schedule-name-taken', name: schedule.scheduleName, holderId: reply[1] });
+  const reply = await ctx.run<number | ['taken', number]>('addCronSchedule', [
+    JSON.stringify(stored),
+    JSON.stringify(schedule.payload ?? null),
+  ]);
+  if (Array.isArray(reply))
+    throw new StoreFact({ kind: 'schedule-name-taken', name: schedule.scheduleName, holderId: reply[1] });
   ctx.sawScheduleIds([reply]);
   return reply;
 }

@@ -111,7 +111,8 @@ export class StoreIdentity {
   }
 
   private resetError({ expected, found }: { expected: string; found: string | null }): StoreResetError {
-    const what = found === null ? 'its identity key is gone' : `its identity key holds store id ${found} instead of ${expected}`;
+    const what =
+      found === null ? 'its identity key is gone' : `its identity key holds store id ${found} instead of ${expected}`;
     return new StoreResetError(
       `The Redis store ${this.describeStore} is not the one this queue was using: ${what}. It was wiped or replaced ` +
         '(a restart without persistence, FLUSHDB or FLUSHALL, deleted keys), so the jobs, schedules and tokens stored before are lost. ' +

@@ -26,7 +26,10 @@ async function addJobs(ctx: BackendContext, input: AddJobsInput): Promise<AddJob
   const reply = await ctx.run<AddReply>('addJobs', [input.now.getTime(), JSON.stringify(batch)]);
   if (reply[0] === 'blocked') {
     const statuses = reply[2];
-    throw prerequisitesBlocked(input.jobs, reply[1].map((id, i) => ({ id, status: statuses[i] || null })));
+    throw prerequisitesBlocked(
+      input.jobs,
+      reply[1].map((id, i) => ({ id, status: statuses[i] || null })),
+    );
   }
   ctx.sawJobIds(reply[1]);
   return { ids: reply[1], insertedIds: reply[2] };

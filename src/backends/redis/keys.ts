@@ -28,25 +28,51 @@ export function pad(id: number): string {
  */
 export const KEYS = [
   // the store's identity: `storeId` (random), `createdAt` (ms); see identity.ts
-  { name: 'meta', property: 'meta', type: 'hash', contents: "the store's identity: a random `storeId` and `createdAt`, written on first use (see [A wiped store](#a-wiped-store))" },
+  {
+    name: 'meta',
+    property: 'meta',
+    type: 'hash',
+    contents:
+      "the store's identity: a random `storeId` and `createdAt`, written on first use (see [A wiped store](#a-wiped-store))",
+  },
   // last job id (INCR)
   { name: 'id', property: 'id', type: 'string', contents: 'last job id' },
   // id -> job metadata JSON (StoredJob, without payload/output/stepData)
-  { name: 'jobs', property: 'jobs', type: 'hash', contents: 'job id → job fields as JSON (without payload, output and step data)' },
+  {
+    name: 'jobs',
+    property: 'jobs',
+    type: 'hash',
+    contents: 'job id → job fields as JSON (without payload, output and step data)',
+  },
   // id -> payload JSON text, stored verbatim (never decoded in Lua)
   { name: 'payloads', property: 'payloads', type: 'hash', contents: 'job id → payload JSON, stored verbatim' },
   // id -> output JSON text, verbatim
   { name: 'outputs', property: 'outputs', type: 'hash', contents: 'job id → output JSON, verbatim' },
   // `<pad id>\0<step name>` -> that step's value (durable `ctx.run` result) as JSON text, verbatim, never decoded in Lua
-  { name: 'steps', property: 'steps', type: 'hash', contents: "`<job id>\\0<step name>` → that step's stored result (`ctx.run`), verbatim JSON" },
+  {
+    name: 'steps',
+    property: 'steps',
+    type: 'hash',
+    contents: "`<job id>\\0<step name>` → that step's stored result (`ctx.run`), verbatim JSON",
+  },
   // score 0, member `<pad id>\0<step name>` (the `steps` field): finds a job's steps by range
-  { name: 'step-names', property: 'stepNames', type: 'sorted set', contents: "`<job id>\\0<step name>` members: finds a job's steps" },
+  {
+    name: 'step-names',
+    property: 'stepNames',
+    type: 'sorted set',
+    contents: "`<job id>\\0<step name>` members: finds a job's steps",
+  },
   // idempotency key -> id
   { name: 'idem', property: 'idem', type: 'hash', contents: 'idempotency key → job id' },
   // member id, score id: every job (listing, newest first)
   { name: 'all', property: 'all', type: 'sorted set', contents: 'every job, by id (listing newest first)' },
   // member id, score id: jobs in status <s>, one key per status
-  { name: 'status:<status>', property: 'status', type: 'sorted set', contents: 'jobs in that status, by id; one key per status' },
+  {
+    name: 'status:<status>',
+    property: 'status',
+    type: 'sorted set',
+    contents: 'jobs in that status, by id; one key per status',
+  },
   // score 0, member `<jobType>\0<pad id>`: lookup by type
   { name: 'types', property: 'types', type: 'sorted set', contents: '`<jobType>\\0<id>` members: lookup by job type' },
   // score 0, member `<tag>\0<pad id>`: lookup by tag
@@ -54,19 +80,55 @@ export const KEYS = [
   // member pad id, score -priority: claimable now, best first
   { name: 'ready', property: 'ready', type: 'sorted set', contents: 'claimable now, scored by priority (best first)' },
   // score 0, member `<jobType>\0<2147483647 - priority, 10 digits>\0<pad id>`: the same jobs as `ready`, best first within each type (claims limited to some types read only their types)
-  { name: 'ready-by-type', property: 'readyByType', type: 'sorted set', contents: 'the same jobs as `ready`, ordered best first within each job type, so a processor limited to some types reads only those' },
+  {
+    name: 'ready-by-type',
+    property: 'readyByType',
+    type: 'sorted set',
+    contents:
+      'the same jobs as `ready`, ordered best first within each job type, so a processor limited to some types reads only those',
+  },
   // id -> `<jobType>\0<group id or empty>`: lets a claim skip jobs of full groups without decoding their metadata
-  { name: 'claim-hints', property: 'claimHints', type: 'hash', contents: 'job id → job type and group id, so a claim can skip jobs of full groups cheaply' },
+  {
+    name: 'claim-hints',
+    property: 'claimHints',
+    type: 'hash',
+    contents: 'job id → job type and group id, so a claim can skip jobs of full groups cheaply',
+  },
   // member pad id, score ready time (ms): pending with a future runAt, failed awaiting retry, timed waits
-  { name: 'scheduled', property: 'scheduled', type: 'sorted set', contents: 'jobs that become claimable later (future `runAt`, retry times), scored by that time' },
+  {
+    name: 'scheduled',
+    property: 'scheduled',
+    type: 'sorted set',
+    contents: 'jobs that become claimable later (future `runAt`, retry times), scored by that time',
+  },
   // member pad id, score locked_at (ms): reclaim scans it
-  { name: 'processing', property: 'processing', type: 'sorted set', contents: 'processing jobs, scored by lock time (reclaim)' },
+  {
+    name: 'processing',
+    property: 'processing',
+    type: 'sorted set',
+    contents: 'processing jobs, scored by lock time (reclaim)',
+  },
   // member pad id, score updatedAt (ms): completed, cancelled, failed without retry; cleanup scans it
-  { name: 'finished', property: 'finished', type: 'sorted set', contents: 'completed, cancelled and finally failed jobs, scored by update time (cleanup)' },
+  {
+    name: 'finished',
+    property: 'finished',
+    type: 'sorted set',
+    contents: 'completed, cancelled and finally failed jobs, scored by update time (cleanup)',
+  },
   // score 0, member `<pad prerequisite id>\0<pad dependent id>`: dependents of a job
-  { name: 'deps', property: 'deps', type: 'sorted set', contents: '`<prerequisite id>\\0<dependent id>` members: dependents of a job' },
+  {
+    name: 'deps',
+    property: 'deps',
+    type: 'sorted set',
+    contents: '`<prerequisite id>\\0<dependent id>` members: dependents of a job',
+  },
   // score 0, member `<tag>\0<pad id>` for each tag of a job's dependsOn.tags: finds the jobs a tag-barrier job holds back (cascade cancel)
-  { name: 'tag-deps', property: 'tagDeps', type: 'sorted set', contents: "`<tag>\\0<id>` members for each tag of a job's `dependsOn.tags`: the jobs a tag barrier holds back" },
+  {
+    name: 'tag-deps',
+    property: 'tagDeps',
+    type: 'sorted set',
+    contents: "`<tag>\\0<id>` members for each tag of a job's `dependsOn.tags`: the jobs a tag barrier holds back",
+  },
   // group id -> number of processing jobs of the group
   { name: 'groups', property: 'groups', type: 'hash', contents: 'group id → number of its jobs processing' },
   // last event id
@@ -74,19 +136,39 @@ export const KEYS = [
   // event id -> event JSON `{ id, jobId, eventType, createdAt, metadata }`
   { name: 'events', property: 'events', type: 'hash', contents: 'event id → event JSON' },
   // score 0, member `<pad job id>\0<pad event id>`: events of a job
-  { name: 'job-events', property: 'jobEvents', type: 'sorted set', contents: '`<job id>\\0<event id>` members: history of a job' },
+  {
+    name: 'job-events',
+    property: 'jobEvents',
+    type: 'sorted set',
+    contents: '`<job id>\\0<event id>` members: history of a job',
+  },
   // member event id, score createdAt (ms): event cleanup
-  { name: 'event-times', property: 'eventTimes', type: 'sorted set', contents: 'event ids by creation time (event cleanup)' },
+  {
+    name: 'event-times',
+    property: 'eventTimes',
+    type: 'sorted set',
+    contents: 'event ids by creation time (event cleanup)',
+  },
   // wake-up signal for idle processors (BLPOP)
   { name: 'wake', property: 'wake', type: 'list', contents: 'wake-up signal for idle processors' },
   // score 0, member `<token id>\0<pad job id>`: the waiting jobs of a token (status waiting, waitTokenId = token)
-  { name: 'token-waiters', property: 'tokenWaiters', type: 'sorted set', contents: '`<token id>\\0<job id>` members: the jobs waiting on a token' },
+  {
+    name: 'token-waiters',
+    property: 'tokenWaiters',
+    type: 'sorted set',
+    contents: '`<token id>\\0<job id>` members: the jobs waiting on a token',
+  },
   // last schedule id (INCR)
   { name: 'cron:id', property: 'cronId', type: 'string', contents: 'last cron schedule id' },
   // id -> schedule JSON (StoredCronSchedule, without payload)
   { name: 'cron', property: 'cron', type: 'hash', contents: 'schedule id → schedule fields as JSON (without payload)' },
   // id -> payload JSON text of the jobs it creates, verbatim
-  { name: 'cron-payloads', property: 'cronPayloads', type: 'hash', contents: 'schedule id → payload of the jobs it creates, verbatim' },
+  {
+    name: 'cron-payloads',
+    property: 'cronPayloads',
+    type: 'hash',
+    contents: 'schedule id → payload of the jobs it creates, verbatim',
+  },
   // schedule name -> id: names are unique
   { name: 'cron-names', property: 'cronNames', type: 'hash', contents: 'schedule name → id (names are unique)' },
   // member pad id, score nextRunAt (ms): ACTIVE schedules only (paused ones are absent)
@@ -96,13 +178,25 @@ export const KEYS = [
   // token id -> output JSON text, verbatim (completed tokens)
   { name: 'token-outputs', property: 'tokenOutputs', type: 'hash', contents: 'token id → output JSON, verbatim' },
   // member token id, score timeoutAt (ms): OPEN tokens with a timeout (expiry scans it)
-  { name: 'token-timeouts', property: 'tokenTimeouts', type: 'sorted set', contents: 'open tokens with a timeout, scored by `timeoutAt` (expiry)' },
-] as const satisfies readonly { name: string; property: string; type: 'hash' | 'string' | 'sorted set' | 'list'; contents: string }[];
+  {
+    name: 'token-timeouts',
+    property: 'tokenTimeouts',
+    type: 'sorted set',
+    contents: 'open tokens with a timeout, scored by `timeoutAt` (expiry)',
+  },
+] as const satisfies readonly {
+  name: string;
+  property: string;
+  type: 'hash' | 'string' | 'sorted set' | 'list';
+  contents: string;
+}[];
 
 type KeyEntry = (typeof KEYS)[number];
 const STATUS_KEY = 'status:<status>';
 
-export type RedisKeys = { [E in KeyEntry as E['property']]: E['name'] extends typeof STATUS_KEY ? Record<JobStatus, string> : string };
+export type RedisKeys = {
+  [E in KeyEntry as E['property']]: E['name'] extends typeof STATUS_KEY ? Record<JobStatus, string> : string;
+};
 
 /** The keys of the queue under `prefix`, by property. */
 export function redisKeys(prefix: string): RedisKeys {

@@ -4,7 +4,10 @@
  */
 import type { BackendContext } from './context.js';
 
-export async function heldJobIds(ctx: BackendContext, input: { workerId: string; jobIds: number[] }): Promise<number[]> {
+export async function heldJobIds(
+  ctx: BackendContext,
+  input: { workerId: string; jobIds: number[] },
+): Promise<number[]> {
   if (input.jobIds.length === 0) return [];
   return ctx.run<number[]>('heldJobs', [input.workerId, ...input.jobIds]);
 }

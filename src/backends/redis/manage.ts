@@ -24,7 +24,10 @@ async function retryJob(ctx: BackendContext, jobId: number, now: Date): Promise<
 }
 
 async function cancelJobs(ctx: BackendContext, selector: JobSelector, now: Date): Promise<CancelResult> {
-  const [cancelledIds, cascaded] = await ctx.run<[number[], Cascaded]>('cancelJobs', [now.getTime(), ...selectorArgs(selector)]);
+  const [cancelledIds, cascaded] = await ctx.run<[number[], Cascaded]>('cancelJobs', [
+    now.getTime(),
+    ...selectorArgs(selector),
+  ]);
   return { cancelledIds, cascaded: cascadedPairs(cascaded) };
 }
 
@@ -87,4 +90,11 @@ async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promi
   return { requeuedIds, failedIds, deadLetterJobIds, cascaded: cascadedPairs(cascaded) };
 }
 
-export const manageOperations = { retryJob, cancelJobs, editJobs, cleanupOldJobs, cleanupOldJobEvents, reclaimStuckJobs };
+export const manageOperations = {
+  retryJob,
+  cancelJobs,
+  editJobs,
+  cleanupOldJobs,
+  cleanupOldJobEvents,
+  reclaimStuckJobs,
+};

@@ -74,4 +74,12 @@ async function setOutput(ctx: BackendContext, input: Fenced & { output: unknown 
   return (await ctx.run<number>('setOutput', args)) === 1;
 }
 
-export const processingOperations = { claimJobs, completeJobs, failJob, prolongJob, setProgress, setOutput, heldJobIds };
+export const processingOperations = {
+  claimJobs,
+  completeJobs,
+  failJob,
+  prolongJob,
+  setProgress,
+  setOutput,
+  heldJobIds,
+};

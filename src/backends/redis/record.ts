@@ -196,5 +196,11 @@ interface StoredEvent {
 
 export function toJobEvent(text: string): JobEvent {
   const e = JSON.parse(text) as StoredEvent;
-  return { id: e.id, jobId: e.jobId, eventType: e.eventType, createdAt: new Date(e.createdAt), metadata: e.metadata ?? null };
+  return {
+    id: e.id,
+    jobId: e.jobId,
+    eventType: e.eventType,
+    createdAt: new Date(e.createdAt),
+    metadata: e.metadata ?? null,
+  };
 }

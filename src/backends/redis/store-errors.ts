@@ -7,13 +7,27 @@ import { StoreResetError, type StoreUnavailableReason } from '../../errors.js';
 import { errorChain, secretsOf, storeErrorTranslator, type StoreErrorTranslator } from '../../store-errors.js';
 import { resetReplyFound } from './identity.js';
 
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
 /** Reply prefixes of a server that refuses work for now. */
 const SERVER_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/;
 /** Reply prefixes of refused or missing credentials. */
 const AUTH_REPLIES = /^(NOAUTH|WRONGPASS)\b|^ERR (invalid password|AUTH|Client sent AUTH)/;
 /** ioredis' own messages when it cannot send a command. */
-const CONNECTION_MESSAGES = [/^Connection is closed/, /^Stream isn't writeable/, /^Reached the max retries per request limit/];
+const CONNECTION_MESSAGES = [
+  /^Connection is closed/,
+  /^Stream isn't writeable/,
+  /^Reached the max retries per request limit/,
+];
 
 function unavailableReason(client: Redis, err: unknown): StoreUnavailableReason | undefined {
   for (const e of errorChain(err)) {

@@ -51,10 +51,7 @@ async function saveStep(
 
 type EnterWaitReply = ['waiting'] | ['lost'] | ['missing'] | ['token_settled', string, string | null];
 
-async function enterWait(
-  ctx: BackendContext,
-  input: EnterWaitInput,
-): Promise<EnterWaitResult> {
+async function enterWait(ctx: BackendContext, input: EnterWaitInput): Promise<EnterWaitResult> {
   const metadata = JSON.stringify({ waitUntil: input.waitUntil?.toISOString() ?? null, tokenId: input.tokenId });
   const reply = await ctx.run<EnterWaitReply>('enterWait', [
     input.jobId,
@@ -91,11 +88,18 @@ async function createToken(
     completedAt: null,
     tags: input.tags,
   };
-  const created = await ctx.run<number>('createToken', [input.id, JSON.stringify(stored), input.timeoutAt?.getTime() ?? '']);
+  const created = await ctx.run<number>('createToken', [
+    input.id,
+    JSON.stringify(stored),
+    input.timeoutAt?.getTime() ?? '',
+  ]);
   if (created !== 1) throw new StoreFact({ kind: 'token-id-taken', tokenId: input.id });
 }
 
-async function completeToken(ctx: BackendContext, input: { tokenId: string; output: unknown; now: Date }): Promise<boolean> {
+async function completeToken(
+  ctx: BackendContext,
+  input: { tokenId: string; output: unknown; now: Date },
+): Promise<boolean> {
   return (await ctx.run<number>('completeToken', [input.tokenId, jsonText(input.output), input.now.getTime()])) === 1;
 }
 

@@ -12,7 +12,13 @@ import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, JOB_STATUSES, RETRYABLE_STATUS
 import type { JobSummary } from '../summary.js';
 
 /** A value as it arrives over JSON: Dates are ISO strings. */
-type Json<T> = T extends Date ? string : T extends (infer U)[] ? Json<U>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
+type Json<T> = T extends Date
+  ? string
+  : T extends (infer U)[]
+    ? Json<U>[]
+    : T extends object
+      ? { [K in keyof T]: Json<T[K]> }
+      : T;
 type JobJson = Json<JobRecord>;
 
 interface ListState {
@@ -47,7 +53,11 @@ let timer: ReturnType<typeof setInterval> | undefined;
 let noticeTimer: ReturnType<typeof setTimeout> | undefined;
 let loadFailed = false;
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: unknown, className?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: unknown,
+  className?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (text !== undefined && text !== null) node.textContent = String(text);
   if (className) node.className = className;
@@ -255,7 +265,8 @@ async function loadDetail(id: number, gen: number): Promise<void> {
   const events = eventsBody.events.map((event) => {
     const item = el('li');
     item.append(el('span', event.eventType, 'event'), el('span', fmtDate(event.createdAt), 'when'));
-    if (event.metadata !== null && event.metadata !== undefined) item.append(el('code', JSON.stringify(event.metadata), 'meta'));
+    if (event.metadata !== null && event.metadata !== undefined)
+      item.append(el('code', JSON.stringify(event.metadata), 'meta'));
     return item;
   });
   $('events').replaceChildren(...(events.length ? events : [el('li', 'No events', 'muted')]));
