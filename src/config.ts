@@ -135,7 +135,7 @@ export function resolveDatabaseConfig(
   const ssl = resolveTLS(`${field}.ssl`, d.ssl);
   // SPEC §2.1 rule 2: pg lets an `sslmode` in the URL override the ssl object, which silently
   // drops a custom CA or rejectUnauthorized: false. Refuse the combination up front.
-  if (d.connectionString && ssl && (ssl.ca !== undefined || ssl.rejectUnauthorized === false)) {
+  if (d.connectionString && ssl && (ssl.ca !== undefined || !ssl.rejectUnauthorized)) {
     if (/[?&]sslmode=/i.test(d.connectionString)) {
       throw new ConfigError(
         `\`${field}.connectionString\` must not contain \`sslmode\` when \`${field}.ssl\` sets a custom CA or rejectUnauthorized: false; remove sslmode from the connection string`,
@@ -218,7 +218,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
         ['url', 'host', 'port', 'password', 'db', 'tls', 'keyPrefix'],
         '`redisConfig`',
       );
-      const r = rc.redisConfig as RedisConfig;
+      const r = rc.redisConfig;
       if (r.keyPrefix !== undefined && rc.keyPrefix !== undefined) {
         throw new ConfigError('Give `keyPrefix` or `redisConfig.keyPrefix`, not both: they set the same prefix');
       }

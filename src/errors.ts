@@ -185,5 +185,5 @@ export function describeValue(value: unknown): string {
   }
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   if (value instanceof Date) return `Date ${Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString()}`;
-  return typeof value === 'function' ? 'a function' : `${typeof value}`;
+  return typeof value === 'function' ? 'a function' : typeof value;
 }

@@ -135,12 +135,12 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Adds one job and returns its id (the existing id when the idempotency key is taken). */
   async addJob<T extends keyof P & string>(options: JobOptions<P, T>, addOptions?: AddJobOptions): Promise<number> {
-    return this.#operations.jobs.add(options as JobOptions, addOptions);
+    return this.#operations.jobs.add(options, addOptions);
   }
 
   /** Adds many jobs in one round trip; ids come back in input order. */
   async addJobs(list: JobOptions<P>[], addOptions?: AddJobOptions): Promise<number[]> {
-    return this.#operations.jobs.addMany(list as JobOptions[], addOptions);
+    return this.#operations.jobs.addMany(list, addOptions);
   }
 
   // §4.2 Retrieving jobs
@@ -207,12 +207,12 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Edits a pending job; silently does nothing for any other status. */
   async editJob(jobId: number, updates: EditJobOptions<P[keyof P]>): Promise<void> {
-    return this.#operations.jobs.edit(jobId, updates as EditJobOptions);
+    return this.#operations.jobs.edit(jobId, updates);
   }
 
   /** Edits every pending job matching `filter`; returns how many were edited. */
   async editAllPendingJobs(filter: JobFilter | undefined, updates: EditJobOptions<P[keyof P]>): Promise<number> {
-    return this.#operations.jobs.editPending(filter, updates as EditJobOptions);
+    return this.#operations.jobs.editPending(filter, updates);
   }
 
   /** Removes finished jobs (and their events) last updated more than `daysToKeep` days ago. */
@@ -237,7 +237,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Adds a cron schedule and returns its id. Throws ValidationError on invalid options or a taken name. */
   addCronJob<T extends keyof P & string>(options: CronJobOptions<P, T>): Promise<number> {
-    return this.#operations.cron.add(options as CronJobOptions);
+    return this.#operations.cron.add(options);
   }
 
   /** Pauses a schedule: automatic enqueueing skips it. Throws NotFoundError for an unknown id. */
@@ -252,7 +252,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Edits a schedule; `nextRunAt` is recalculated when `cronExpression` or `timezone` changes. */
   async editCronJob(scheduleId: number, updates: EditCronJobOptions<P[keyof P]>): Promise<void> {
-    await this.#operations.cron.edit(requireJobId('scheduleId', scheduleId), updates as EditCronJobOptions);
+    await this.#operations.cron.edit(requireJobId('scheduleId', scheduleId), updates);
   }
 
   /** Deletes a schedule's definition; jobs it already enqueued stay. */

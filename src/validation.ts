@@ -189,7 +189,7 @@ export function normalizeJob(
 ): NewJob {
   const at = (name: string) => (field ? `${field}.${name}` : name);
   if (!isPlainObject(options)) fail(E, field || 'job', 'an object of job options', options);
-  const o = options as JobOptions & Record<string, unknown>;
+  const o = options;
   checkKnownKeys(E, field, o, JOB_OPTION_KEYS, 'job options');
   const jobType = requireNonEmptyString(at('jobType'), o.jobType);
   if (!('payload' in o) || o.payload === undefined) fail(E, at('payload'), 'a JSON value (it is required)', o.payload);
@@ -321,7 +321,7 @@ const EDIT_FIELDS = [
 /** Validates an edit (SPEC §2.6). Unknown keys such as `jobType` are rejected. */
 export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
   if (!isPlainObject(updates)) fail(E, 'updates', 'an object of job fields', updates);
-  const u = updates as Record<string, unknown>;
+  const u = updates;
   checkKnownKeys(E, 'updates', u, EDIT_FIELDS, 'job edits', { jobType: 'the type of a job cannot be changed' });
   const edit: JobEdit = {};
   if (u.payload !== undefined) edit.payload = requireJson('updates.payload', u.payload);

@@ -35,8 +35,8 @@ export interface DashboardConfig<P extends PayloadMap = PayloadMap> {
 }
 
 export interface ResolvedDashboardConfig {
-  queue: JobQueue<PayloadMap>;
-  handlers: JobHandlers<PayloadMap>;
+  queue: JobQueue;
+  handlers: JobHandlers;
   basePath: string;
   processorOptions: ProcessorOptions;
 }
@@ -98,8 +98,8 @@ export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig
     checkObject(E, 'processorOptions', processorOptions, 'an object of processor options');
 
   const resolved: ResolvedDashboardConfig = {
-    queue: jobQueue as unknown as JobQueue<PayloadMap>,
-    handlers: jobHandlers as JobHandlers<PayloadMap>,
+    queue: jobQueue as JobQueue,
+    handlers: jobHandlers as JobHandlers,
     basePath,
     processorOptions: { batchSize: DEFAULT_BATCH_SIZE, ...(processorOptions as ProcessorOptions | undefined) },
   };

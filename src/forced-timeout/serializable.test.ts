@@ -129,7 +129,7 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
         (p: number) => {
           {
             const outerClient = p;
-            void outerClient;
+            outerClient;
           }
           return outerClient; // the block's declaration does not reach here
         },

@@ -13,11 +13,11 @@ import { ids } from './assertions.js';
 const INSTANCES = 5;
 
 forEachBackend('concurrent operations', (ctx) => {
-  function queues(): JobQueue<PayloadMap>[] {
+  function queues(): JobQueue[] {
     return [ctx.queue, ...Array.from({ length: INSTANCES - 1 }, () => ctx.makeQueue())];
   }
 
-  function countEvents(qs: JobQueue<PayloadMap>[], event: 'job:added' | 'job:cancelled' | 'job:retried'): number[] {
+  function countEvents(qs: JobQueue[], event: 'job:added' | 'job:cancelled' | 'job:retried'): number[] {
     const seen: number[] = [];
     for (const q of qs) q.on(event, ({ jobId }) => seen.push(jobId));
     return seen;

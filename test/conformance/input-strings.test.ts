@@ -91,7 +91,7 @@ forEachBackend('lone surrogates in input (§7)', (ctx) => {
 
   it.each(cases(CRON_CASES))('addCronJob refuses one in %s and creates no schedule', async (field, make, lone) => {
     const options = { scheduleName: 'nightly', cronExpression: '0 3 * * *', jobType: 'a', payload: {}, ...make(lone) };
-    await expectFailure(ctx.queue.addCronJob(options as CronJobOptions), ValidationError, { field });
+    await expectFailure(ctx.queue.addCronJob(options), ValidationError, { field });
     expect(await ctx.queue.listCronJobs()).toEqual([]);
   });
 

@@ -12,7 +12,7 @@ import type { PayloadMap } from '../../src/types.js';
 const WORKER = 'conformance-worker';
 
 /** pending → processing. */
-export async function claimJob(queue: JobQueue<PayloadMap>, jobId: number): Promise<void> {
+export async function claimJob(queue: JobQueue, jobId: number): Promise<void> {
   const job = await queue.getJob(jobId);
   if (!job) throw new Error(`claimJob: job ${jobId} does not exist`);
   const claimed = await backendOf(queue).claimJobs({
@@ -29,7 +29,7 @@ export async function claimJob(queue: JobQueue<PayloadMap>, jobId: number): Prom
 }
 
 /** pending → processing → completed. */
-export async function completeJob(queue: JobQueue<PayloadMap>, jobId: number, output?: unknown): Promise<void> {
+export async function completeJob(queue: JobQueue, jobId: number, output?: unknown): Promise<void> {
   await claimJob(queue, jobId);
   const done = await backendOf(queue).completeJobs(
     [output === undefined ? { jobId, workerId: WORKER } : { jobId, workerId: WORKER, output }],
@@ -43,7 +43,7 @@ export async function completeJob(queue: JobQueue<PayloadMap>, jobId: number, ou
  * retry left; with a date it is failed and waiting for its automatic retry.
  */
 export async function failJob(
-  queue: JobQueue<PayloadMap>,
+  queue: JobQueue,
   jobId: number,
   options: { message?: string; retryAt?: Date | null } = {},
 ): Promise<void> {

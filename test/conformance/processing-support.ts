@@ -40,10 +40,7 @@ export function trackRunners(): <T extends Processor | Supervisor>(runner: T) =>
  * A queue on the current test's store that owns its connection (closing it really closes it),
  * for tests that break or cut connections. The caller closes it.
  */
-export function ownedQueue(
-  ctx: BackendContext,
-  options: { clock?: Clock; applicationName?: string } = {},
-): JobQueue<PayloadMap> {
+export function ownedQueue(ctx: BackendContext, options: { clock?: Clock; applicationName?: string } = {}): JobQueue {
   if (ctx.backend === 'postgres') {
     const url = new URL(PG_URL);
     if (options.applicationName) url.searchParams.set('application_name', options.applicationName);
@@ -65,7 +62,7 @@ export function ownedQueue(
  * connection; Redis: a client with no offline queue, which fails commands instead of retrying).
  * The caller closes it.
  */
-export function unreachableQueue(ctx: BackendContext): JobQueue<PayloadMap> {
+export function unreachableQueue(ctx: BackendContext): JobQueue {
   const url = '127.0.0.1:1'; // port 1: nothing listens there
   if (ctx.backend === 'postgres') {
     return initJobQueue({

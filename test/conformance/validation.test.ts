@@ -270,7 +270,7 @@ forEachBackend('validation of queries (§7)', (ctx) => {
     ['NaN offset', [10, Number.NaN], 'offset'],
   ] as const)('rejects a %s in every list operation', async (_label, [limit, offset], field) => {
     const l = limit as number | undefined;
-    const o = offset as number | undefined;
+    const o = offset;
     const rule = ['`' + field + '`', 'integer'];
     await expectFailure(ctx.queue.getAllJobs(l, o), ValidationError, { field, message: rule });
     await expectFailure(ctx.queue.getJobs(undefined, l, o), ValidationError, { field, message: rule });

@@ -47,11 +47,11 @@ forEachBackend('durable waits', (ctx) => {
     return { clock, queue, pass };
   }
 
-  async function status(queue: JobQueue<PayloadMap>, id: number) {
+  async function status(queue: JobQueue, id: number) {
     return (await queue.getJob(id))?.status;
   }
 
-  async function eventTypes(queue: JobQueue<PayloadMap>, id: number) {
+  async function eventTypes(queue: JobQueue, id: number) {
     return (await queue.getJobEvents(id)).map((e) => e.eventType);
   }
 

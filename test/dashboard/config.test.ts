@@ -10,7 +10,7 @@ import { forEachBackend } from '../helpers/backends.js';
 
 forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
   const create = (overrides: Record<string, unknown>) => () =>
-    createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: '/jobs', ...overrides } as never);
+    createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: '/jobs', ...overrides });
 
   it('returns GET and POST handlers for a valid configuration', () => {
     const dashboard = create({ jobHandlers: { email: async () => undefined }, processorOptions: { batchSize: 5 } })();

@@ -26,7 +26,7 @@ export interface DashboardClient {
   post(path: string, headers?: Record<string, string>): Promise<Response>;
 }
 
-export function dashboardClient(queue: JobQueue<PayloadMap>, options: Partial<DashboardConfig> = {}): DashboardClient {
+export function dashboardClient(queue: JobQueue, options: Partial<DashboardConfig> = {}): DashboardClient {
   const basePath = options.basePath ?? BASE_PATH;
   const dashboard = createQueueDashboard({ jobQueue: queue, jobHandlers: {}, ...options, basePath });
   const url = (path: string) => ORIGIN + (basePath === '/' ? '' : basePath) + path;
@@ -52,7 +52,7 @@ export interface SeededJobs {
 }
 
 /** One job in each status, each of its own type (`<status>-job`), added in the order above. */
-export async function seedJobsInEveryStatus(queue: JobQueue<PayloadMap>): Promise<SeededJobs> {
+export async function seedJobsInEveryStatus(queue: JobQueue): Promise<SeededJobs> {
   const add = (status: string) => queue.addJob({ jobType: `${status}-job`, payload: { status }, maxAttempts: 1 });
   const pending = await add('pending');
   const processing = await add('processing');
@@ -76,7 +76,7 @@ export async function seedJobsInEveryStatus(queue: JobQueue<PayloadMap>): Promis
  * A queue on the test's store whose driver is already closed, so every storage call fails:
  * the way to reach the dashboard's 500 responses without mocking the store.
  */
-export async function queueWithClosedDriver(ctx: BackendContext): Promise<JobQueue<PayloadMap>> {
+export async function queueWithClosedDriver(ctx: BackendContext): Promise<JobQueue> {
   if (ctx.backend === 'postgres') {
     const pool = new pg.Pool({ connectionString: PG_URL });
     await pool.end();

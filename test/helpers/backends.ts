@@ -37,12 +37,12 @@ export function uniqueName(prefix: string): string {
 export interface BackendContext {
   readonly backend: BackendName;
   /** The queue of the current test (system clock). */
-  readonly queue: JobQueue<PayloadMap>;
+  readonly queue: JobQueue;
   /**
    * Another queue on the same store and namespace (same schema / key prefix) as `queue`,
    * e.g. with a manual clock. Closed after the test.
    */
-  makeQueue(options?: { clock?: Clock }): JobQueue<PayloadMap>;
+  makeQueue(options?: { clock?: Clock }): JobQueue;
   /** Config of the current test's store (for child processes and raw access). */
   readonly config: JobQueueConfig;
   /** A raw SQL pool (postgres only; throws on redis). Tables live in `schema`. */
@@ -166,8 +166,8 @@ export function useRedisPrefixes(options: { prefix: string }): RedisPrefixes {
  * Queues a test opens, closed after it. Call after usePostgresSchemas / useRedisPrefixes: hooks
  * registered later run their `afterEach` first, so the queues close before their store is cleaned.
  */
-export function useQueues(): <Q extends JobQueue<PayloadMap>>(queue: Q) => Q {
-  let queues: JobQueue<PayloadMap>[] = [];
+export function useQueues(): <Q extends JobQueue>(queue: Q) => Q {
+  let queues: JobQueue[] = [];
   afterEach(async () => {
     await Promise.all(queues.map((q) => q.close()));
     queues = [];
@@ -182,7 +182,7 @@ function postgresContext(): BackendContext {
   const store = usePostgresSchemas({ prefix: 'qtest', poolSize: 20 });
   const schema = store.schemas[0]!;
   const track = useQueues();
-  let queue: JobQueue<PayloadMap> | undefined;
+  let queue: JobQueue | undefined;
   const config = (): JobQueueConfig => ({ backend: 'postgres', pool: store.sql, schema });
 
   beforeEach(() => {
@@ -218,7 +218,7 @@ function postgresContext(): BackendContext {
 function redisContext(): BackendContext {
   const store = useRedisPrefixes({ prefix: 'qtest' });
   const track = useQueues();
-  let queue: JobQueue<PayloadMap> | undefined;
+  let queue: JobQueue | undefined;
   const config = (): JobQueueConfig => ({ backend: 'redis', client: store.redis, keyPrefix: store.prefix });
 
   beforeEach(() => {

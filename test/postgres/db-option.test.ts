@@ -16,9 +16,9 @@ describe('addJob / addJobs with `db` (postgres)', () => {
     const client = await ctx.sql.connect();
     const release = client.release.bind(client);
     let count = 0;
-    client.release = (() => {
+    client.release = () => {
       count++;
-    }) as PoolClient['release'];
+    };
     return { client, releases: () => count, done: () => release() };
   }
 

@@ -19,7 +19,7 @@ describe('group limits with concurrent claimers (postgres)', () => {
     pools = [];
   });
 
-  function claimers(n: number): JobQueue<PayloadMap>[] {
+  function claimers(n: number): JobQueue[] {
     return Array.from({ length: n }, () => {
       const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
       pools.push(pool);

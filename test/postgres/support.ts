@@ -14,7 +14,7 @@ export interface PostgresTestContext {
   /** A raw pool for inspecting tables (`"schema".job_queue`, ...). */
   readonly sql: pg.Pool;
   /** A queue on this schema (on `sql` unless a pool or databaseConfig is given), closed after the test. */
-  queue(options?: Partial<PostgresQueueConfig> & { clock?: Clock }): JobQueue<PayloadMap>;
+  queue(options?: Partial<PostgresQueueConfig> & { clock?: Clock }): JobQueue;
   /** `"schema".table` */
   table(name: 'job_queue' | 'job_events' | 'cron_schedules' | 'waitpoint_tokens'): string;
 }
@@ -39,7 +39,7 @@ export function usePostgres(
           schema,
           ...(config.databaseConfig ? {} : { pool: store.sql }),
           ...config,
-        } as PostgresQueueConfig),
+        }),
       );
     },
     table(name) {

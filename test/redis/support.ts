@@ -14,7 +14,7 @@ export interface RedisTestContext {
   /** A fresh prefix per test. */
   readonly prefix: string;
   /** A queue on the raw client under `prefix` (or another prefix), closed after the test. */
-  queue(options?: { prefix?: string; clock?: Clock }): JobQueue<PayloadMap>;
+  queue(options?: { prefix?: string; clock?: Clock }): JobQueue;
   /** Every key under `prefix`, via SCAN. */
   keys(prefix?: string): Promise<string[]>;
 }
@@ -55,6 +55,6 @@ export async function wakeConnections(client: Redis, prefix: string): Promise<nu
 }
 
 /** The queue's backend with the cron and wait operations (the Redis backend implements both). */
-export function storeOf(q: JobQueue<PayloadMap>): Backend & CronStore & WaitStore {
-  return backendOf(q) as Backend & CronStore & WaitStore;
+export function storeOf(q: JobQueue): Backend & CronStore & WaitStore {
+  return backendOf(q);
 }

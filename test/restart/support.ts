@@ -35,7 +35,7 @@ export interface Workload {
  * Starts a processor that polls often (so the outage is met by claims) and whose handler takes
  * a little time (so jobs are in flight when the server goes down).
  */
-export function startWorkload(queue: JobQueue<PayloadMap>): Workload {
+export function startWorkload(queue: JobQueue): Workload {
   const runs = new Map<number, number>();
   const onError: Error[] = [];
   const errorEvents: Error[] = [];

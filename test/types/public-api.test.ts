@@ -135,7 +135,7 @@ describe('public types', () => {
       // @ts-expect-error status is one of the job statuses
       void q.queryJobs({ status: 'done' });
       // @ts-expect-error the queue's store is not part of its type
-      void q.backend;
+      q.backend;
       expectTypeOf(q.getJobsByTags).parameter(1).toEqualTypeOf<TagQueryMode | undefined>();
       expectTypeOf(q.getJobEvents(1)).toEqualTypeOf<Promise<JobEvent[]>>();
       expectTypeOf(q.cancelAllUpcomingJobs()).toEqualTypeOf<Promise<number>>();
