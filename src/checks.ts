@@ -71,7 +71,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 /** An object literal (or Object.create(null)): what job options and stored JSON must be. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (!isObject(value)) return false;
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
@@ -148,13 +148,13 @@ export function checkBoolean(errorClass: CheckErrorClass, field: string, value: 
   return value;
 }
 
-export function checkFunction<F extends (...args: never[]) => unknown>(
+export function checkFunction(
   errorClass: CheckErrorClass,
   field: string,
   value: unknown,
-): F {
+): (...args: never[]) => unknown {
   if (typeof value !== 'function') fail(errorClass, field, 'a function', value);
-  return value as F;
+  return value as (...args: never[]) => unknown;
 }
 
 /** One of `allowed`, listed in the message. */

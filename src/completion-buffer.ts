@@ -54,6 +54,7 @@ export class CompletionBuffer {
       const delay = this.retryDelay();
       // After a store error, wait as the timer would have, rather than hammering the store.
       if (delay > FLUSH_DELAY_MS) await new Promise((resolve) => setTimeout(resolve, delay));
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the timer may have started a write during the wait
       if (!this.flushing && this.pending.length > 0) await this.write();
     }
   }
@@ -125,7 +126,8 @@ export class CompletionBuffer {
       return;
     }
     this.report(toError(err, `the store refused the output of job ${jobId}; the job completes without it`));
-    const { output: _refused, ...withoutOutput } = entry.input;
+    const withoutOutput = { ...entry.input };
+    delete withoutOutput.output;
     await this.record([{ ...entry, input: withoutOutput }]);
   }
 

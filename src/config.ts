@@ -152,7 +152,8 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
   if (c.clock !== undefined && (!isObject(c.clock) || typeof c.clock.now !== 'function')) {
     fail(E, 'clock', 'an object with a now() method', c.clock);
   }
-  const backend = c.backend ?? 'postgres';
+  // Whatever a JavaScript caller gave: anything but the two names is refused below.
+  const backend: unknown = c.backend ?? 'postgres';
   if (backend === 'postgres') {
     const pc = c as PostgresQueueConfig & Record<string, unknown>;
     checkKnownKeys(
@@ -229,7 +230,8 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
         ensure(E, typeof r.password === 'string', 'redisConfig.password', 'a string', r.password);
       if (r.db !== undefined) checkInteger(E, 'redisConfig.db', r.db, 0, Infinity, 'an integer >= 0');
       keyPrefix = r.keyPrefix ?? keyPrefix;
-      const { keyPrefix: _ignored, tls, ...rest } = r;
+      const { tls, ...rest } = r;
+      delete rest.keyPrefix;
       redisConfig = { ...rest, tls: resolveTLS('redisConfig.tls', tls) };
     }
     keyPrefix ??= 'dq:';

@@ -70,11 +70,10 @@ export function normalizeCronEdit(
   if (u.timezone !== undefined) edit.timezone = requireTimezone('updates.timezone', u.timezone);
   if (u.allowOverlap !== undefined) edit.allowOverlap = checkBoolean(ValidationError, 'allowOverlap', u.allowOverlap);
   // Check the job fields with addJob's rules, over the current values.
-  const merged: Record<string, unknown> = {
+  const merged = withoutNullJobFields({
     ...current,
     ...Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)),
-  };
-  for (const key of JOB_FIELDS) if (merged[key] === null) delete merged[key];
+  });
   const job = jobFields(merged, now);
   if (u.payload !== undefined) edit.payload = job.payload;
   for (const key of JOB_FIELDS) if (u[key] !== undefined) (edit as Record<string, unknown>)[key] = job[key];
@@ -86,7 +85,13 @@ export function normalizeCronEdit(
 
 /** The job a schedule creates for a slot: its options (null means unset), due now. */
 export function jobForSchedule(s: CronScheduleRecord, now: Date): NewJob {
-  const source: Record<string, unknown> = { ...s };
-  for (const key of JOB_FIELDS) if (source[key] === null) delete source[key];
-  return jobFields(source, now);
+  return jobFields(withoutNullJobFields({ ...s }), now);
+}
+
+/** `record` without the job fields it holds as null: for a job, null means unset. */
+function withoutNullJobFields(record: Record<string, unknown>): Record<string, unknown> {
+  const jobFieldNames = new Set<string>(JOB_FIELDS);
+  return Object.fromEntries(
+    Object.entries(record).filter(([key, value]) => !(value === null && jobFieldNames.has(key))),
+  );
 }

@@ -43,6 +43,7 @@ export function describeThrown(value: unknown): string {
     }
   }
   try {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the last resort after JSON failed: whatever String() gives beats no description
     return String(value);
   } catch {
     // a throwing toString or Symbol.toPrimitive, a revoked Proxy

@@ -80,7 +80,7 @@ export interface ContextDeps {
   workerId: string;
   /** The job's writes, through the operations layer (which emits their hooks). */
   writes: JobRunOperations;
-  report(error: Error): void;
+  report: (error: Error) => void;
   /** A fenced write found the job no longer this worker's: the processor gives the run up. */
   jobLost?(error: JobLostError): void;
 }

@@ -90,7 +90,10 @@ export class HeldRuns {
       }
     } catch (err) {
       // A closed queue checks no more; its runs are left to the supervisor's reclaim.
-      if (err instanceof QueueClosedError) return this.stop();
+      if (err instanceof QueueClosedError) {
+        this.stop();
+        return;
+      }
       this.onCheckError(toError(err, 'checking that running jobs are still held failed'));
     } finally {
       this.checking = false;

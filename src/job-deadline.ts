@@ -4,6 +4,7 @@
  */
 
 /** Runs when the deadline passes, before the abort; a returned number extends it by that many ms. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- `void` accepts a callback that returns nothing, such as `() => { log(); }`
 export type TimeoutCallback = () => number | void | undefined;
 
 /** setTimeout fires at once for delays above 2^31 - 1 ms; longer waits are chained. */
@@ -66,7 +67,10 @@ export class JobDeadline {
 
   private fire(): void {
     if (this.settled || this.expiresAt === null) return;
-    if (Date.now() < this.expiresAt) return this.schedule();
+    if (Date.now() < this.expiresAt) {
+      this.schedule();
+      return;
+    }
     let extension = 0;
     for (const callback of this.callbacks) {
       try {
@@ -78,10 +82,15 @@ export class JobDeadline {
         this.report(err instanceof Error ? err : new Error(`an onTimeout callback threw: ${String(err)}`));
       }
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a callback may have settled the deadline
     if (this.settled) return;
     // A callback may itself have called ctx.prolong(): honour the deadline it set.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a callback may have called ctx.prolong()
     if (this.expiresAt === null) return;
-    if (extension === 0 && this.expiresAt > Date.now()) return this.schedule();
+    if (extension === 0 && this.expiresAt > Date.now()) {
+      this.schedule();
+      return;
+    }
     if (extension > 0) {
       this.reset(extension);
       this.onExtended(extension);

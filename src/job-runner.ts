@@ -69,7 +69,8 @@ async function runInProcess(
     // A job that just entered a wait is no longer processing, but that run ended as a wait.
     return ctx.waiting ? { status: 'waiting' } : { status: 'lost', error };
   });
-  let handlerReturned = false;
+  // Widened to boolean: the run below sets it, which narrowing cannot see.
+  let handlerReturned = false as boolean;
   const finished = (async (): Promise<RunOutcome> => {
     try {
       const value = await handler(job.payload, controller.signal, ctx);

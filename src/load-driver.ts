@@ -7,9 +7,15 @@ import { ConfigError } from './errors.js';
 
 const requireFromHere = createRequire(import.meta.url);
 
-export function loadDriver<T>(name: 'pg' | 'ioredis'): T {
+/** The module each driver name loads. */
+interface Drivers {
+  pg: typeof import('pg');
+  ioredis: typeof import('ioredis');
+}
+
+export function loadDriver<N extends keyof Drivers>(name: N): Drivers[N] {
   try {
-    return requireFromHere(name) as T;
+    return requireFromHere(name) as Drivers[N];
   } catch (err) {
     throw new ConfigError(
       `The ${name === 'pg' ? 'postgres' : 'redis'} backend needs the \`${name}\` package: npm install ${name}`,

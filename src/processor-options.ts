@@ -26,12 +26,15 @@ import type { PayloadMap } from './types.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type HandlerPayload<T> = unknown extends T ? any : T;
 
-/** Runs one job. The returned value is stored as the job's `output` unless `ctx.setOutput` was used. */
+/**
+ * Runs one job. The returned value (or the value of the returned promise) is stored as the
+ * job's `output` unless `ctx.setOutput` was used.
+ */
 export type JobHandler<P extends PayloadMap = PayloadMap, T extends keyof P = keyof P> = (
   payload: HandlerPayload<P[T]>,
   signal: AbortSignal,
   ctx: JobContext,
-) => Promise<unknown> | unknown;
+) => unknown;
 
 /** One handler per job type. A claimed job whose type has none fails with reason `no_handler`. */
 export type JobHandlers<P extends PayloadMap = PayloadMap> = { [K in keyof P & string]?: JobHandler<P, K> };

@@ -234,6 +234,7 @@ class JobProcessor implements Processor {
       } catch (err) {
         this.claimFailing = true;
         // A claim cut short by close() is no news to whoever closed the queue.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have run during the claim
         if (this.running) this.reportRepeated('claim', toError(err, 'claiming jobs failed'));
         await this.sleep(ERROR_BACKOFF_MS[Math.min(errors++, ERROR_BACKOFF_MS.length - 1)]!, false);
         continue;
@@ -242,6 +243,7 @@ class JobProcessor implements Processor {
       }
       // Claimed jobs run even if stop() came meanwhile: they are locked to this worker.
       for (const job of jobs) void this.track(job);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a wake-up may have come during the claim
       if (jobs.length === wanted || this.wakeRequested) continue; // more work may be waiting
       await this.sleep(this.options.pollInterval);
     }

@@ -85,6 +85,7 @@ export interface DatabaseConfig {
  * and a transaction client all satisfy it.
  */
 export interface Queryable {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as pg types its rows: callers of getPool().query() read their columns without a cast
   query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
 }
 

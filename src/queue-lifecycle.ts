@@ -74,7 +74,8 @@ export class QueueLifecycle {
   private async shutdown(timeoutMs: number): Promise<void> {
     this.state = 'closing';
     // In parallel, each bounded by the same timeout: the whole drain takes at most timeoutMs.
-    await Promise.all([...this.runners].map((ref) => ref.deref()?.stopAndDrain(timeoutMs)));
+    const live = [...this.runners].flatMap((ref) => ref.deref() ?? []);
+    await Promise.all(live.map((runner) => runner.stopAndDrain(timeoutMs)));
     this.runners.clear();
     this.state = 'closed';
     await this.inner.close();

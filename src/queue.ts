@@ -262,7 +262,9 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   /** Schedules ordered by id, optionally only 'active' or 'paused' ones. */
   async listCronJobs(status?: CronScheduleStatus): Promise<CronScheduleRecord[]> {
-    if (status !== undefined && status !== 'active' && status !== 'paused') {
+    // Checked as a JavaScript caller may give it: any value.
+    const given: unknown = status;
+    if (given !== undefined && given !== 'active' && given !== 'paused') {
       throw new ValidationError(
         'status',
         `Expected \`status\` to be 'active' or 'paused', got ${JSON.stringify(status)}`,

@@ -2,7 +2,7 @@
  * Waitpoint token ids. The token operations (create, complete, expire) are in
  * operations/tokens.ts.
  */
-import { checkKnownKeys, checkObject, ensure } from './checks.js';
+import { ensure } from './checks.js';
 import { ValidationError } from './errors.js';
 
 const TOKEN_ID = /^wp_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -14,7 +14,9 @@ export function loadEnvFile(path: string, env: NodeJS.ProcessEnv = process.env):
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`Could not read the env file given to --envPath (${path}): ${(err as Error).message}`);
+    throw new Error(`Could not read the env file given to --envPath (${path}): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   for (const [key, value] of Object.entries(parseEnv(text))) {
     if (env[key] === undefined && value !== undefined) env[key] = value;

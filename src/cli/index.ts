@@ -61,7 +61,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // One line, never a stack: the message says what went wrong.
-    console.error(`queue-cli: ${(err as Error)?.message ?? String(err)}`);
+    console.error(`queue-cli: ${(err as Partial<Error> | null | undefined)?.message ?? String(err)}`);
     process.exitCode = 1;
   },
 );

@@ -106,7 +106,7 @@ export async function runMigrate(args: string[]): Promise<number> {
   // them (as pg merges them, so an sslmode in the URL still wins), closed when the command ends.
   const pool = parsed.rejectUnauthorized
     ? undefined
-    : new (loadDriver<typeof import('pg')>('pg').Pool)({
+    : new (loadDriver('pg').Pool)({
         connectionString: url,
         ssl: { rejectUnauthorized: false },
         max: 1,
@@ -164,7 +164,8 @@ function targetOf(url: string): string {
 
 /** One line: what went wrong and what to do about it. */
 export function describeFailure(err: unknown, url: string): string {
-  const e = err as Error & { code?: string };
+  // Anything can be thrown, null included.
+  const e = err as (Error & { code?: string }) | null | undefined;
   const where = targetOf(url);
   const message = (e?.message ?? String(err)).split('\n')[0] ?? '';
   const fixUrl = `check that PostgreSQL is running there and that ${DATABASE_ENV} (or --database-url) names it`;

@@ -24,7 +24,7 @@ type Route = (config: ResolvedDashboardConfig, params: URLSearchParams, id: stri
 
 /** Paths relative to basePath; `:id` is one path segment, checked by parseJobId. */
 const ROUTES: { pattern: RegExp; GET?: Route; POST?: Route }[] = [
-  { pattern: /^\/$/, GET: async (c) => page(c) },
+  { pattern: /^\/$/, GET: (c) => Promise.resolve(page(c)) },
   { pattern: /^\/api\/jobs$/, GET: (c, params) => listJobs(c, params) },
   { pattern: /^\/api\/jobs\/([^/]+)$/, GET: (c, _, id) => getJob(c, parseJobId(id)) },
   { pattern: /^\/api\/jobs\/([^/]+)\/events$/, GET: (c, _, id) => getJobEvents(c, parseJobId(id)) },

@@ -53,6 +53,7 @@ export function analyzeHandlerSource(source: string, knownGlobals: ReadonlySet<s
     .map((identifier) => identifier.name);
 
   const usesThis = scopes.scopes.some((scope) => {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- eslint-scope has no other public record of the scopes that use `this`
     if (!scope.thisFound) return false;
     const owner = thisOwner(scope);
     return owner.type === 'global' || owner.block === handler;

@@ -25,7 +25,7 @@ let globals: Set<string> | undefined;
 function knownGlobals(): Set<string> {
   if (!globals) {
     globals = new Set(EXTRA_GLOBALS);
-    for (let o: object | null = globalThis; o; o = Object.getPrototypeOf(o)) {
+    for (let o: object | null = globalThis; o; o = Object.getPrototypeOf(o) as object | null) {
       for (const name of Object.getOwnPropertyNames(o)) globals.add(name);
     }
   }
@@ -56,6 +56,7 @@ export function validateHandlerSerializable(handler: unknown, jobType: string): 
   if (/^class\b/.test(source)) return no('it is a class, not a function');
   try {
     // Compiles only; the handler body does not run.
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- checks that the source parses as a function expression, as the worker thread will rebuild it
     new Function(`return (${source}\n);`);
   } catch {
     return no(

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseTokenTimeout } from '../duration.js';
-import { ValidationError, describeValue } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import { checkKnownKeys, checkObject } from '../checks.js';
 import { requireTokenId } from '../tokens.js';
 import type { CreateTokenOptions, WaitToken } from '../types.js';

@@ -42,6 +42,7 @@ function statementName(text: string): string {
 /** A Connection over a pg.Pool (the library's own pool or the caller's). */
 export function poolConnection(pool: Pool): Connection {
   return {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names its row type, as with pg's own query<R>(); rows are not checked at runtime
     query: async <R>(text: string, values?: unknown[], prepared = false) => {
       const result = await pool.query(prepared ? { name: statementName(text), text, values } : { text, values });
       return { rows: result.rows as R[], rowCount: result.rowCount };

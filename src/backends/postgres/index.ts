@@ -51,8 +51,8 @@ export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
     operations = bindOperations(context, OPERATIONS);
   } else {
     const lazy = contextOnSearchPath(driver.pool, build);
-    started = lazy.started;
-    operations = deferOperations(lazy.get, OPERATIONS);
+    started = () => lazy.started();
+    operations = deferOperations(() => lazy.get(), OPERATIONS);
   }
   let closing: Promise<void> | undefined;
   const backend: Backend = {

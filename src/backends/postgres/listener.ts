@@ -53,7 +53,7 @@ export class JobAvailableListener {
   }
 
   private async open(): Promise<void> {
-    const pg = loadDriver<typeof import('pg')>('pg');
+    const pg = loadDriver('pg');
     const client = new pg.Client(this.clientConfig());
     client.on('notification', (message) => {
       if (message.channel === this.channel) this.wake();

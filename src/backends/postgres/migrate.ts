@@ -200,13 +200,17 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
 /** One connection for the run: checked out of the caller's pool, or opened from the URL. */
 async function openConnection(
   options: MigrateOptions,
-): Promise<{ client: Queryable; close(failed: boolean): Promise<void> }> {
+): Promise<{ client: Queryable; close: (failed: boolean) => Promise<void> }> {
   if (options.pool) {
     const client = await options.pool.connect();
     // A connection whose run failed may be mid-transaction: the pool discards it instead of reusing it.
-    return { client, close: async (failed) => client.release(failed || undefined) };
+    const close = (failed: boolean): Promise<void> => {
+      client.release(failed || undefined);
+      return Promise.resolve();
+    };
+    return { client, close };
   }
-  const pg = loadDriver<typeof import('pg')>('pg');
+  const pg = loadDriver('pg');
   const client = new pg.Client({ connectionString: options.databaseUrl });
   // A failed connect leaves nothing to close, and a dropped connection must not crash the process.
   client.on('error', () => undefined);
@@ -265,9 +269,9 @@ export async function migrate(options: MigrateOptions): Promise<MigrationRun[]> 
 
 /** Names in the history table, oldest first; none when the table does not exist yet. */
 async function appliedMigrations(client: Queryable, schema: string): Promise<string[]> {
-  const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AS exists', [
+  const { rows } = (await client.query('SELECT to_regclass($1) IS NOT NULL AS exists', [
     `${quoteIdent(schema)}.${MIGRATIONS_TABLE}`,
-  ]);
+  ])) as { rows: { exists: boolean }[] };
   if (!rows[0]?.exists) return [];
   const history = await client.query(`SELECT name FROM ${quoteIdent(schema)}.${MIGRATIONS_TABLE} ORDER BY run_on, id`);
   return history.rows.map((r: { name: string }) => r.name);

@@ -21,7 +21,7 @@ export function clientConfigOf(resolved: ResolvedDatabaseConfig): ClientConfig {
 
 /** @internal A pool from an already validated `databaseConfig`. */
 export function createPoolFromResolved(resolved: ResolvedDatabaseConfig, extra: PoolConfig = {}): Pool {
-  const pg = loadDriver<typeof import('pg')>('pg');
+  const pg = loadDriver('pg');
   return new pg.Pool({ ...clientConfigOf(resolved), ...extra });
 }
 

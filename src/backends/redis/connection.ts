@@ -55,7 +55,7 @@ function selectCheck(client: Redis, db: number): () => Promise<void> {
 
 export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   if (config.client) return { client: config.client, owned: false, ready: READY };
-  const { Redis: RedisClient } = loadDriver<typeof import('ioredis')>('ioredis');
+  const { Redis: RedisClient } = loadDriver('ioredis');
   const rc = config.redisConfig ?? {};
   const options: RedisOptions = { retryStrategy: reconnectDelayMs };
   if (rc.host !== undefined) options.host = rc.host;

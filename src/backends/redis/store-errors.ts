@@ -46,6 +46,7 @@ function unavailableReason(client: Redis, err: unknown): StoreUnavailableReason 
 
 /** The translation for one queue's client; its passwords are masked in every error let through. */
 export function redisErrorTranslator(client: Redis, describeStore: string): StoreErrorTranslator {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the caller's client is checked only structurally (RedisClient) and may have no ioredis `options`
   const options = (client.options ?? {}) as { password?: unknown; sentinelPassword?: unknown };
   return storeErrorTranslator({
     store: 'Redis',

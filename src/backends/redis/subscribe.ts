@@ -23,17 +23,20 @@ export interface Subscriptions {
 export function createSubscriptions(client: Redis, wakeKey: string, connectionName: string): Subscriptions {
   const open = new Set<() => Promise<void>>();
 
-  async function subscribe(listener: () => void): Promise<() => Promise<void>> {
+  /** Opens one subscription and returns its unsubscribe. */
+  function start(listener: () => void): () => Promise<void> {
     // Reconnects on its own (ioredis retry strategy); the loop just carries on afterwards.
     const connection = client.duplicate({ connectionName });
     // Errors surface as failed BLPOPs below; without a listener ioredis prints each reconnect.
     connection.on('error', () => {});
     let stopped = false;
+    // Read through a call: unsubscribe sets it while the loop awaits, which narrowing cannot see.
+    const isStopped = () => stopped;
     const loop = (async () => {
-      while (!stopped) {
+      while (!isStopped()) {
         try {
           const popped = await connection.blpop(wakeKey, BLOCK_SECONDS);
-          if (popped && !stopped) {
+          if (popped && !isStopped()) {
             try {
               listener();
             } catch {
@@ -41,7 +44,7 @@ export function createSubscriptions(client: Redis, wakeKey: string, connectionNa
             }
           }
         } catch {
-          if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+          if (!isStopped()) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
         }
       }
     })();
@@ -54,6 +57,13 @@ export function createSubscriptions(client: Redis, wakeKey: string, connectionNa
     };
     open.add(unsubscribe);
     return unsubscribe;
+  }
+
+  /** A failure to open the connection rejects, as the processor's catch expects; it never throws. */
+  function subscribe(listener: () => void): Promise<() => Promise<void>> {
+    return new Promise((resolve) => {
+      resolve(start(listener));
+    });
   }
 
   return {

@@ -29,9 +29,9 @@ function toWaitToken(metaText: string, outputText: string | null): WaitToken {
     jobId: t.jobId ?? null,
     status: t.status,
     output: outputText === null ? null : JSON.parse(outputText),
-    timeoutAt: t.timeoutAt === null || t.timeoutAt === undefined ? null : new Date(t.timeoutAt),
+    timeoutAt: t.timeoutAt == null ? null : new Date(t.timeoutAt),
     createdAt: new Date(t.createdAt),
-    completedAt: t.completedAt === null || t.completedAt === undefined ? null : new Date(t.completedAt),
+    completedAt: t.completedAt == null ? null : new Date(t.completedAt),
     tags: Array.isArray(t.tags) ? t.tags : [],
   };
 }

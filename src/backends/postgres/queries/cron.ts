@@ -61,9 +61,13 @@ LIMIT $2`;
 }
 
 type EditKey = keyof CronScheduleEdit | 'status';
+interface EditColumn {
+  column: string;
+  cast: string;
+}
 
 /** The columns an edit may set, by key: SQL is built from this list only, never from input. */
-const EDIT_COLUMNS: Record<EditKey, { column: string; cast: string }> = {
+const EDIT_COLUMNS: Record<EditKey, EditColumn> = {
   cronExpression: { column: 'cron_expression', cast: 'text' },
   jobType: { column: 'job_type', cast: 'text' },
   payload: { column: 'payload', cast: 'jsonb' },
@@ -90,7 +94,8 @@ export function editCronScheduleSql(
   const values: unknown[] = [id, now];
   const sets = ['updated_at = $2::timestamptz'];
   for (const [key, value] of Object.entries(edit)) {
-    const target = EDIT_COLUMNS[key as EditKey];
+    // An edit object can hold keys the list does not name: those are skipped.
+    const target = (EDIT_COLUMNS as Partial<Record<string, EditColumn>>)[key];
     if (value === undefined || target === undefined) continue;
     values.push(key === 'payload' ? JSON.stringify(value) : value);
     sets.push(`${target.column} = $${values.length}::${target.cast}`);
