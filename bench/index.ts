@@ -5,18 +5,21 @@
  * throughput (10,000 no-op jobs at concurrency 10), pickup latency (200 jobs added 20 ms apart
  * to an idle background processor: from the add call to the handler's start), commits
  * (PostgreSQL) or commands (Redis) per job while draining, and the processor's peak RSS while
- * draining 100,000 jobs (in a child process). Never part of `npm test`.
+ * draining 100,000 jobs (in a child process), then the cost budget per job (bench/cost.ts).
+ * `--cost` measures the cost budget alone. Never part of `npm test`.
  */
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { initJobQueue } from '../src/index.js';
+import { PHASES, measureCost } from './cost.js';
 import { openStore, type BenchBackend, type BenchStore } from './setup.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const only = args.includes('--backend') ? (args[args.indexOf('--backend') + 1] as BenchBackend) : undefined;
 const backends: BenchBackend[] = only ? [only] : ['postgres', 'redis'];
+const costOnly = args.includes('--cost');
 const scale = quick ? 0.1 : 1;
 
 interface Results {
@@ -139,9 +142,10 @@ async function benchRss(store: BenchStore): Promise<Pick<Results, 'peakRssMb' | 
   return { peakRssMb: peak / 1024 / 1024, rssJobs: total };
 }
 
-async function run(backend: BenchBackend): Promise<Results> {
+async function run(backend: BenchBackend): Promise<Results | undefined> {
   const store = await openStore(backend);
   try {
+    if (costOnly) return undefined;
     const enqueue = await benchEnqueue(store);
     const drain = await benchDrain(store);
     const pickup = await benchPickup(store);
@@ -161,6 +165,8 @@ console.log(
 );
 for (const backend of backends) {
   const r = await run(backend);
+  await printCost(backend);
+  if (!r) continue;
   const unit = backend === 'postgres' ? 'commits/job' : 'commands/job (in scripts too)';
   console.log(`\n${backend}`);
   console.log(`  addJobs (10 x 1,000)        ${fmt(r.addJobsPerSec).padStart(10)} jobs/s`);
@@ -169,4 +175,23 @@ for (const backend of backends) {
   console.log(`  pickup latency p50 / p95    ${fmt(r.pickupP50Ms, 2).padStart(10)} / ${fmt(r.pickupP95Ms, 2)} ms`);
   console.log(`  ${unit.padEnd(28)}${fmt(r.storeOpsPerJob, 2).padStart(10)}`);
   console.log(`  peak RSS (${fmt(r.rssJobs)} jobs)`.padEnd(30) + `${fmt(r.peakRssMb).padStart(10)} MB`);
+}
+
+/** The cost budget per job, as a Markdown table (docs/performance.md keeps one). */
+async function printCost(backend: BenchBackend): Promise<void> {
+  const store = await openStore(backend);
+  try {
+    const jobs = quick ? 200 : 1000;
+    const stored = Math.round(100_000 * scale);
+    const cost = await measureCost(backend, store, jobs, stored);
+    console.log(`\n${backend}: cost per job (${fmt(jobs)} jobs per phase; storage over ${fmt(stored)} stored jobs)\n`);
+    console.log(`| per job | ${PHASES.join(' | ')} |`);
+    console.log(`|---|${PHASES.map(() => '---:').join('|')}|`);
+    for (const measure of Object.keys(cost.addJobs)) {
+      console.log(`| ${measure} | ${PHASES.map((p) => fmt(cost[p][measure]!, 2)).join(' | ')} |`);
+    }
+    for (const [measure, value] of Object.entries(cost.storage)) console.log(`| ${measure} | ${fmt(value)} | | |`);
+  } finally {
+    await store.destroy();
+  }
 }

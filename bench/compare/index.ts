@@ -1,0 +1,127 @@
+/**
+ * queuedev against its peers: `npm run bench:compare [-- --quick] [-- --reps N]
+ * [-- --only <workload>[,<workload>]] [-- --backend postgres|redis]`.
+ *
+ * Every workload runs on every library of the backend, interleaved (one repetition of each
+ * library, then the next repetition in a rotated order), each repetition on a fresh schema or
+ * key prefix. It prints each library's median and queuedev ÷ the best peer at its documented
+ * defaults (a ratio above 1 means queuedev is ahead, for latencies too), then the same as
+ * Markdown tables for docs/performance.md. A repetition whose exactly-once check fails counts
+ * as failed, never as a figure.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Backend, Library } from './adapters/types.js';
+import { LIBRARIES, dropNamespace } from './libraries.js';
+import { CheckFailed, FULL, QUICK, WORKLOADS, measure, type Figure, type WorkloadName } from './workloads.js';
+
+const args = process.argv.slice(2);
+const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const quick = args.includes('--quick');
+const scale = quick ? QUICK : FULL;
+const reps = Number(option('--reps') ?? 3);
+const backends = (option('--backend')?.split(',') ?? ['postgres', 'redis']) as Backend[];
+const workloads = (option('--only')?.split(',') ?? WORKLOADS) as WorkloadName[];
+for (const w of workloads)
+  if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}; one of ${WORKLOADS.join(', ')}`);
+
+const TITLES: Record<WorkloadName, string> = {
+  'add-batch': `batch add (${scale.batches} × ${scale.batch.toLocaleString('en-US')}), jobs/s`,
+  'add-single': `single add (${scale.singles.toLocaleString('en-US')} sequential), jobs/s`,
+  drain: `drain ${scale.drain.toLocaleString('en-US')} no-op jobs, jobs/s`,
+  pickup: 'pickup latency p50 / p95, ms',
+  backlog: `drain ${scale.drain.toLocaleString('en-US')} due jobs behind ${scale.backlog.toLocaleString('en-US')} future ones, jobs/s`,
+  multi: `drain ${scale.drain.toLocaleString('en-US')} with ${scale.processes} worker processes, jobs/s`,
+};
+
+/** Results per cell (workload, library): figures of the passing repetitions, and failures. */
+interface Cell {
+  figures: Figure[];
+  failures: string[];
+}
+const cells = new Map<string, Cell>();
+const cellOf = (w: WorkloadName, l: Library) => {
+  const key = `${w}/${l.id}`;
+  if (!cells.has(key)) cells.set(key, { figures: [], failures: [] });
+  return cells.get(key)!;
+};
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** The median figure of a cell, as a number where higher is better (latency: its p50 inverted). */
+function summary(cell: Cell | undefined): { text: string; score?: number; rate?: number } {
+  if (!cell || cell.figures.length === 0) return { text: cell?.failures.length ? 'failed' : '–' };
+  const failed = cell.failures.length ? ` (${cell.failures.length} failed)` : '';
+  const first = cell.figures[0]!;
+  if ('rate' in first) {
+    const rate = median(cell.figures.map((f) => ('rate' in f ? f.rate : 0)));
+    return { text: `${Math.round(rate).toLocaleString('en-US')}${failed}`, score: rate, rate };
+  }
+  const p50 = median(cell.figures.map((f) => ('p50' in f ? f.p50 : 0)));
+  const p95 = median(cell.figures.map((f) => ('p95' in f ? f.p95 : 0)));
+  return { text: `${p50.toFixed(1)} / ${p95.toFixed(1)}${failed}`, score: 1 / p50 };
+}
+
+const ratio = (x: number) => `${x.toFixed(2)}x`;
+
+async function runCell(workload: WorkloadName, library: Library, rep: number): Promise<void> {
+  const namespace = `cmp_${randomBytes(3).toString('hex')}_${library.id.replace(/\W/g, '_')}`;
+  const cell = cellOf(workload, library);
+  try {
+    cell.figures.push(await measure(workload, library, namespace, scale));
+    const last = summary({ figures: [cell.figures.at(-1)!], failures: [] });
+    console.log(`  ${workload} #${rep} ${library.label.padEnd(30)} ${last.text}`);
+  } catch (err) {
+    const message = err instanceof CheckFailed ? err.message : `error: ${(err as Error).message}`;
+    cell.failures.push(message);
+    console.log(`  ${workload} #${rep} ${library.label.padEnd(30)} FAILED ${message}`);
+  } finally {
+    await dropNamespace(library.backend, namespace);
+  }
+}
+
+console.log(`queuedev vs peers${quick ? ' (quick: scaled down)' : ''}, ${reps} repetitions`);
+console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
+for (const backend of backends) {
+  const libraries = LIBRARIES.filter((l) => l.backend === backend);
+  for (const workload of workloads) {
+    console.log(`\n${backend}: ${TITLES[workload]}`);
+    for (let rep = 1; rep <= reps; rep++) {
+      // Rotate the order so that no library always runs first (or right after the same one).
+      const order = libraries.map((_, i) => libraries[(i + rep - 1) % libraries.length]!);
+      for (const library of order) await runCell(workload, library, rep);
+    }
+  }
+}
+
+// Markdown: one table per backend with every library's median, then queuedev ÷ best peer.
+for (const backend of backends) {
+  const libraries = LIBRARIES.filter((l) => l.backend === backend);
+  console.log(`\n### ${backend === 'postgres' ? 'PostgreSQL' : 'Redis'}\n`);
+  console.log(`| workload | ${libraries.map((l) => l.label).join(' | ')} | queuedev ÷ best peer |`);
+  console.log(`|---|${libraries.map(() => '---:').join('|')}|---|`);
+  for (const workload of workloads) {
+    const results = libraries.map((l) => ({ library: l, ...summary(cells.get(`${workload}/${l.id}`)) }));
+    const own = results.find((r) => r.library.kind === 'queuedev');
+    const peers = results.filter((r) => r.library.kind === 'peer' && r.score !== undefined);
+    const best = peers.sort((a, b) => b.score! - a.score!)[0];
+    const vs = own?.score !== undefined && best ? `${ratio(own.score / best.score!)} (${best.library.label})` : 'n/a';
+    console.log(`| ${TITLES[workload]} | ${results.map((r) => r.text).join(' | ')} | ${vs} |`);
+  }
+  if (workloads.includes('backlog') && workloads.includes('drain')) {
+    const row = libraries.map((l) => {
+      const withBacklog = summary(cells.get(`backlog/${l.id}`)).rate;
+      const without = summary(cells.get(`drain/${l.id}`)).rate;
+      return withBacklog && without ? ratio(withBacklog / without) : '–';
+    });
+    console.log(`| backlog drain ÷ drain without backlog | ${row.join(' | ')} | |`);
+  }
+}
+console.log('\nSettings:');
+for (const l of LIBRARIES.filter((x) => backends.includes(x.backend)))
+  console.log(`- ${l.label} (${l.backend}): ${l.settings}`);
+for (const [key, cell] of cells) for (const f of cell.failures) console.log(`failed: ${key}: ${f}`);

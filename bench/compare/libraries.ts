@@ -1,0 +1,50 @@
+/** Every library of the comparison, by backend, and the namespaces they run in. */
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { bullmq } from './adapters/bullmq.js';
+import { graphileWorker } from './adapters/graphile-worker.js';
+import { pgBoss } from './adapters/pg-boss.js';
+import { queuedev } from './adapters/queuedev.js';
+import { PG_URL, REDIS_URL, type Backend, type Library } from './adapters/types.js';
+
+export const LIBRARIES: Library[] = [
+  queuedev('postgres'),
+  pgBoss(),
+  graphileWorker('default'),
+  graphileWorker('recommended'),
+  graphileWorker('perf'),
+  bullmq('postgres'),
+  queuedev('redis'),
+  bullmq('redis'),
+];
+
+export function libraryById(id: string): Library {
+  const library = LIBRARIES.find((l) => l.id === id);
+  if (!library) throw new Error(`unknown library ${id}`);
+  return library;
+}
+
+/** Drops a namespace: its schema on PostgreSQL, its keys on Redis (never the whole database). */
+export async function dropNamespace(backend: Backend, namespace: string): Promise<void> {
+  if (backend === 'postgres') {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(`DROP SCHEMA IF EXISTS "${namespace}" CASCADE`);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${namespace}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit();
+  }
+}
