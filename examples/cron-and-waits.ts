@@ -49,7 +49,8 @@ async function main(): Promise<void> {
     // 2. A handler with durable steps, a one-hour wait and an approval token.
     const sideEffects: string[] = [];
     const processor = queue.createProcessor({
-      'report.nightly': async (payload) => {
+      // A handler may also be a plain function: the processor takes its value as it takes a promise's.
+      'report.nightly': (payload) => {
         sideEffects.push(`report ${payload.kind} built`);
       },
       'invoice.send': async (payload, _signal, ctx) => {

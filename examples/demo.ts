@@ -150,12 +150,15 @@ async function run(queue: JobQueue<Payloads>): Promise<void> {
         return { rows: 1234 };
       },
       'report.publish': async (payload) => {
+        await pause(20);
         log(`published report ${payload.month} (its build job completed first)`);
       },
       'webhook.deliver': async (payload) => {
+        await pause(10); // the receiver takes a moment, then refuses
         throw new Error(`POST ${payload.url} answered 503`);
       },
-      'webhook.dead': async (envelope) => {
+      // A handler may also be a plain function: the processor takes its value as it takes a promise's.
+      'webhook.dead': (envelope) => {
         log(`dead letter for job ${envelope.originalJob.id}: ${envelope.failure.message}`);
       },
     },

@@ -17,6 +17,7 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
         return createHash('sha1').update(payload.to).digest('hex');
       }`)(),
       (payload: { to: string }) => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a handler may load its dependencies with require(), which the worker thread provides; this case shows it is accepted
         const { createHash } = require('node:crypto') as typeof import('node:crypto');
         return createHash('sha1').update(payload.to).digest('hex');
       },
@@ -129,6 +130,7 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
         (p: number) => {
           {
             const outerClient = p;
+            // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the bare reference reads the block's own `outerClient`, which must not count as a capture
             outerClient;
           }
           return outerClient; // the block's declaration does not reach here
@@ -164,12 +166,14 @@ describe('validateHandlerSerializable (SPEC §4.7)', () => {
   it('rejects bound functions, native functions, classes and method shorthand', () => {
     expect(check(function f() {}.bind({})).error).toContain('bound function');
     expect(check(Math.max).error).toContain('native code');
+    // eslint-disable-next-line @typescript-eslint/no-extraneous-class -- any class must be refused, an empty one included
     expect(check(class Handler {}).error).toContain('is a class');
     const obj = {
       handle(payload: unknown) {
         return payload;
       },
     };
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- a detached method-shorthand handler is the input under test
     expect(check(obj.handle).error).toContain('method shorthand');
     expect(check('not a function').error).toContain('expected a function, got string');
   });

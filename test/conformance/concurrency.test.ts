@@ -6,7 +6,6 @@
 import { expect, it } from 'vitest';
 import { DependencyError } from '../../src/errors.js';
 import type { JobQueue } from '../../src/queue.js';
-import type { PayloadMap } from '../../src/types.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { ids } from './assertions.js';
 

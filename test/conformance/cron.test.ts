@@ -207,7 +207,15 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     clock.set(at('2030-01-01T01:00:00Z'));
     expect(await queue.enqueueDueCronJobs()).toBe(0);
     let ran = 0;
-    expect(await queue.createProcessor({ report: async () => void ran++ }).start()).toBe(0);
+    expect(
+      await queue
+        .createProcessor({
+          report: async () => {
+            ran++;
+          },
+        })
+        .start(),
+    ).toBe(0);
     expect(ran).toBe(0);
     expect(await queue.getJobs()).toEqual([]);
 
@@ -215,7 +223,15 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
     await queue.resumeCronJob(id);
     expect((await queue.getCronJob(id))?.status).toBe('active');
     clock.set(at('2030-01-01T02:00:00Z'));
-    expect(await queue.createProcessor({ report: async () => void ran++ }).start()).toBe(1);
+    expect(
+      await queue
+        .createProcessor({
+          report: async () => {
+            ran++;
+          },
+        })
+        .start(),
+    ).toBe(1);
     expect(ran).toBe(1);
     expect(await queue.getJobs()).toHaveLength(1);
   });

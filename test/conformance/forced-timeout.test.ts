@@ -68,6 +68,7 @@ forEachBackend('forced termination (§4.7)', (ctx) => {
       .createProcessor({
         sum: async (payload: { values: number[] }, _signal: AbortSignal, c: JobContext) => {
           await c.setProgress(49.6); // stored rounded, like any progress
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- the handler runs from its source text in a worker thread, where the test runner's `import()` rewrite does not exist (see the file comment)
           const { isMainThread } = require('node:worker_threads') as typeof import('node:worker_threads');
           return { total: payload.values.reduce((x, y) => x + y, 0), isMainThread };
         },

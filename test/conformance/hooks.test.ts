@@ -214,6 +214,7 @@ forEachBackend('hooks (§4.10, §6.2)', (ctx) => {
     const errors: Error[] = [];
     ctx.queue.on('error', (err) => errors.push(err));
     ctx.queue.on('job:cancelled', () => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- a listener throwing a non-Error is the case under test
       throw 'plain string';
     });
     const id = await ctx.queue.addJob({ jobType: 'x', payload: {} });

@@ -44,8 +44,8 @@ forEachBackend('one message shape for refused input (§7)', (ctx) => {
       ['close options', () => ctx.queue.close('x' as never), ValidationError, 'options'],
     ];
     for (const [what, action, type, field] of cases) {
-      await expectShape(action, type, field, 'x').catch((err: Error) => {
-        throw new Error(`${what}: ${err.message}`);
+      await expectShape(action, type, field, 'x').catch((err: unknown) => {
+        throw new Error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
       });
     }
   });

@@ -7,7 +7,6 @@
  */
 import { expect } from 'vitest';
 import { backendOf, type JobQueue } from '../../src/queue.js';
-import type { PayloadMap } from '../../src/types.js';
 
 const WORKER = 'conformance-worker';
 

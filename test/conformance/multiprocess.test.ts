@@ -68,7 +68,10 @@ forEachBackend('multiple processes', (ctx) => {
       list.map(
         (child) =>
           new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            if (child.exitCode !== null || child.signalCode !== null) {
+              resolve();
+              return;
+            }
             child.once('exit', () => resolve());
             child.kill('SIGTERM');
           }),

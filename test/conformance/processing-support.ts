@@ -4,7 +4,7 @@ import { afterEach, expect } from 'vitest';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Processor } from '../../src/processor.js';
 import type { Supervisor } from '../../src/supervisor.js';
-import type { Clock, PayloadMap } from '../../src/types.js';
+import type { Clock } from '../../src/types.js';
 import { PG_URL, REDIS_URL, type BackendContext } from '../helpers/backends.js';
 
 export interface Deferred<T = void> {

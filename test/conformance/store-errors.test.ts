@@ -41,7 +41,8 @@ function serialise(error: unknown): string {
 }
 
 forEachBackend('store errors (issue 7 item 11)', (ctx) => {
-  let server: PrivateServer;
+  /** Undefined when beforeAll failed before starting it. */
+  let server: PrivateServer | undefined;
   let queues: JobQueue[] = [];
   let clients: Redis[] = [];
 
@@ -128,7 +129,7 @@ forEachBackend('store errors (issue 7 item 11)', (ctx) => {
   }, 60_000);
 
   it('reports a wrong password as StoreUnavailableError (reason authentication) without the password anywhere in it', async () => {
-    const port = server.port;
+    const port = server!.port;
     // The library's own connection, built from the settings a user writes.
     const config: JobQueueConfig =
       ctx.backend === 'postgres'

@@ -12,7 +12,6 @@ import { ValidationError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import type { JobHandlers } from '../../src/processor-options.js';
 import type { JobQueue } from '../../src/queue.js';
-import type { PayloadMap } from '../../src/types.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { expectFailure } from './assertions.js';
 import { deferred, trackRunners } from './processing-support.js';

@@ -52,7 +52,7 @@ async function postAll(ctx: BackendContext, headers: Record<string, string>, url
   const { dashboard } = dashboardClient(ctx.queue, {
     jobHandlers: { 'pending-job': handler('pending-job'), 'failed-job': handler('failed-job') },
   });
-  const responses: { path: string; status: number; body: any }[] = [];
+  const responses: ({ path: string } & Awaited<ReturnType<typeof read>>)[] = [];
   for (const path of [`/api/jobs/${seeded.pending}/cancel`, `/api/jobs/${seeded.failed}/retry`, '/api/process']) {
     const request = new Request(urlOrigin + BASE_PATH + path, { method: 'POST', headers });
     responses.push({ path, ...(await read(await dashboard.POST(request))) });

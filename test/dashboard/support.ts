@@ -2,13 +2,12 @@
  * Helpers for the dashboard tests: requests against the handlers, jobs seeded in every
  * status, and a node:http server wrapping the handlers (the adapter docs/dashboard.md shows).
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createQueueDashboard, type DashboardConfig, type QueueDashboard } from '../../src/dashboard/index.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
-import type { PayloadMap } from '../../src/types.js';
 import { claimJob, completeJob, failJob } from '../conformance/job-states.js';
 import { PG_URL, REDIS_URL, type BackendContext } from '../helpers/backends.js';
 
@@ -38,6 +37,7 @@ export function dashboardClient(queue: JobQueue, options: Partial<DashboardConfi
 }
 
 /** Status and JSON body of a response. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each route answers its own JSON shape; tests read the fields they assert on, as they read raw driver rows
 export async function read(response: Response): Promise<{ status: number; body: any }> {
   return { status: response.status, body: await response.json() };
 }
@@ -122,10 +122,15 @@ export async function serveDashboard(
   basePath: string,
   adapt: (req: IncomingMessage) => Request | null = (req) => toFetchRequest(req, req.url ?? ''),
 ): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const server = createServer(async (req, res) => {
+  const respond = async (req: IncomingMessage, res: ServerResponse) => {
     req.resume(); // the dashboard reads no request body
     const request = adapt(req);
-    const handle = req.method === 'POST' ? dashboard.POST : req.method === 'GET' ? dashboard.GET : undefined;
+    const handle =
+      req.method === 'POST'
+        ? (r: Request) => dashboard.POST(r)
+        : req.method === 'GET'
+          ? (r: Request) => dashboard.GET(r)
+          : undefined;
     if (!request || !handle) {
       res.writeHead(request ? 405 : 400).end();
       return;
@@ -133,7 +138,8 @@ export async function serveDashboard(
     const response = await handle(request);
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
-  });
+  };
+  const server = createServer((req, res) => void respond(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

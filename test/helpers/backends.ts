@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, onTestFailed } fr
 import { ManualClock } from '../../src/clock.js';
 import { migrate } from '../../src/index.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
-import type { Clock, JobQueueConfig, PayloadMap } from '../../src/types.js';
+import type { Clock, JobQueueConfig } from '../../src/types.js';
 
 export type BackendName = 'postgres' | 'redis';
 

@@ -53,7 +53,8 @@ export async function startPrivateRedis(options: { password?: string } = {}): Pr
     probe.on('error', () => {});
     try {
       await probe.connect();
-      return (await probe.ping()) === 'PONG';
+      await probe.ping(); // rejects until the server answers
+      return true;
     } finally {
       probe.disconnect();
     }
@@ -124,10 +125,14 @@ export async function startPrivatePostgres(options: { password: string }): Promi
 function postgresIds(): Promise<{ uid: number; gid: number }> {
   return new Promise((resolve, reject) => {
     execFile('id', ['-u', 'postgres'], (e1, uid) => {
-      if (e1) return reject(new Error('Running as root, the private cluster needs a `postgres` user'));
-      execFile('id', ['-g', 'postgres'], (e2, gid) =>
-        e2 ? reject(e2) : resolve({ uid: Number(uid), gid: Number(gid) }),
-      );
+      if (e1) {
+        reject(new Error('Running as root, the private cluster needs a `postgres` user'));
+        return;
+      }
+      execFile('id', ['-g', 'postgres'], (e2, gid) => {
+        if (e2) reject(new Error(`id -g postgres failed: ${e2.message}`, { cause: e2 }));
+        else resolve({ uid: Number(uid), gid: Number(gid) });
+      });
     });
   });
 }

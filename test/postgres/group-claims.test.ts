@@ -6,7 +6,6 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backendOf, type JobQueue } from '../../src/queue.js';
-import type { PayloadMap } from '../../src/types.js';
 import { PG_URL } from '../helpers/backends.js';
 import { usePostgres } from './support.js';
 

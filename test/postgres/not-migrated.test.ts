@@ -14,7 +14,9 @@ describe('a queue on an unmigrated schema', () => {
   const schema = uniqueName('qfresh');
   const command = `npx queue-cli migrate --schema ${schema}`;
   let pool: pg.Pool;
-  let queue: JobQueue;
+  /** The running test's queue, closed after it; undefined when the test failed before opening one. */
+  let opened: JobQueue | undefined;
+  const openQueue = () => (opened = initJobQueue({ backend: 'postgres', pool, schema }));
 
   beforeAll(async () => {
     pool = new pg.Pool({ connectionString: PG_URL, max: 4 });
@@ -22,7 +24,8 @@ describe('a queue on an unmigrated schema', () => {
     await pool.query(`CREATE SCHEMA "${schema}"`);
   });
   afterEach(async () => {
-    await queue?.close();
+    await opened?.close();
+    opened = undefined;
   });
   afterAll(async () => {
     await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
@@ -30,7 +33,7 @@ describe('a queue on an unmigrated schema', () => {
   });
 
   it('rejects every operation with NotMigratedError naming the schema and the migrate command', async () => {
-    queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = openQueue();
     for (const call of [
       () => queue.addJob({ jobType: 'x', payload: {} }),
       () => queue.getJob(1),
@@ -47,7 +50,7 @@ describe('a queue on an unmigrated schema', () => {
   });
 
   it('passes NotMigratedError to a processor’s onError', async () => {
-    queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = openQueue();
     const reported: Error[] = [];
     await queue
       .createProcessor({ x: async () => {} }, { onError: (e) => reported.push(e) })
@@ -59,7 +62,7 @@ describe('a queue on an unmigrated schema', () => {
   });
 
   it('answers the dashboard API with 503 and the message naming the command', async () => {
-    queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = openQueue();
     const { status, body } = await read(await dashboardClient(queue).get('/api/jobs'));
     expect(status).toBe(503);
     expect(body.code).toBe('SCHEMA_NOT_MIGRATED');

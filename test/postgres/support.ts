@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
-import type { Clock, PayloadMap, PostgresQueueConfig } from '../../src/types.js';
+import type { Clock, PostgresQueueConfig } from '../../src/types.js';
 import { usePostgresSchemas, useQueues } from '../helpers/backends.js';
 
 export interface PostgresTestContext {

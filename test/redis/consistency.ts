@@ -62,7 +62,10 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
     } else if (j.status === 'waiting' && j.waitUntil == null) {
       expect(where, `job ${j.id}`).toEqual([]);
     } else {
-      expect(where.length === 1 && ['ready', 'scheduled'].includes(where[0]!), `job ${j.id} in ${where}`).toBe(true);
+      expect(
+        where.length === 1 && ['ready', 'scheduled'].includes(where[0]!),
+        `job ${j.id} in ${where.join(',')}`,
+      ).toBe(true);
       if (where[0] === 'scheduled') {
         const due = j.status === 'pending' ? j.runAt : j.status === 'failed' ? j.nextAttemptAt : j.waitUntil;
         expect(Number(await redis.zscore(k.scheduled, pad(j.id))), `job ${j.id} scheduled score`).toBe(due);

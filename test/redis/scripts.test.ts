@@ -38,9 +38,9 @@ describe('add-jobs script atomicity', () => {
     const q = ctx.queue();
     const ended = await q.addJob({ jobType: 'first', payload: {} });
     await q.cancelJob(ended);
-    const snapshot = await dump(ctx.keys, ctx.redis);
+    const snapshot = await dump(() => ctx.keys(), ctx.redis);
     await expect(q.addJobs(batch(99, ended))).rejects.toThrow(DependencyError);
-    expect(await dump(ctx.keys, ctx.redis)).toEqual(snapshot);
+    expect(await dump(() => ctx.keys(), ctx.redis)).toEqual(snapshot);
   });
 
   it('inserts the whole batch when every dependency is valid', async () => {

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { useQueues, useRedisPrefixes } from '../helpers/backends.js';
 import { backendOf, initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Backend, CronStore, WaitStore } from '../../src/backend.js';
-import type { Clock, PayloadMap } from '../../src/types.js';
+import type { Clock } from '../../src/types.js';
 
 export interface RedisTestContext {
   /** Raw client, for inspecting keys. */

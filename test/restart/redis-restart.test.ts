@@ -70,10 +70,16 @@ describe.runIf(RESTART_TESTS_ENABLED)('Redis server restart under a running proc
         }
         expect(reportedWhileDown.some((e) => e.message.startsWith('claiming jobs failed'))).toBe(true);
         // The premise: the new server holds none of the jobs added before the restart.
-        await waitFor(async () => (await client.ping()) === 'PONG', {
-          timeoutMs: 10_000,
-          what: 'the client to reconnect',
-        });
+        await waitFor(
+          async () => {
+            await client.ping(); // resolves once the client has reconnected
+            return true;
+          },
+          {
+            timeoutMs: 10_000,
+            what: 'the client to reconnect',
+          },
+        );
         expect(await queue.getAllJobs()).toEqual([]);
 
         await work.add(100, 140);

@@ -30,9 +30,9 @@ function run(file: string, args: string[], timeoutMs = 30_000): Promise<CommandR
   return new Promise((resolve) => {
     execFile(file, args, { timeout: timeoutMs }, (error, stdout, stderr) => {
       const output = `${stderr}${stdout}`.trim();
-      if (!error) return resolve({ code: 0, output });
       // A number is the exit code; a string (ENOENT, EACCES) means it did not run at all.
-      resolve({ code: error.code ?? 'killed', output: output || error.message });
+      if (error) resolve({ code: error.code ?? 'killed', output: output || error.message });
+      else resolve({ code: 0, output });
     });
   });
 }

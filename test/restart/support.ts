@@ -5,7 +5,6 @@
  */
 import type { Processor } from '../../src/processor.js';
 import type { JobQueue } from '../../src/queue.js';
-import type { PayloadMap } from '../../src/types.js';
 import { sleep } from '../helpers/wait.js';
 
 /**

@@ -20,6 +20,8 @@ type Json<T> = T extends Date
       ? { [K in keyof T]: Json<T[K]> }
       : T;
 type JobJson = Json<JobRecord>;
+/** What the page writes as an element's text; null and undefined write nothing. */
+type TextValue = string | number | null | undefined;
 
 interface ListState {
   job: number | null;
@@ -34,11 +36,17 @@ const NONE = '\u2014';
 const basePath = document.body.dataset.basePath ?? '/';
 const api = `${basePath === '/' ? '' : basePath}/api`;
 
-/** The element with `id`; the page's markup (page.ts) holds every id this script uses. */
-function $<T extends HTMLElement = HTMLElement>(id: string): T {
+/**
+ * The element with `id`, checked to be a `type` (any HTML element by default); the page's markup
+ * (page.ts) holds every id this script uses.
+ */
+function $(id: string): HTMLElement;
+function $<T extends HTMLElement>(id: string, type: new () => T): T;
+function $(id: string, type: new () => HTMLElement = HTMLElement): HTMLElement {
   const node = document.getElementById(id);
   if (!node) throw new Error(`The page has no #${id}`);
-  return node as T;
+  if (!(node instanceof type)) throw new Error(`#${id} is not a ${type.name}`);
+  return node;
 }
 
 function isStatus(value: string | null): value is JobStatus {
@@ -55,7 +63,7 @@ let loadFailed = false;
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
-  text?: unknown,
+  text?: TextValue,
   className?: string,
 ): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -92,7 +100,7 @@ function notify(message: string, isError = false): void {
 
 async function request<T>(method: 'GET' | 'POST', path: string): Promise<T> {
   const response = await fetch(api + path, { method, headers: { Accept: 'application/json' }, cache: 'no-store' });
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = await response.json();
   } catch {
@@ -142,17 +150,17 @@ async function loadList(state: ListState, gen: number): Promise<void> {
   for (const tab of document.querySelectorAll<HTMLElement>('.tab')) {
     tab.setAttribute('aria-selected', String(tab.dataset.status === state.status));
   }
-  const filter = $<HTMLInputElement>('job-type');
+  const filter = $('job-type', HTMLInputElement);
   if (document.activeElement !== filter) filter.value = state.type;
   $('jobs').replaceChildren(...body.jobs.map(jobRow));
   $('empty').hidden = body.jobs.length > 0;
-  $<HTMLButtonElement>('prev').disabled = state.page === 0;
-  $<HTMLButtonElement>('next').disabled = !body.hasMore;
+  $('prev', HTMLButtonElement).disabled = state.page === 0;
+  $('next', HTMLButtonElement).disabled = !body.hasMore;
   $('page-label').textContent = `Page ${state.page + 1}`;
 }
 
 function jobRow(job: Json<JobSummary>): HTMLTableRowElement {
-  const id = Number(job.id);
+  const id = job.id;
   const row = el('tr');
   row.tabIndex = 0;
   row.dataset.id = String(id);
@@ -176,7 +184,7 @@ function jobRow(job: Json<JobSummary>): HTMLTableRowElement {
 
 // Detail view
 
-const PROPERTIES: [label: string, read: (j: JobJson) => unknown][] = [
+const PROPERTIES: [label: string, read: (j: JobJson) => TextValue][] = [
   ['ID', (j) => j.id],
   ['Type', (j) => j.jobType],
   ['Status', (j) => j.status],
@@ -226,7 +234,7 @@ async function loadDetail(id: number, gen: number): Promise<void> {
   if (gen !== generation) return;
   const job = jobBody.job;
   shownJobId = id;
-  $<HTMLAnchorElement>('back').href = listHash;
+  $('back', HTMLAnchorElement).href = listHash;
   $('detail-title').textContent = `Job #${id} \u00b7 ${job.jobType}`;
   badge(job.status, $('detail-status'));
   $('cancel').hidden = !CANCELLABLE_STATUSES.includes(job.status);
@@ -332,7 +340,7 @@ for (const tab of document.querySelectorAll<HTMLElement>('.tab')) {
   });
 }
 let typing: ReturnType<typeof setTimeout> | undefined;
-const jobTypeInput = $<HTMLInputElement>('job-type');
+const jobTypeInput = $('job-type', HTMLInputElement);
 jobTypeInput.addEventListener('input', () => {
   clearTimeout(typing);
   typing = setTimeout(() => go(hashFor({ ...readHash(), type: jobTypeInput.value.trim(), page: 0 })), 350);
@@ -361,31 +369,37 @@ $('jobs').addEventListener('keydown', (event) => {
 });
 $('refresh').addEventListener('click', () => void render());
 
-const processButton = $<HTMLButtonElement>('process');
-processButton.addEventListener('click', () =>
-  act(processButton, async () => {
-    const body = await request<{ processed: number }>('POST', '/process');
-    return `Processed ${body.processed}${body.processed === 1 ? ' job.' : ' jobs.'}`;
-  }),
+const processButton = $('process', HTMLButtonElement);
+processButton.addEventListener(
+  'click',
+  () =>
+    void act(processButton, async () => {
+      const body = await request<{ processed: number }>('POST', '/process');
+      return `Processed ${body.processed}${body.processed === 1 ? ' job.' : ' jobs.'}`;
+    }),
 );
-const cancelButton = $<HTMLButtonElement>('cancel');
-cancelButton.addEventListener('click', () =>
-  act(cancelButton, async () => {
-    const id = shownJobId;
-    await request('POST', `/jobs/${id}/cancel`);
-    return `Job #${id} cancelled.`;
-  }),
+const cancelButton = $('cancel', HTMLButtonElement);
+cancelButton.addEventListener(
+  'click',
+  () =>
+    void act(cancelButton, async () => {
+      const id = shownJobId;
+      await request('POST', `/jobs/${id}/cancel`);
+      return `Job #${id} cancelled.`;
+    }),
 );
-const retryButton = $<HTMLButtonElement>('retry');
-retryButton.addEventListener('click', () =>
-  act(retryButton, async () => {
-    const id = shownJobId;
-    await request('POST', `/jobs/${id}/retry`);
-    return `Job #${id} will be retried.`;
-  }),
+const retryButton = $('retry', HTMLButtonElement);
+retryButton.addEventListener(
+  'click',
+  () =>
+    void act(retryButton, async () => {
+      const id = shownJobId;
+      await request('POST', `/jobs/${id}/retry`);
+      return `Job #${id} will be retried.`;
+    }),
 );
 
-const auto = $<HTMLInputElement>('auto-refresh');
+const auto = $('auto-refresh', HTMLInputElement);
 auto.addEventListener('change', () => setAutoRefresh(auto.checked));
 try {
   auto.checked = localStorage.getItem('queuedev.autoRefresh') === '1';
