@@ -12,11 +12,12 @@ import { renderPage } from './page.js';
 
 export type { DashboardConfig } from './config.js';
 
+/** Function properties, not methods: `export const { GET, POST } = dashboard` is the usual mount. */
 export interface QueueDashboard {
   /** Serves the page (`basePath`) and the read routes (`basePath/api/...`). */
-  GET(request: Request): Promise<Response>;
+  GET: (request: Request) => Promise<Response>;
   /** Serves the actions: cancel, retry, process a batch. Cross-origin browser requests get 403. */
-  POST(request: Request): Promise<Response>;
+  POST: (request: Request) => Promise<Response>;
 }
 
 /** `id` is the route's `:id` segment, on the routes that have one. */
