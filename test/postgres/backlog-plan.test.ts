@@ -37,14 +37,16 @@ describe('claim cost with a backlog (postgres)', () => {
    * `noise` jobs a claim must not return, all created before the due ones (so the old claim
    * index put them first): pending a day ahead (several priorities, some grouped, some with a
    * prerequisite), waiting, failed with a retry tomorrow, completed, and due jobs of type
-   * `other` at a higher priority. Then DUE due jobs of type `wanted`.
+   * `other`. Then DUE due jobs of type `wanted`, at priority 0: the old claim index put every
+   * job of a higher priority, and every older one of priority 0, before them.
    */
   async function fill(schema: string, noise: number): Promise<void> {
     await ctx.sql.query(
       `INSERT INTO "${schema}".job_queue (job_type, payload, status, priority, run_at, next_attempt_at, wait_until,
          created_at, updated_at, group_id, depends_on_job_ids)
        SELECT CASE WHEN g % 5 = 4 THEN 'other' ELSE 'wanted' END, '{}',
-         (ARRAY['pending', 'waiting', 'failed', 'completed', 'pending'])[g % 5 + 1], g % 7,
+         (ARRAY['pending', 'waiting', 'failed', 'completed', 'pending'])[g % 5 + 1],
+         CASE WHEN g % 5 = 4 THEN 0 ELSE g % 7 END,
          CASE WHEN g % 5 = 4 THEN $1::timestamptz - interval '1 hour' ELSE $1::timestamptz + interval '1 day' END,
          CASE WHEN g % 5 = 2 THEN $1::timestamptz + interval '1 day' END,
          CASE WHEN g % 5 = 1 THEN $1::timestamptz + interval '1 day' END,
