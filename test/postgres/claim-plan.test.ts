@@ -1,5 +1,5 @@
 /**
- * Query plans on a large table (~200k jobs): the claim walks job_queue_claim_idx, and no
+ * Query plans on a large table (~200k jobs): the claim walks job_queue_due_idx, and no
  * statement on the processing path is costly enough for the planner to JIT-compile it, even on
  * a caller's pool whose sessions keep jit = on.
  */
@@ -44,7 +44,7 @@ describe('query plans on 200k jobs (postgres)', () => {
 
   beforeAll(async () => {
     // 200k jobs: 60% pending (half of them due, spread over 10 priorities), the rest finished;
-    // some grouped, tagged or with a prerequisite. Only the claimable ones enter the claim index.
+    // some grouped, tagged or with a prerequisite. Only the due ones enter the claim's index.
     await ctx.sql.query(
       `
       INSERT INTO ${ctx.table('job_queue')} (job_type, payload, status, priority, run_at, created_at, updated_at,
@@ -61,16 +61,22 @@ describe('query plans on 200k jobs (postgres)', () => {
     jitAboveCost = Number((await ctx.sql.query('SHOW jit_above_cost')).rows[0].jit_above_cost);
   }, 120_000);
 
-  it('claims through an index scan of job_queue_claim_idx, without JIT', async () => {
+  it('claims through an index scan of job_queue_due_idx, without JIT', async () => {
     const t = schemaNames(ctx.schema);
     for (const [batchSize, groupConcurrency] of [
       [10, null],
       [100, null],
       [10, 2],
     ] as const) {
-      const { plan, jit } = await explain(claimJobsSql(t), [NOW, 'w', batchSize, null, groupConcurrency]);
+      const { plan, jit } = await explain(claimJobsSql(t, { byType: false }), [
+        NOW,
+        'w',
+        batchSize,
+        null,
+        groupConcurrency,
+      ]);
       const scans = nodes(plan).filter(
-        (n) => n['Node Type'].includes('Scan') && n['Index Name'] === 'job_queue_claim_idx',
+        (n) => n['Node Type'].includes('Scan') && n['Index Name'] === 'job_queue_due_idx',
       );
       expect(scans, `batch ${batchSize}`).toHaveLength(1);
       expect(

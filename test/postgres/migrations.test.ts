@@ -10,10 +10,11 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, initJobQueue, migrate, type MigrateOptions } from '../../src/index.js';
+import { backendOf } from '../../src/queue.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
-const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits'];
+const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits', '003_due_and_scheduled_lanes'];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
 interface Run {
@@ -103,6 +104,11 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(ALL_TABLES);
 
+    const downLanes = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
+    expect(downLanes.code, downLanes.stderr).toBe(0);
+    expect(await tablesIn('public')).toEqual(ALL_TABLES);
+    expect(await history('public')).toEqual(['001_initial', '002_cron_and_waits']);
+
     const down = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
     expect(down.code, down.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(['job_events', 'job_queue', 'queuedev_migrations']);
@@ -127,8 +133,8 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     const redo = await cli(['migrate', 'redo', '-s', 'jobs_redo', `--database-url=${dbUrl}`]);
     expect(redo.code, redo.stderr).toBe(0);
-    expect(redo.stdout).toContain('Undid 002_cron_and_waits');
-    expect(redo.stdout).toContain('Applied 002_cron_and_waits');
+    expect(redo.stdout).toContain('Undid 003_due_and_scheduled_lanes');
+    expect(redo.stdout).toContain('Applied 003_due_and_scheduled_lanes');
     expect(await history('jobs_redo')).toEqual(ALL_MIGRATIONS);
   });
 
@@ -259,7 +265,10 @@ describe('migrate() (postgres)', () => {
       await client.query('RESET search_path');
       client.release();
     }
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '002_cron_and_waits' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([
+      { name: '002_cron_and_waits' },
+      { name: '003_due_and_scheduled_lanes' },
+    ]);
     const { rows } = await pool.query(
       `SELECT column_name, data_type, character_maximum_length AS len, is_nullable FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'queuedev_migrations' ORDER BY ordinal_position`,
@@ -292,7 +301,7 @@ describe('migrate() (postgres)', () => {
     const jobId = await before.addJob({ jobType: 'old', payload: { kept: true } });
     await before.close();
 
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '002_cron_and_waits' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '002_cron_and_waits' }]);
     const { rows: indexes } = await pool.query(
       `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename IN ('cron_schedules', 'waitpoint_tokens', 'job_queue')`,
       [schema],
@@ -329,6 +338,51 @@ describe('migrate() (postgres)', () => {
       [schema],
     );
     expect(tables.map((r) => r.table_name)).toEqual(['job_events', 'job_queue', 'queuedev_migrations']);
+  });
+});
+
+describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+  const NOW = new Date('2030-01-01T00:00:00.000Z');
+  const hour = 3_600_000;
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it('keeps every job, and each becomes claimable at its time in priority order', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 2 })).toHaveLength(2);
+    // Jobs as 002 stored them: due, scheduled ahead, failed with a retry to come, waiting.
+    await pool.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, status, priority, run_at, next_attempt_at, wait_until,
+         attempts, created_at, updated_at)
+       VALUES ('due', '{}', 'pending', 1, $1, NULL, NULL, 0, $1, $1),
+              ('future', '{}', 'pending', 4, $2, NULL, NULL, 0, $1, $1),
+              ('retry', '{}', 'failed', 3, $1, $2, NULL, 1, $1, $1),
+              ('waiting', '{}', 'waiting', 2, $1, NULL, $2, 1, $1, $1),
+              ('later', '{}', 'pending', 9, $3, NULL, NULL, 0, $1, $1)`,
+      [new Date(NOW.getTime() - hour), new Date(NOW.getTime() + hour), new Date(NOW.getTime() + 3 * hour)],
+    );
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '003_due_and_scheduled_lanes' }]);
+
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const backend = backendOf(queue);
+    try {
+      const claim = async (at: number) =>
+        (await backend.claimJobs({ workerId: 'w', batchSize: 10, now: new Date(NOW.getTime() + at) })).map(
+          (j) => j.jobType,
+        );
+      expect(await claim(0)).toEqual(['due']);
+      expect(await claim(2 * hour)).toEqual(['future', 'retry', 'waiting']);
+      expect(await claim(4 * hour)).toEqual(['later']);
+    } finally {
+      await queue.close();
+    }
   });
 });
 

@@ -14,22 +14,18 @@ async function claimJobs(
   { workerId, batchSize, jobTypes, groupConcurrency, now }: ClaimInput,
 ): Promise<JobRecord[]> {
   if (batchSize <= 0) return [];
-  const values = [
-    now,
-    workerId,
-    batchSize,
-    jobTypes && jobTypes.length > 0 ? jobTypes : null,
-    groupConcurrency ?? null,
-  ];
+  const byType = jobTypes !== undefined && jobTypes.length > 0;
+  const values = [now, workerId, batchSize, byType ? jobTypes : null, groupConcurrency ?? null];
+  const text = byType ? ctx.sql.claimJobsByType : ctx.sql.claimJobs;
   if (groupConcurrency === undefined) {
-    const { rows } = await ctx.conn.query<JobRow>(ctx.sql.claimJobs, values, true);
+    const { rows } = await ctx.conn.query<JobRow>(text, values, true);
     return rows.map(rowToJob);
   }
   // Group limits hold across processes only if claims of this schema take turns: each one
   // must count the group's processing jobs after the previous claim committed.
   return ctx.conn.transaction(async (tx) => {
     await tx.query(`SET LOCAL jit = off; ${groupClaimLockSql(ctx.groupLockKey)}`);
-    const { rows } = await tx.query(ctx.sql.claimJobs, values);
+    const { rows } = await tx.query(text, values);
     return (rows as JobRow[]).map(rowToJob);
   });
 }

@@ -15,36 +15,80 @@ export function groupClaimLockSql(lockKey: bigint): string {
   return `SELECT pg_advisory_xact_lock(${lockKey.toString()})`;
 }
 
+/** The due lane of migration 003: jobs whose ready time a claim (or their insert) has seen pass. */
+const IN_DUE_LANE = 'j.ready_at <= COALESCE(j.promoted_at, j.created_at)';
+
 /**
  * Claims up to $3 eligible jobs for worker $2 at $1, in ONE statement.
  * $4 job types (text[] or NULL for any), $5 groupConcurrency (NULL for unlimited).
+ * `byType` builds the statement for a non-empty $4, which walks job_queue_due_by_type_idx one
+ * type at a time instead of job_queue_due_idx.
  *
  * - Eligible: ready_at <= now (pending at run_at, failed at its retry time, waiting at its
  *   wake-up time), every depends_on_job_ids completed (a removed prerequisite counts as done:
  *   only finished jobs are cleaned up), and no OTHER pending/processing/waiting job carrying all
  *   depends_on_tags. The dependency checks run only for jobs that have dependencies.
- * - Order: priority DESC, created_at, id, the order of job_queue_claim_idx.
+ * - Where: the due lane (job_queue_due_idx), plus the jobs of the scheduled lane that have become
+ *   due since the last claim (job_queue_scheduled_idx up to now), which this claim moves into the
+ *   due lane unless it claims them. Together the two are every job with ready_at <= now, so the
+ *   order below holds among all due jobs, while jobs not due yet are never walked.
+ * - Order: priority DESC, created_at, id.
  * - FOR UPDATE SKIP LOCKED so concurrent claimers never take the same job nor wait on each other.
  * - Group limit: a candidate is skipped when its group is full, and within the batch each group
  *   gets at most its free slots. Exact across processes only under groupClaimLockSql.
  * - A job resuming from a wait does not consume an attempt; its wait fields are cleared.
  */
-export function claimJobsSql(t: SchemaNames): string {
+export function claimJobsSql(t: SchemaNames, { byType }: { byType: boolean }): string {
   const groupLoad = (alias: string) =>
     `(SELECT count(*) FROM ${t.jobs} g WHERE g.group_id = ${alias}.group_id AND g.status = 'processing')`;
-  return `
-WITH candidates AS MATERIALIZED (
-  SELECT j.id, j.group_id, j.priority, j.created_at
-  FROM ${t.jobs} j
-  WHERE j.ready_at IS NOT NULL AND j.ready_at <= $1::timestamptz
-    AND ($4::text[] IS NULL OR j.job_type = ANY($4::text[]))
+  const eligible = `j.ready_at <= $1::timestamptz
     AND (j.depends_on_job_ids IS NULL OR NOT EXISTS (
       SELECT 1 FROM ${t.jobs} p WHERE p.id = ANY(j.depends_on_job_ids) AND p.status <> 'completed'))
     AND (j.depends_on_tags IS NULL OR ${t.tagBarrierClear}(j.depends_on_tags, j.id))
-    AND ($5::integer IS NULL OR j.group_id IS NULL OR ${groupLoad('j')} < $5::integer)
-  ORDER BY j.priority DESC, j.created_at, j.id
-  LIMIT $3
+    AND ($5::integer IS NULL OR j.group_id IS NULL OR ${groupLoad('j')} < $5::integer)`;
+  const candidate = 'j.id, j.group_id, j.priority, j.created_at';
+  const best = 'ORDER BY j.priority DESC, j.created_at, j.id LIMIT $3';
+  // One ordered walk per wanted type: an index scan for `job_type = ANY(...)` would have to sort
+  // every due job of those types first.
+  const dueLane = byType
+    ? `SELECT d.* FROM (SELECT DISTINCT w FROM unnest($4::text[]) AS w) AS wanted(job_type)
+      CROSS JOIN LATERAL (
+        SELECT ${candidate} FROM ${t.jobs} j
+        WHERE j.job_type = wanted.job_type AND ${IN_DUE_LANE} AND ${eligible}
+        ${best}
+        FOR UPDATE SKIP LOCKED
+      ) d`
+    : `SELECT ${candidate} FROM ${t.jobs} j
+      WHERE ${IN_DUE_LANE} AND ${eligible}
+      ${best}
+      FOR UPDATE SKIP LOCKED`;
+  return `
+WITH newly_due AS MATERIALIZED (
+  -- The scheduled lane up to now: jobs that became due since a claim last looked, with what
+  -- the checks below read, so they are never looked up again (with stale statistics a lookup
+  -- by id could turn into a scan of every job of the wanted type).
+  SELECT ${candidate}, j.job_type, j.ready_at, j.depends_on_job_ids, j.depends_on_tags FROM ${t.jobs} j
+  WHERE j.ready_at > COALESCE(j.promoted_at, j.created_at) AND j.ready_at <= $1::timestamptz
   FOR UPDATE SKIP LOCKED
+),
+candidates AS MATERIALIZED (
+  SELECT c.id, c.group_id, c.priority, c.created_at FROM (
+    SELECT * FROM (${dueLane}) due
+    UNION ALL
+    SELECT * FROM (
+      -- Sorted first, then checked until $3 pass: the planner cannot tell how many jobs
+      -- became due, and costing the checks for all of them would make it JIT-compile.
+      SELECT ${candidate} FROM (
+        SELECT * FROM newly_due n WHERE $4::text[] IS NULL OR n.job_type = ANY($4::text[])
+        ORDER BY n.priority DESC, n.created_at, n.id
+        OFFSET 0
+      ) j
+      WHERE ${eligible}
+      ${best}
+    ) promoted
+  ) c
+  ORDER BY c.priority DESC, c.created_at, c.id
+  LIMIT $3
 ),
 admitted AS (
   SELECT r.id FROM (
@@ -65,6 +109,12 @@ claimed AS (
   FROM admitted a
   WHERE j.id = a.id
   RETURNING ${JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
+),
+promoted AS (
+  -- Into the due lane; not the claimed ones, which claimed updates (a row is updated once).
+  -- By id through the primary key, whatever the statistics say about newly_due.
+  UPDATE ${t.jobs} j SET promoted_at = $1::timestamptz
+  WHERE j.id = ANY(ARRAY(SELECT n.id FROM newly_due n WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.id = n.id)))
 ),
 claimed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
