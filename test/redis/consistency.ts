@@ -46,7 +46,7 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
   );
 
   const placed = new Map<string, string[]>();
-  for (const name of ['ready', 'scheduled', 'processing', 'finished'] as const) {
+  for (const name of ['ready', 'blocked', 'scheduled', 'processing', 'finished'] as const) {
     for (const m of await redis.zrange(k[name], 0, '-1')) placed.set(m, [...(placed.get(m) ?? []), name]);
   }
   for (const j of jobs) {
@@ -63,9 +63,16 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
       expect(where, `job ${j.id}`).toEqual([]);
     } else {
       expect(
-        where.length === 1 && ['ready', 'scheduled'].includes(where[0]!),
+        where.length === 1 && ['ready', 'blocked', 'scheduled'].includes(where[0]!),
         `job ${j.id} in ${where.join(',')}`,
       ).toBe(true);
+      if (where[0] === 'blocked') {
+        // Held back only while a prerequisite exists and is not completed: else it would never be claimed.
+        const byId = new Map(jobs.map((other) => [other.id, other]));
+        const unmet = arr(j.dependsOnJobIds).filter((d) => byId.has(d) && byId.get(d)!.status !== 'completed');
+        expect(j.status, `blocked job ${j.id}`).toBe('pending');
+        expect(unmet.length, `blocked job ${j.id} has an unmet prerequisite`).toBeGreaterThan(0);
+      }
       if (where[0] === 'scheduled') {
         const due = j.status === 'pending' ? j.runAt : j.status === 'failed' ? j.nextAttemptAt : j.waitUntil;
         expect(Number(await redis.zscore(k.scheduled, pad(j.id))), `job ${j.id} scheduled score`).toBe(due);

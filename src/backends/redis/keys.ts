@@ -87,6 +87,14 @@ export const KEYS = [
     contents:
       'the same jobs as `ready`, ordered best first within each job type, so a processor limited to some types reads only those',
   },
+  // member pad id, score id: due pending jobs held back by a dependsOn.jobIds prerequisite not completed; they move to `ready` when it completes or is removed, so a claim never walks them
+  {
+    name: 'blocked',
+    property: 'blocked',
+    type: 'sorted set',
+    contents:
+      'due jobs waiting for a `dependsOn.jobIds` prerequisite; they move to `ready` when it completes, so claims never walk them',
+  },
   // id -> `<jobType>\0<group id or empty>`: lets a claim skip jobs of full groups without decoding their metadata
   {
     name: 'claim-hints',

@@ -8,9 +8,12 @@
   pending/processing/waiting job carries all its dependsOn.tags; and its group has a free slot
   under groupConcurrency (the `groups` counter: exact across processes, since the script runs
   atomically). Jobs of a group found full are skipped from `claim-hints`, without decoding.
-  Bound: the walk examines at most SCAN_LIMIT ready jobs per call, so a claim stays cheap
-  however many jobs wait behind unmet dependencies or full groups; a job beyond that window is
-  reached once enough of the ones ahead of it leave `ready`.
+  Jobs waiting for a dependsOn.jobIds prerequisite are not in `ready` but in `blocked` (moved
+  there when found, released when the prerequisite completes), and future jobs wait in
+  `scheduled`, so neither costs a claim anything. Bound: the walk examines at most SCAN_LIMIT
+  ready jobs per call, so a claim stays cheap however many jobs wait behind full groups or tag
+  barriers; a job beyond that window is reached once enough of the ones ahead of it leave
+  `ready`.
   Claimed jobs become processing with lockedAt/lockedBy, startedAt kept from the first pickup,
   attempts + 1 (not for a job resuming from a wait: a due timed wait, or a pending job with
   pendingReason 'resumed' by its token), wait fields and pendingReason cleared, and a
@@ -20,7 +23,8 @@
   KEYS[9] status:cancelled, KEYS[10] status:waiting, KEYS[11] tags, KEYS[12] ready,
   KEYS[13] ready-by-type, KEYS[14] claim-hints, KEYS[15] scheduled, KEYS[16] processing,
   KEYS[17] finished, KEYS[18] groups, KEYS[19] event:id, KEYS[20] events, KEYS[21] job-events,
-  KEYS[22] event-times, KEYS[23] step-names, KEYS[24] token-waiters, KEYS[25] meta
+  KEYS[22] event-times, KEYS[23] step-names, KEYS[24] token-waiters, KEYS[25] meta,
+  KEYS[26] blocked
   ARGV[1] now (ms); ARGV[2] worker id; ARGV[3] batch size; ARGV[4] JSON array of job types,
   or '' for any; ARGV[5] groupConcurrency, or '' for unlimited.
   ARGV[6] the store id the queue expects (includes/store.lua): a different or missing one
@@ -58,17 +62,7 @@ for _, m in ipairs(redis.call('ZRANGEBYSCORE', K['scheduled'], '-inf', now, 'LIM
   if job then markReady(job) end
 end
 
--- 2. Eligibility.
-local function prerequisitesMet(job)
-  for _, dep in ipairs(list(job.dependsOnJobIds)) do
-    local sid = int(dep)
-    if not redis.call('ZSCORE', K['status:completed'], sid) and redis.call('HEXISTS', K['jobs'], sid) == 1 then
-      return false
-    end
-  end
-  return true
-end
-
+-- 2. Eligibility (prerequisitesMet: includes/state.lua).
 local ACTIVE = { 'status:pending', 'status:processing', 'status:waiting' }
 local holdersMemo = {}
 
@@ -214,9 +208,14 @@ local function consider(index, id, typedMember)
     -- Promoted under a later clock than this caller's: back to scheduled.
     unplace(job)
     redis.call('ZADD', K['scheduled'], due, pad(id))
+  elseif not prerequisitesMet(job) then
+    -- Waits for a prerequisite: out of `ready` until it completes (includes/release.lua). This
+    -- also moves the blocked jobs a store of an earlier layout kept in `ready`, a window at a time.
+    unplace(job)
+    block(job)
   elseif not groupHasRoom(job) then
     fullGroups[job.groupId] = true
-  elseif (not wanted or wanted[job.jobType]) and prerequisitesMet(job) and not barrierHolds(job) then
+  elseif (not wanted or wanted[job.jobType]) and not barrierHolds(job) then
     claim(job)
   end
 end

@@ -1,13 +1,15 @@
 --[[
   Removes up to a batch of finished jobs (completed, cancelled, failed with no retry left)
   last updated before a time, with every index entry, payload, output, step data,
-  idempotency key and event (SPEC §4.3, DETAILS "Retries, failures, reclaim").
+  idempotency key and event (SPEC §4.3, DETAILS "Retries, failures, reclaim"). Dependents
+  held in `blocked` by a removed job are released (includes/release.lua).
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] idem, KEYS[6] all,
   KEYS[7] status:pending, KEYS[8] status:processing, KEYS[9] status:completed,
   KEYS[10] status:failed, KEYS[11] status:cancelled, KEYS[12] status:waiting, KEYS[13] types,
   KEYS[14] tags, KEYS[15] tag-deps, KEYS[16] deps, KEYS[17] ready, KEYS[18] ready-by-type,
   KEYS[19] claim-hints, KEYS[20] scheduled, KEYS[21] processing, KEYS[22] finished,
-  KEYS[23] events, KEYS[24] job-events, KEYS[25] event-times, KEYS[26] step-names
+  KEYS[23] events, KEYS[24] job-events, KEYS[25] event-times, KEYS[26] step-names,
+  KEYS[27] blocked, KEYS[28] groups
   ARGV[1] olderThan (ms, exclusive); ARGV[2] batch size.
   Returns { removed, scanned }: jobs removed, and finished entries examined (fewer than the
   batch size: nothing older is left).
@@ -15,6 +17,8 @@
 --- @include "util"
 --- @include "job"
 --- @include "steps"
+--- @include "state"
+--- @include "release"
 
 local STATUSES = { 'pending', 'processing', 'completed', 'failed', 'cancelled', 'waiting' }
 local members = redis.call('ZRANGEBYSCORE', K['finished'], '-inf', '(' .. ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
@@ -50,10 +54,13 @@ for _, m in ipairs(members) do
     for _, tag in ipairs(list(job.dependsOnTags)) do redis.call('ZREM', K['tag-deps'], tag .. '\0' .. pid) end
     for _, dep in ipairs(list(job.dependsOnJobIds)) do redis.call('ZREM', K['deps'], pad(dep) .. '\0' .. pid) end
     -- Its dependents lose the link; a missing prerequisite counts as met (it had completed:
-    -- had it been cancelled or failed, the dependents were cancelled with it).
+    -- had it been cancelled or failed, the dependents were cancelled with it, unless added
+    -- after it ended, and those held in `blocked` are released now).
+    releaseDependents(id)
     redis.call('ZREMRANGEBYLEX', K['deps'], '[' .. pid .. '\0', '(' .. pid .. '\1')
     redis.call('ZREM', K['ready'], pid)
     redis.call('ZREM', K['ready-by-type'], typedReadyMember(job))
+    redis.call('ZREM', K['blocked'], pid)
     redis.call('ZREM', K['scheduled'], pid)
     redis.call('ZREM', K['processing'], pid)
     removeEvents(pid)

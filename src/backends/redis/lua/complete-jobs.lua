@@ -1,14 +1,15 @@
 --[[
   Records completions, fenced: only jobs still processing and locked by the given worker
   (SPEC §3; DETAILS "Fencing"). Sets completedAt, stores the output when given, clears step
-  data, frees the group slot, writes `completed` events, and signals a wake-up when a pending
-  job depends on a completed one (by id or tag barrier).
+  data, frees the group slot, writes `completed` events, moves the dependents it released from
+  `blocked` to `ready` (includes/release.lua), and signals a wake-up when a pending job depends
+  on a completed one (by id or tag barrier).
   KEYS[1] jobs, KEYS[2] outputs, KEYS[3] steps, KEYS[4] status:pending,
   KEYS[5] status:processing, KEYS[6] status:completed, KEYS[7] status:failed,
   KEYS[8] status:cancelled, KEYS[9] status:waiting, KEYS[10] ready, KEYS[11] ready-by-type,
   KEYS[12] scheduled, KEYS[13] processing, KEYS[14] finished, KEYS[15] groups,
   KEYS[16] event:id, KEYS[17] events, KEYS[18] job-events, KEYS[19] event-times, KEYS[20] wake,
-  KEYS[21] deps, KEYS[22] tag-deps, KEYS[23] step-names
+  KEYS[21] deps, KEYS[22] tag-deps, KEYS[23] step-names, KEYS[24] blocked
   ARGV[1] now (ms); ARGV[2] JSON array of { id, workerId, output? } where output is the
   output's JSON text (absent: keep what setOutput stored).
   Returns the ids recorded.
@@ -19,6 +20,7 @@
 --- @include "wake"
 --- @include "state"
 --- @include "steps"
+--- @include "release"
 
 local now = tonumber(ARGV[1])
 local recorded = {}
@@ -60,6 +62,7 @@ for _, c in ipairs(cjson.decode(ARGV[2])) do
     clearSteps(job.id)
     addEvent(job.id, 'completed', now, nil)
     recorded[#recorded + 1] = job.id
+    if releaseDependents(job.id) then unblocks = true end
     if not unblocks and holdsBackPending(job) then unblocks = true end
   end
 end

@@ -1,7 +1,7 @@
 -- Status changes and index placement. Every script that changes a job's status calls
--- transition() and then store(), so the status sets, the ready/scheduled/processing/finished
--- sets (and ready-by-type) and the group counters always agree with the metadata.
-local PLACEMENTS = { 'ready', 'scheduled', 'processing', 'finished' }
+-- transition() and then store(), so the status sets, the ready/blocked/scheduled/processing/
+-- finished sets (and ready-by-type) and the group counters always agree with the metadata.
+local PLACEMENTS = { 'ready', 'blocked', 'scheduled', 'processing', 'finished' }
 
 -- When a claimable job becomes due: pending at runAt, a failed job at its retry time, a
 -- waiting job at its wake-up time. nil when the job cannot be claimed.
@@ -38,22 +38,47 @@ local function transition(job, status, now)
   job.updatedAt = now
 end
 
--- Takes the job out of ready/scheduled/processing/finished and ready-by-type. The typed member
--- holds the priority: call this before changing a job's priority.
+-- Takes the job out of ready/blocked/scheduled/processing/finished and ready-by-type. The
+-- typed member holds the priority: call this before changing a job's priority.
 local function unplace(job)
   local m = pad(job.id)
   for _, name in ipairs(PLACEMENTS) do redis.call('ZREM', K[name], m) end
   redis.call('ZREM', K['ready-by-type'], typedReadyMember(job))
 end
 
--- Makes a due job claimable: `ready` (all types) and `ready-by-type` (claims filtered by type).
+-- True when every dependsOn.jobIds job is completed; a removed one (cleaned up) counts as
+-- completed. Costs two reads per prerequisite of this job only.
+local function prerequisitesMet(job)
+  for _, dep in ipairs(list(job.dependsOnJobIds)) do
+    local sid = int(dep)
+    if not redis.call('ZSCORE', K['status:completed'], sid) and redis.call('HEXISTS', K['jobs'], sid) == 1 then
+      return false
+    end
+  end
+  return true
+end
+
+-- Holds a due job whose prerequisites are not all completed in `blocked`, out of the claim's
+-- way: it returns to `ready` through releaseDependents (includes/release.lua) when one of
+-- them completes or is removed.
+local function block(job)
+  redis.call('ZADD', K['blocked'], job.id, pad(job.id))
+end
+
+-- Makes a due job claimable: `ready` (all types) and `ready-by-type` (claims filtered by type),
+-- or `blocked` while a prerequisite is not completed. Returns true when the job is ready.
 local function markReady(job)
+  if not prerequisitesMet(job) then
+    block(job)
+    return false
+  end
   -- Score -priority: ZRANGE order is priority desc, then (equal scores) id asc.
   redis.call('ZADD', K['ready'], -job.priority, pad(job.id))
   redis.call('ZADD', K['ready-by-type'], 0, typedReadyMember(job))
+  return true
 end
 
--- Puts the job in exactly one of ready/scheduled/processing/finished (or none: a waiting job
+-- Puts the job in exactly one of ready/blocked/scheduled/processing/finished (or none: a waiting job
 -- without a wake-up time) and saves its metadata. Returns the saved JSON text.
 local function store(job, now)
   local m = pad(job.id)

@@ -1,0 +1,144 @@
+/**
+ * The cost of one Redis claim does not grow with the jobs it does not return: future jobs,
+ * jobs blocked by unmet dependencies, waiting jobs, jobs of other types (for a claim limited to
+ * some types) and finished jobs. Measured as the commands the server executes for one claim
+ * (INFO commandstats counts those run inside scripts too), on a private redis-server so no other
+ * client's commands are counted, with 1,000 and with 200,000 such jobs stored.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initJobQueue, type JobQueue } from '../../src/queue.js';
+import type { JobOptions } from '../../src/types.js';
+import { startPrivateRedis, type PrivateServer } from '../helpers/private-servers.js';
+import { storeOf } from './support.js';
+
+const WORKER = 'w1';
+const CHUNK = 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Commands executed by the server so far, except INFO itself (the probe). */
+async function commandsSoFar(client: Redis): Promise<number> {
+  const info = await client.info('commandstats');
+  let total = 0;
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    if (m[1] !== 'info') total += Number(m[2]);
+  }
+  return total;
+}
+
+async function addInChunks(q: JobQueue, count: number, make: (i: number) => JobOptions): Promise<void> {
+  for (let start = 0; start < count; start += CHUNK) {
+    const size = Math.min(CHUNK, count - start);
+    await q.addJobs(Array.from({ length: size }, (_, j) => make(start + j)));
+  }
+}
+
+/** Adds `count` due jobs of `jobType`, claims them and hands each claimed job to `settle`. */
+async function addAndSettle(
+  q: JobQueue,
+  jobType: string,
+  count: number,
+  settle: (ids: number[]) => Promise<unknown>,
+): Promise<void> {
+  await addInChunks(q, count, (i) => ({ jobType, payload: { i } }));
+  const store = storeOf(q);
+  for (;;) {
+    const claimed = await store.claimJobs({ workerId: WORKER, batchSize: CHUNK, jobTypes: [jobType], now: new Date() });
+    if (claimed.length === 0) return;
+    await settle(claimed.map((j) => j.id));
+  }
+}
+
+/**
+ * A store with `perKind` jobs of each kind a claim must not pay for, all of a higher priority
+ * than the due `wanted` jobs: future jobs (several priorities, some grouped, some depending on
+ * another future job), due `wanted` jobs blocked by an unmet dependency, waiting jobs and
+ * finished jobs.
+ */
+async function buildBacklog(q: JobQueue, perKind: number): Promise<void> {
+  const store = storeOf(q);
+  const later = new Date(Date.now() + DAY_MS);
+  const [prerequisite] = await q.addJobs([{ jobType: 'wanted', payload: {}, runAt: later, priority: 9 }]);
+  await addInChunks(q, perKind, (i) => ({
+    jobType: 'wanted',
+    payload: { i },
+    runAt: later,
+    priority: 5 + (i % 4),
+    ...(i % 3 === 0 ? { group: { id: `g${i % 7}` } } : {}),
+    ...(i % 5 === 0 ? { dependsOn: { jobIds: [prerequisite!] } } : {}),
+  }));
+  await addInChunks(q, perKind, (i) => ({
+    jobType: 'wanted',
+    payload: { i },
+    priority: 10,
+    dependsOn: { jobIds: [prerequisite!] },
+  }));
+  await addAndSettle(q, 'sleeper', perKind, (ids) =>
+    Promise.all(
+      ids.map((jobId) =>
+        store.enterWait({ jobId, workerId: WORKER, waitUntil: later, tokenId: null, now: new Date() }),
+      ),
+    ),
+  );
+  await addAndSettle(q, 'done', perKind, (ids) =>
+    store.completeJobs(
+      ids.map((jobId) => ({ jobId, workerId: WORKER })),
+      new Date(),
+    ),
+  );
+}
+
+interface ClaimCost {
+  commands: number;
+  claimed: number;
+}
+
+/** Adds 10 due `wanted` jobs of the lowest priority, claims them in one call and counts its commands. */
+async function measureClaim(q: JobQueue, client: Redis, jobTypes?: string[]): Promise<ClaimCost> {
+  await q.addJobs(Array.from({ length: 10 }, (_, i) => ({ jobType: 'wanted', payload: { i }, priority: 0 })));
+  const before = await commandsSoFar(client);
+  const claimed = await storeOf(q).claimJobs({ workerId: WORKER, batchSize: 10, jobTypes, now: new Date() });
+  const commands = (await commandsSoFar(client)) - before;
+  return { commands, claimed: claimed.length };
+}
+
+/** One claim of any type and one limited to `wanted` (with as many due jobs of other types stored). */
+async function claimCosts(
+  client: Redis,
+  prefix: string,
+  perKind: number,
+): Promise<{ any: ClaimCost; typed: ClaimCost }> {
+  const q = initJobQueue({ backend: 'redis', client, keyPrefix: prefix });
+  try {
+    await buildBacklog(q, perKind);
+    const any = await measureClaim(q, client);
+    await addInChunks(q, perKind, (i) => ({ jobType: 'other', payload: { i }, priority: 10 }));
+    const typed = await measureClaim(q, client, ['wanted']);
+    return { any, typed };
+  } finally {
+    await q.close();
+  }
+}
+
+describe('redis claim cost', () => {
+  let server: PrivateServer;
+  let client: Redis;
+
+  beforeAll(async () => {
+    server = await startPrivateRedis();
+    client = new Redis({ port: server.port });
+  }, 30_000);
+
+  afterAll(async () => {
+    client.disconnect();
+    await server.stop();
+  });
+
+  it('runs the same number of commands with 1,000 and with 200,000 future, blocked, waiting, other-type and finished jobs', async () => {
+    const small = await claimCosts(client, 'cost-small', 200);
+    const large = await claimCosts(client, 'cost-large', 40_000);
+    expect(small.any.claimed).toBe(10);
+    expect(small.typed.claimed).toBe(10);
+    expect(large).toEqual(small);
+  }, 600_000);
+});
