@@ -9,9 +9,10 @@
  * Type checking is not done here: `npm run typecheck` checks the browser code against the DOM
  * library (src/dashboard/browser/tsconfig.json); esbuild only strips the types and bundles.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeOrCheck } from './generated-module.js';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -82,7 +83,6 @@ export async function run(options: {
   outFile?: string;
 }): Promise<{ ok: boolean; message: string }> {
   const outFile = options.outFile ?? GENERATED_FILE;
-  const target = relative(process.cwd(), outFile) || outFile;
   let rendered: string;
   try {
     rendered = renderModule((await bundle(options.entry)).code);
@@ -90,23 +90,14 @@ export async function run(options: {
     if (err instanceof DashboardBuildError) return { ok: false, message: `build-dashboard: ${err.message}` };
     throw err;
   }
-  if (!options.check) {
-    writeFileSync(outFile, rendered);
-    return { ok: true, message: `build-dashboard: wrote ${target}` };
-  }
-  let current = '';
-  try {
-    current = readFileSync(outFile, 'utf8');
-  } catch {
-    // A missing module is stale too.
-  }
-  if (current !== rendered) {
-    return {
-      ok: false,
-      message: `build-dashboard: ${target} is stale: it does not match src/dashboard/browser. Run \`npm run build:dashboard\` and commit the result.`,
-    };
-  }
-  return { ok: true, message: `build-dashboard: ${target} is up to date` };
+  return writeOrCheck({
+    tool: 'build-dashboard',
+    outFile,
+    rendered,
+    sources: 'src/dashboard/browser',
+    script: 'build:dashboard',
+    check: options.check,
+  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

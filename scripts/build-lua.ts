@@ -15,9 +15,10 @@
  *   declared, so a script never touches a key it was not given (Redis Cluster safety).
  * A line `--- @include "name"` is replaced by lua/includes/name.lua (each file once).
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeOrCheck } from './generated-module.js';
 import { KEY_NAMES } from '../src/backends/redis/keys.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -132,7 +133,6 @@ export function renderModule(scripts: BuiltScript[]): string {
  */
 export function run(options: { check: boolean; luaDir?: string; outFile?: string }): { ok: boolean; message: string } {
   const outFile = options.outFile ?? GENERATED_FILE;
-  const target = relative(process.cwd(), outFile) || outFile;
   let rendered: string;
   try {
     rendered = renderModule(buildScripts(options.luaDir));
@@ -140,23 +140,14 @@ export function run(options: { check: boolean; luaDir?: string; outFile?: string
     if (err instanceof LuaBuildError) return { ok: false, message: `build-lua: ${err.message}` };
     throw err;
   }
-  if (!options.check) {
-    writeFileSync(outFile, rendered);
-    return { ok: true, message: `build-lua: wrote ${target}` };
-  }
-  let current = '';
-  try {
-    current = readFileSync(outFile, 'utf8');
-  } catch {
-    // A missing module is stale too.
-  }
-  if (current !== rendered) {
-    return {
-      ok: false,
-      message: `build-lua: ${target} is stale: it does not match the Lua sources. Run \`npm run build:lua\` and commit the result.`,
-    };
-  }
-  return { ok: true, message: `build-lua: ${target} is up to date` };
+  return writeOrCheck({
+    tool: 'build-lua',
+    outFile,
+    rendered,
+    sources: 'the Lua sources',
+    script: 'build:lua',
+    check: options.check,
+  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -18,6 +18,19 @@ import { QueueError, StoreUnavailableError, type StoreUnavailableReason } from '
 import { renderFact } from './messages.js';
 import { StoreFact, type Fact } from './store-facts.js';
 
+/** Node socket errors, for both backends: the server is unreachable or the connection dropped. */
+export const SOCKET_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
+
 export interface StoreErrorRules {
   /** `PostgreSQL` or `Redis`, for messages. */
   store: string;

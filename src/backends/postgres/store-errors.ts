@@ -5,22 +5,16 @@
  */
 import type { Pool } from 'pg';
 import { NotMigratedError, type StoreUnavailableReason } from '../../errors.js';
-import { errorChain, secretsOf, storeErrorTranslator, type StoreErrorTranslator } from '../../store-errors.js';
+import {
+  SOCKET_CODES,
+  errorChain,
+  secretsOf,
+  storeErrorTranslator,
+  type StoreErrorTranslator,
+} from '../../store-errors.js';
 import type { Fact } from '../../store-facts.js';
 import { DATABASE_ENV } from './migrate.js';
 
-/** Node socket errors: the server is unreachable or the connection dropped. */
-const SOCKET_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ECONNABORTED',
-]);
 /** SQLSTATEs of a server that refuses work for now: admin/crash shutdown, starting up, too many connections. */
 const SERVER_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53000']);
 /** invalid_authorization_specification, invalid_password. */

@@ -4,20 +4,15 @@
  */
 import type { Redis } from 'ioredis';
 import { StoreResetError, type StoreUnavailableReason } from '../../errors.js';
-import { errorChain, secretsOf, storeErrorTranslator, type StoreErrorTranslator } from '../../store-errors.js';
+import {
+  SOCKET_CODES,
+  errorChain,
+  secretsOf,
+  storeErrorTranslator,
+  type StoreErrorTranslator,
+} from '../../store-errors.js';
 import { resetReplyFound } from './identity.js';
 
-const SOCKET_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ECONNABORTED',
-]);
 /** Reply prefixes of a server that refuses work for now. */
 const SERVER_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/;
 /** Reply prefixes of refused or missing credentials. */
