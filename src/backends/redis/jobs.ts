@@ -57,7 +57,7 @@ async function getJobs(ctx: BackendContext, query: JobQuery): Promise<JobRecord[
   await walkSlices(
     (cursor) => {
       const limit = query.limit === undefined ? '' : query.limit - rows.length;
-      return ctx.run<[JobRow[], number, number]>('getJobs', [luaQuery, limit, skip, cursor, scriptSlice.jobs]);
+      return ctx.run<[JobRow[], number, number]>('getJobs', [luaQuery, limit, skip, cursor, scriptSlice.read]);
     },
     ([slice, skipped, next]) => {
       rows.push(...slice);

@@ -30,7 +30,7 @@ async function cancelJobs(ctx: BackendContext, selector: JobSelector, now: Date)
   const cascaded: Cascaded = [];
   const args = [now.getTime(), ...selectorArgs(selector)];
   await walkSlices(
-    (cursor) => ctx.run<[number[], Cascaded, number]>('cancelJobs', [...args, cursor, scriptSlice.jobs]),
+    (cursor) => ctx.run<[number[], Cascaded, number]>('cancelJobs', [...args, cursor, scriptSlice.write]),
     ([ids, pairs, next]) => {
       cancelledIds.push(...ids);
       cascaded.push(...pairs);
@@ -58,7 +58,7 @@ async function editJobs(ctx: BackendContext, selector: JobSelector, edit: JobEdi
   const args = [now.getTime(), ...selectorArgs(selector), JSON.stringify(changes), payload, metadata];
   const edited: number[] = [];
   await walkSlices(
-    (cursor) => ctx.run<[number[], number]>('editJobs', [...args, cursor, scriptSlice.jobs]),
+    (cursor) => ctx.run<[number[], number]>('editJobs', [...args, cursor, scriptSlice.write]),
     ([ids, next]) => {
       edited.push(...ids);
       return next;

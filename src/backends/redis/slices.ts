@@ -1,11 +1,13 @@
 /**
  * Bounded work per script. Redis runs one script at a time and answers nobody else meanwhile,
- * so the scripts that walk many jobs (a listing past an unindexed filter or a deep offset, a bulk
- * cancel or edit by filter) examine at most `jobs` candidate jobs per call and return a cursor:
- * the id below which the next call goes on, newest first, or 0 when the walk is over. The
- * TypeScript side repeats the call until then. Internal: tests lower `jobs` to count slices.
+ * so the scripts that walk many jobs (a listing past an unindexed filter, a bulk cancel or edit
+ * by filter) examine at most so many candidate jobs per call and return a cursor: the id below
+ * which the next call goes on, newest first, or 0 when the walk is over. The TypeScript side
+ * repeats the call until then. Sized so one call stays within a few milliseconds: a listing
+ * decodes each candidate (`read`), a bulk change may also rewrite each with its indexes and
+ * events (`write`, several times the work per job). Internal: tests lower them to count slices.
  */
-export const scriptSlice = { jobs: 1000 };
+export const scriptSlice = { read: 250, write: 50 };
 
 /** A cursor as scripts take it: '' for the first slice. */
 export type SliceCursor = number | '';
