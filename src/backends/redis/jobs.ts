@@ -7,6 +7,7 @@ import type { JobEvent, JobRecord } from '../../types.js';
 import type { BackendContext } from './context.js';
 import { toLuaQuery } from './query.js';
 import { toJobEvent, toJobRecord, toStoredJob, type JobRow } from './record.js';
+import { scriptSlice, walkSlices } from './slices.js';
 
 /** ['ok', ids, insertedIds], or ['blocked', ids, statuses] (add-jobs.lua). */
 type AddReply = ['ok', number[], number[]] | ['blocked', number[], string[]];
@@ -43,12 +44,27 @@ async function getJob(ctx: BackendContext, id: number): Promise<JobRecord | null
   return job;
 }
 
+/**
+ * A listing walks in bounded slices (slices.ts): each call skips what it can of the offset and
+ * keeps what it can of the limit, and the next goes on below the cursor. Slices are separate
+ * reads, so a listing is no longer one snapshot: a job changing meanwhile may show in its old or
+ * new state, or, if it leaves or enters the filter, be missed or shown.
+ */
 async function getJobs(ctx: BackendContext, query: JobQuery): Promise<JobRecord[]> {
-  const rows = await ctx.run<JobRow[]>('getJobs', [
-    JSON.stringify(toLuaQuery(query.filter, query.status)),
-    query.limit === undefined ? '' : query.limit,
-    query.offset ?? 0,
-  ]);
+  const luaQuery = JSON.stringify(toLuaQuery(query.filter, query.status));
+  const rows: JobRow[] = [];
+  let skip = query.offset ?? 0;
+  await walkSlices(
+    (cursor) => {
+      const limit = query.limit === undefined ? '' : query.limit - rows.length;
+      return ctx.run<[JobRow[], number, number]>('getJobs', [luaQuery, limit, skip, cursor, scriptSlice.read]);
+    },
+    ([slice, skipped, next]) => {
+      rows.push(...slice);
+      skip -= skipped;
+      return query.limit !== undefined && rows.length >= query.limit ? 0 : next;
+    },
+  );
   const jobs = rows.map((row) => toJobRecord(...row));
   ctx.sawJobIds(jobs.map((j) => j.id));
   return jobs;

@@ -1,11 +1,13 @@
 /**
  * Managing jobs (SPEC §4.3) on Redis: retry, cancel, edit, cleanup and reclaim, each one Lua
- * script (cleanup: one script per batch).
+ * script (cleanup: one script per batch; a cancel or edit by filter: one script per slice of
+ * candidate jobs, slices.ts, so each job changes atomically but the whole set does not).
  */
 import type { CancelResult, CleanupInput, JobEdit, JobSelector, ReclaimInput, ReclaimResult } from '../../backend.js';
 import type { BackendContext } from './context.js';
 import { toLuaQuery } from './query.js';
 import { floatText, type StoredJob } from './record.js';
+import { scriptSlice, walkSlices } from './slices.js';
 
 type Cascaded = [number, number][];
 
@@ -24,10 +26,17 @@ async function retryJob(ctx: BackendContext, jobId: number, now: Date): Promise<
 }
 
 async function cancelJobs(ctx: BackendContext, selector: JobSelector, now: Date): Promise<CancelResult> {
-  const [cancelledIds, cascaded] = await ctx.run<[number[], Cascaded]>('cancelJobs', [
-    now.getTime(),
-    ...selectorArgs(selector),
-  ]);
+  const cancelledIds: number[] = [];
+  const cascaded: Cascaded = [];
+  const args = [now.getTime(), ...selectorArgs(selector)];
+  await walkSlices(
+    (cursor) => ctx.run<[number[], Cascaded, number]>('cancelJobs', [...args, cursor, scriptSlice.write]),
+    ([ids, pairs, next]) => {
+      cancelledIds.push(...ids);
+      cascaded.push(...pairs);
+      return next;
+    },
+  );
   return { cancelledIds, cascaded: cascadedPairs(cascaded) };
 }
 
@@ -46,13 +55,16 @@ async function editJobs(ctx: BackendContext, selector: JobSelector, edit: JobEdi
   const payload = 'payload' in edit && edit.payload !== undefined ? JSON.stringify(edit.payload) : '';
   // The `edited` event: the updated fields with their public names, dates as ISO strings.
   const metadata = JSON.stringify(edit);
-  return ctx.run<number[]>('editJobs', [
-    now.getTime(),
-    ...selectorArgs(selector),
-    JSON.stringify(changes),
-    payload,
-    metadata,
-  ]);
+  const args = [now.getTime(), ...selectorArgs(selector), JSON.stringify(changes), payload, metadata];
+  const edited: number[] = [];
+  await walkSlices(
+    (cursor) => ctx.run<[number[], number]>('editJobs', [...args, cursor, scriptSlice.write]),
+    ([ids, next]) => {
+      edited.push(...ids);
+      return next;
+    },
+  );
+  return edited;
 }
 
 /** Runs a cleanup script batch after batch until a batch comes back short. */

@@ -10,8 +10,12 @@
   KEYS[17] event-times, KEYS[18] deps, KEYS[19] tag-deps, KEYS[20] all, KEYS[21] types,
   KEYS[22] tags, KEYS[23] token-waiters, KEYS[24] blocked
   ARGV[1] now (ms); ARGV[2] job id, or '' to select by filter; ARGV[3] filter query JSON
-  (see includes/filter.lua), used when ARGV[2] is ''.
-  Returns { cancelledIds, cascaded } where cascaded is an array of { jobId, cascadeFrom }.
+  (see includes/filter.lua), used when ARGV[2] is ''; ARGV[4] the slice cursor ('' for the
+  first slice), ARGV[5] the most candidate jobs this call examines (a filter selects in bounded
+  slices, newest first, so no call holds the server long; the caller repeats until the cursor
+  is 0).
+  Returns { cancelledIds, cascaded, next cursor } where cascaded is an array of
+  { jobId, cascadeFrom } and the cursor is 0 when no slice is left.
 ]]
 --- @include "util"
 --- @include "job"
@@ -21,7 +25,7 @@
 --- @include "filter"
 
 local now = tonumber(ARGV[1])
-local cancelled, cascaded = {}, {}
+local cancelled, cascaded, cursor = {}, {}, 0
 if ARGV[2] ~= '' then
   local job = loadJob(tonumber(ARGV[2]))
   if isCancellable(job) then
@@ -31,11 +35,16 @@ if ARGV[2] ~= '' then
 else
   local query = cjson.decode(ARGV[3])
   query.status = 'pending'
-  for _, id in ipairs(selectIds(query, nil, 0)) do
+  local ids, _, next = sliceIds(query, tonumber(ARGV[4]), tonumber(ARGV[5]), 0, nil)
+  cursor = next
+  for _, id in ipairs(ids) do
     local job = loadJob(id)
-    cancelOne(job, now, nil)
-    cancelled[#cancelled + 1] = id
+    -- A dependent cancelled by an earlier slice's cascade is no longer pending.
+    if isCancellable(job) then
+      cancelOne(job, now, nil)
+      cancelled[#cancelled + 1] = id
+    end
   end
 end
 cascadeCancel(cancelled, now, cascaded)
-return { cancelled, cascaded }
+return { cancelled, cascaded, cursor }

@@ -12,8 +12,11 @@
   ARGV[1] now (ms); ARGV[2] job id, or '' to select by filter; ARGV[3] filter query JSON;
   ARGV[4] the changed metadata fields as JSON (stored names and forms, no payload);
   ARGV[5] the new payload's JSON text, or '' to keep it; ARGV[6] the `edited` event's
-  metadata JSON text (the updated fields, with the payload spliced in by the caller).
-  Returns the ids edited.
+  metadata JSON text (the updated fields, with the payload spliced in by the caller);
+  ARGV[7] the slice cursor ('' for the first slice), ARGV[8] the most candidate jobs this call
+  examines (a filter selects in bounded slices, newest first; the caller repeats until the
+  cursor is 0).
+  Returns { ids edited, next cursor (0 when no slice is left) }.
 ]]
 --- @include "util"
 --- @include "job"
@@ -27,13 +30,14 @@ local changes = cjson.decode(ARGV[4])
 local payload = ARGV[5]
 local metadata = ARGV[6]
 
-local ids
+local ids, cursor = nil, 0
 if ARGV[2] ~= '' then
   ids = { tonumber(ARGV[2]) }
 else
   local query = cjson.decode(ARGV[3])
   query.status = 'pending'
-  ids = selectIds(query, nil, 0)
+  local selected, _, next = sliceIds(query, tonumber(ARGV[7]), tonumber(ARGV[8]), 0, nil)
+  ids, cursor = selected, next
 end
 
 local edited = {}
@@ -55,4 +59,4 @@ for _, id in ipairs(ids) do
   end
 end
 if #edited > 0 and changes.runAt then signalWake() end
-return edited
+return { edited, cursor }

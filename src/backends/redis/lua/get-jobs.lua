@@ -4,9 +4,13 @@
   KEYS[6] status:pending, KEYS[7] status:processing, KEYS[8] status:completed,
   KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting,
   KEYS[12] types, KEYS[13] tags, KEYS[14] step-names
-  ARGV[1] query JSON (see includes/filter.lua); ARGV[2] limit ('' for all); ARGV[3] offset.
-  Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil }
-  (includes/row.lua).
+  ARGV[1] query JSON (see includes/filter.lua); ARGV[2] limit ('' for all); ARGV[3] matches
+  still to skip (the offset); ARGV[4] the slice cursor ('' for the first slice); ARGV[5] the
+  most candidate jobs this call examines. A listing runs in bounded slices, newest first, so no
+  call holds the server long: the caller repeats with the returned cursor, fewer to skip and a
+  smaller limit until the cursor is 0 or the limit is met.
+  Returns { rows, matches skipped, next cursor (0 when the walk is over) }, each row
+  { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil } (includes/row.lua).
 ]]
 --- @include "util"
 --- @include "job"
@@ -15,9 +19,10 @@
 
 local query = cjson.decode(ARGV[1])
 local limit = ARGV[2] ~= '' and tonumber(ARGV[2]) or nil
-local offset = tonumber(ARGV[3]) or 0
-local out = {}
-for i, id in ipairs(selectIds(query, limit, offset)) do
-  out[i] = jobRow(id)
+local skip = tonumber(ARGV[3]) or 0
+local ids, skipped, cursor = sliceIds(query, tonumber(ARGV[4]), tonumber(ARGV[5]), skip, limit)
+local rows = {}
+for i, id in ipairs(ids) do
+  rows[i] = jobRow(id)
 end
-return out
+return { rows, skipped, cursor }

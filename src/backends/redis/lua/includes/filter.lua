@@ -1,7 +1,6 @@
 -- Job queries (SPEC §2.7): which jobs match a filter, and the ids of matching jobs, newest
 -- first. A query is decoded JSON { status?, jobType?, priority?, runAt?: { eq?, gt?, gte?,
 -- lt?, lte? } (ms), tags?: { values, mode } }.
-local SCAN_CHUNK = 500
 
 local function tagsMatch(jobTags, values, mode)
   local have = {}
@@ -36,35 +35,53 @@ local function matches(job, q)
   return true
 end
 
--- A source of candidate ids, newest first: a whole sorted set, or one value's range of a
--- `<value>\0<pad id>` index.
+-- A source of candidate ids, newest first: a whole sorted set (scored by id), or one value's
+-- range of a `<value>\0<pad id>` index. `fetch(start, n)` reads by rank (O(log n + n), for
+-- jumping to an offset); `fetchBefore(before, n)` reads the n newest ids below `before` (nil:
+-- from the newest), the cursor of a sliced walk.
 local function setSource(key)
+  local function ids(members)
+    for i, m in ipairs(members) do members[i] = tonumber(m) end
+    return members
+  end
   return {
     count = redis.call('ZCARD', key),
     fetch = function(start, n)
-      local ids = redis.call('ZREVRANGE', key, start, start + n - 1)
-      for i, m in ipairs(ids) do ids[i] = tonumber(m) end
-      return ids
+      return ids(redis.call('ZREVRANGE', key, start, start + n - 1))
+    end,
+    fetchBefore = function(before, n)
+      local max = before and '(' .. int(before) or '+inf'
+      return ids(redis.call('ZREVRANGEBYSCORE', key, max, '-inf', 'LIMIT', 0, n))
     end,
   }
 end
 
 local function lexSource(key, value)
   local min, max = '[' .. value .. '\0', '(' .. value .. '\1'
+  local function ids(members)
+    for i, m in ipairs(members) do members[i] = idFromMember(m) end
+    return members
+  end
   return {
     count = redis.call('ZLEXCOUNT', key, min, max),
     fetch = function(start, n)
-      local ids = redis.call('ZREVRANGEBYLEX', key, max, min, 'LIMIT', start, n)
-      for i, m in ipairs(ids) do ids[i] = idFromMember(m) end
-      return ids
+      -- By rank: the members after the range come first in reverse order.
+      local above = redis.call('ZLEXCOUNT', key, max, '+')
+      local first = above + start
+      local last = math.min(first + n, above + redis.call('ZLEXCOUNT', key, min, max)) - 1
+      if last < first then return {} end
+      return ids(redis.call('ZREVRANGE', key, first, last))
+    end,
+    fetchBefore = function(before, n)
+      local upper = before and '(' .. value .. '\0' .. pad(before) or max
+      return ids(redis.call('ZREVRANGEBYLEX', key, upper, min, 'LIMIT', 0, n))
     end,
   }
 end
 
--- Ids of the jobs matching `q`, newest first, after skipping `offset` matches, at most
--- `limit` (nil: all). Candidates come from the smallest index that the query pins down; when
--- that index is the whole query, jobs are not even decoded.
-local function selectIds(q, limit, offset)
+-- The smallest index that the query pins down, and whether that index is the whole query
+-- (then jobs need not even be decoded).
+local function bestSource(q)
   local constraints = 0
   for _, name in ipairs({ 'status', 'jobType', 'priority', 'runAt', 'tags' }) do
     if q[name] then constraints = constraints + 1 end
@@ -82,27 +99,41 @@ local function selectIds(q, limit, offset)
   if mode == 'all' or mode == 'exact' then
     for _, t in ipairs(list(q.tags.values)) do consider(lexSource(K['tags'], t), false) end
   end
+  return best, exact
+end
 
-  local out, skipped, start = {}, 0, 0
-  if limit == 0 then return out end
-  while true do
-    local page = best.fetch(start, SCAN_CHUNK)
-    if #page == 0 then return out end
-    start = start + #page
-    for _, id in ipairs(page) do
-      local ok = exact
-      if not ok then
-        local job = loadJob(id)
-        ok = job ~= nil and matches(job, q)
-      end
-      if ok then
-        if skipped < offset then
-          skipped = skipped + 1
-        else
-          out[#out + 1] = id
-          if limit and #out >= limit then return out end
-        end
+-- One bounded slice of a walk over the jobs matching `q`, newest first: examines at most
+-- `budget` candidates with an id below `cursor` (nil: from the newest), skips the first `skip`
+-- matches and keeps at most `limit` (nil: all) of the rest. Returns the kept ids, the number of
+-- matches skipped, and the cursor of the next slice (0 when the walk is over). A query its index
+-- answers exactly starts at the offset by rank, so a deep offset costs no walk.
+local function sliceIds(q, cursor, budget, skip, limit)
+  local source, exact = bestSource(q)
+  local out = {}
+  if limit == 0 then return out, 0, 0 end
+  if exact and not cursor then
+    -- By rank, whatever the offset; at most `budget` ids, the walk goes on from the last.
+    local want = math.min(limit or budget, budget)
+    local ids = source.fetch(skip, want)
+    local more = #ids == want and not (limit and #ids >= limit)
+    return ids, math.max(0, math.min(skip, source.count)), more and ids[#ids] or 0
+  end
+  local skipped = 0
+  local page = source.fetchBefore(cursor, budget)
+  for _, id in ipairs(page) do
+    local ok = exact
+    if not ok then
+      local job = loadJob(id)
+      ok = job ~= nil and matches(job, q)
+    end
+    if ok then
+      if skipped < skip then
+        skipped = skipped + 1
+      else
+        out[#out + 1] = id
+        if limit and #out >= limit then return out, skipped, 0 end
       end
     end
   end
+  return out, skipped, (#page < budget) and 0 or page[#page]
 end
