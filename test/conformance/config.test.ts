@@ -3,32 +3,18 @@
  * ConfigError naming the field; `file://` TLS values are read from disk; driver access and the
  * `db` option are refused on the other backend; close() leaves a caller-owned pool or client open.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, QueueError, UnsupportedOnBackendError } from '../../src/errors.js';
 import { initJobQueue } from '../../src/queue.js';
 import type { JobQueueConfig } from '../../src/types.js';
 import { forEachBackend, PG_URL, REDIS_URL } from '../helpers/backends.js';
+import { PEM, useTlsFiles } from '../helpers/tls-files.js';
 import { expectFailure } from './assertions.js';
 
-const PEM = '-----BEGIN CERTIFICATE-----\nMIIBconformanceTESTonly\n-----END CERTIFICATE-----\n';
-const dir = mkdtempSync(join(tmpdir(), 'queuedev-config-'));
-const caPath = join(dir, 'ca.pem');
-const certPath = join(dir, 'cert.pem');
-const keyPath = join(dir, 'key.pem');
-writeFileSync(caPath, PEM);
-writeFileSync(certPath, PEM.replaceAll('CERTIFICATE', 'CLIENT CERTIFICATE'));
-writeFileSync(keyPath, '-----BEGIN PRIVATE KEY-----\nKEYtest\n-----END PRIVATE KEY-----\n');
-const missing = join(dir, 'does-not-exist.pem');
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const { missing } = useTlsFiles();
 
 function init(config: unknown) {
   return () => initJobQueue(config as JobQueueConfig);

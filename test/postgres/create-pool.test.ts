@@ -3,27 +3,14 @@
  * disk, other values are PEM text, and an `sslmode` in the URL that would override a custom CA
  * or rejectUnauthorized: false is refused.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, createPool } from '../../src/index.js';
 import { PG_URL } from '../helpers/backends.js';
+import { CLIENT_PEM, PEM, useTlsFiles } from '../helpers/tls-files.js';
 
-const PEM = '-----BEGIN CERTIFICATE-----\nMIIBconformanceTESTonly\n-----END CERTIFICATE-----\n';
-const dir = mkdtempSync(join(tmpdir(), 'queuedev-pool-'));
-const caPath = join(dir, 'ca.pem');
-const certPath = join(dir, 'cert.pem');
-const keyPath = join(dir, 'key.pem');
-writeFileSync(caPath, PEM);
-writeFileSync(certPath, PEM.replaceAll('CERTIFICATE', 'CLIENT CERTIFICATE'));
-writeFileSync(keyPath, '-----BEGIN PRIVATE KEY-----\nKEYtest\n-----END PRIVATE KEY-----\n');
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const { caPath, certPath, keyPath } = useTlsFiles();
 
 describe('createPool and TLS files (§2.1 rules 1-2)', () => {
   it('reads file:// values from disk and passes the file text to the pool', async () => {
@@ -40,7 +27,7 @@ describe('createPool and TLS files (§2.1 rules 1-2)', () => {
       expect(pool).toBeInstanceOf(pg.Pool);
       const ssl = pool.options.ssl as { ca: string; cert: string; key: string; rejectUnauthorized: boolean };
       expect(ssl.ca).toBe(PEM);
-      expect(ssl.cert).toBe(PEM.replaceAll('CERTIFICATE', 'CLIENT CERTIFICATE'));
+      expect(ssl.cert).toBe(CLIENT_PEM);
       // pg keeps `key` as a non-enumerable property, so it is read directly.
       expect(ssl.key).toBe('-----BEGIN PRIVATE KEY-----\nKEYtest\n-----END PRIVATE KEY-----\n');
       expect(ssl.rejectUnauthorized).toBe(false);
