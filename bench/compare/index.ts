@@ -1,6 +1,6 @@
 /**
  * queuedev against its peers: `npm run bench:compare [-- --quick] [-- --reps N]
- * [-- --only <workload>[,<workload>]] [-- --backend postgres|redis]`.
+ * [-- --only <workload>[,<workload>]] [-- --backend postgres|redis] [-- --libraries <id>[,<id>]]`.
  *
  * Every workload runs on every library of the backend, interleaved (one repetition of each
  * library, then the next repetition in a rotated order), each repetition on a fresh schema or
@@ -21,6 +21,9 @@ const quick = args.includes('--quick');
 const scale = quick ? QUICK : FULL;
 const reps = Number(option('--reps') ?? 3);
 const backends = (option('--backend')?.split(',') ?? ['postgres', 'redis']) as Backend[];
+// --libraries pg-boss,graphile-worker-perf: queuedev and only these peers (ids or id prefixes).
+const chosen = option('--libraries')?.split(',');
+const included = (l: Library) => l.kind === 'queuedev' || !chosen || chosen.some((c) => l.id.startsWith(c));
 const workloads = (option('--only')?.split(',') ?? WORKLOADS) as WorkloadName[];
 for (const w of workloads)
   if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}; one of ${WORKLOADS.join(', ')}`);
@@ -87,7 +90,7 @@ async function runCell(workload: WorkloadName, library: Library, rep: number): P
 console.log(`queuedev vs peers${quick ? ' (quick: scaled down)' : ''}, ${reps} repetitions`);
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
 for (const backend of backends) {
-  const libraries = LIBRARIES.filter((l) => l.backend === backend);
+  const libraries = LIBRARIES.filter((l) => l.backend === backend && included(l));
   for (const workload of workloads) {
     console.log(`\n${backend}: ${TITLES[workload]}`);
     for (let rep = 1; rep <= reps; rep++) {
@@ -100,7 +103,7 @@ for (const backend of backends) {
 
 // Markdown: one table per backend with every library's median, then queuedev ÷ best peer.
 for (const backend of backends) {
-  const libraries = LIBRARIES.filter((l) => l.backend === backend);
+  const libraries = LIBRARIES.filter((l) => l.backend === backend && included(l));
   console.log(`\n### ${backend === 'postgres' ? 'PostgreSQL' : 'Redis'}\n`);
   console.log(`| workload | ${libraries.map((l) => l.label).join(' | ')} | queuedev ÷ best peer |`);
   console.log(`|---|${libraries.map(() => '---:').join('|')}|---|`);
@@ -122,6 +125,6 @@ for (const backend of backends) {
   }
 }
 console.log('\nSettings:');
-for (const l of LIBRARIES.filter((x) => backends.includes(x.backend)))
+for (const l of LIBRARIES.filter((x) => backends.includes(x.backend) && included(x)))
   console.log(`- ${l.label} (${l.backend}): ${l.settings}`);
 for (const [key, cell] of cells) for (const f of cell.failures) console.log(`failed: ${key}: ${f}`);
