@@ -6,7 +6,8 @@
  * library, then the next repetition in a rotated order), each repetition on a fresh schema or
  * key prefix. It prints each library's median and queuedev ÷ the best peer at its documented
  * defaults (a ratio above 1 means queuedev is ahead, for latencies too), then the same as
- * Markdown tables for docs/performance.md. A repetition whose exactly-once check fails counts
+ * Markdown tables for docs/performance.md. Each backlog repetition first times a drain without
+ * backlog of the same library; the backlog ratio is the median of those pairs. A repetition whose exactly-once check fails counts
  * as failed, never as a figure.
  */
 import { randomBytes } from 'node:crypto';
@@ -75,9 +76,17 @@ async function runCell(workload: WorkloadName, library: Library, rep: number): P
   const namespace = `cmp_${randomBytes(3).toString('hex')}_${library.id.replace(/\W/g, '_')}`;
   const cell = cellOf(workload, library);
   try {
-    cell.figures.push(await measure(workload, library, namespace, scale));
+    // The backlog ratio compares with a drain without backlog of the same library right before,
+    // so both drains see the same load of the shared machine.
+    const baseline = workload === 'backlog' ? await baselineDrain(library) : undefined;
+    const figure = await measure(workload, library, namespace, scale);
+    cell.figures.push(baseline === undefined ? figure : { ...figure, baseline });
     const last = summary({ figures: [cell.figures.at(-1)!], failures: [] });
-    console.log(`  ${workload} #${rep} ${library.label.padEnd(30)} ${last.text}`);
+    const paired =
+      baseline === undefined || !('rate' in figure)
+        ? ''
+        : ` (${ratio(figure.rate / baseline)} of its drain just before)`;
+    console.log(`  ${workload} #${rep} ${library.label.padEnd(30)} ${last.text}${paired}`);
   } catch (err) {
     const message = err instanceof CheckFailed ? err.message : `error: ${(err as Error).message}`;
     cell.failures.push(message);
@@ -85,6 +94,23 @@ async function runCell(workload: WorkloadName, library: Library, rep: number): P
   } finally {
     await dropNamespace(library.backend, namespace);
   }
+}
+
+/** A drain without backlog for the backlog workload's pair, on a namespace of its own. */
+async function baselineDrain(library: Library): Promise<number> {
+  const namespace = `cmp_${randomBytes(3).toString('hex')}_${library.id.replace(/\W/g, '_')}`;
+  try {
+    const figure = await measure('drain', library, namespace, scale);
+    return 'rate' in figure ? figure.rate : NaN;
+  } finally {
+    await dropNamespace(library.backend, namespace);
+  }
+}
+
+/** The median over repetitions of backlog drain ÷ the drain measured just before it. */
+function backlogRatio(cell: Cell | undefined): string {
+  const pairs = (cell?.figures ?? []).flatMap((f) => ('rate' in f && f.baseline ? [f.rate / f.baseline] : []));
+  return pairs.length > 0 ? ratio(median(pairs)) : '–';
 }
 
 console.log(`queuedev vs peers${quick ? ' (quick: scaled down)' : ''}, ${reps} repetitions`);
@@ -115,13 +141,9 @@ for (const backend of backends) {
     const vs = own?.score !== undefined && best ? `${ratio(own.score / best.score!)} (${best.library.label})` : 'n/a';
     console.log(`| ${TITLES[workload]} | ${results.map((r) => r.text).join(' | ')} | ${vs} |`);
   }
-  if (workloads.includes('backlog') && workloads.includes('drain')) {
-    const row = libraries.map((l) => {
-      const withBacklog = summary(cells.get(`backlog/${l.id}`)).rate;
-      const without = summary(cells.get(`drain/${l.id}`)).rate;
-      return withBacklog && without ? ratio(withBacklog / without) : '–';
-    });
-    console.log(`| backlog drain ÷ drain without backlog | ${row.join(' | ')} | |`);
+  if (workloads.includes('backlog')) {
+    const row = libraries.map((l) => backlogRatio(cells.get(`backlog/${l.id}`)));
+    console.log(`| backlog drain ÷ drain without backlog just before (median of pairs) | ${row.join(' | ')} | |`);
   }
 }
 console.log('\nSettings:');

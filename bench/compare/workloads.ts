@@ -42,7 +42,9 @@ export const QUICK: Scale = {
 };
 
 /** One measurement: jobs per second, or latency percentiles in ms. */
-export type Figure = { rate: number } | { p50: number; p95: number };
+/** A rate; for the backlog workload also `baseline`, the same library's drain without backlog
+ * measured right before it, in the same repetition. */
+export type Figure = { rate: number; baseline?: number } | { p50: number; p95: number };
 
 export type WorkloadName = 'add-batch' | 'add-single' | 'drain' | 'pickup' | 'backlog' | 'multi';
 export const WORKLOADS: WorkloadName[] = ['add-batch', 'add-single', 'drain', 'pickup', 'backlog', 'multi'];

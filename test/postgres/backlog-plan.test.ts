@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { schemaNames } from '../../src/backends/postgres/queries/names.js';
-import { claimJobsSql } from '../../src/backends/postgres/queries/processing.js';
+import { claimJobsSql, claimWindow } from '../../src/backends/postgres/queries/processing.js';
 import { backendOf } from '../../src/queue.js';
 import { usePostgres } from './support.js';
 
@@ -76,6 +76,7 @@ describe('claim cost with a backlog (postgres)', () => {
         10,
         jobTypes,
         null,
+        claimWindow(10),
       ]);
       const plan = rows[0]['QUERY PLAN'][0].Plan as PlanNode;
       return {

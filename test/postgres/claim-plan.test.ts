@@ -10,6 +10,7 @@ import { cascadeLevelSql } from '../../src/backends/postgres/queries/cascade.js'
 import { cancelJobsSql } from '../../src/backends/postgres/queries/manage.js';
 import {
   claimJobsSql,
+  claimWindow,
   completeJobsSql,
   failJobFinalSql,
   failJobForRetrySql,
@@ -74,6 +75,7 @@ describe('query plans on 200k jobs (postgres)', () => {
         batchSize,
         null,
         groupConcurrency,
+        claimWindow(batchSize),
       ]);
       const scans = nodes(plan).filter(
         (n) => n['Node Type'].includes('Scan') && n['Index Name'] === 'job_queue_due_idx',

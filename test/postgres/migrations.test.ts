@@ -14,7 +14,7 @@ import { backendOf } from '../../src/queue.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
-const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits', '003_due_and_scheduled_lanes'];
+const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits', '003_due_and_scheduled_lanes', '006_parked_jobs'];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
 interface Run {
@@ -104,10 +104,13 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(ALL_TABLES);
 
-    const downLanes = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
-    expect(downLanes.code, downLanes.stderr).toBe(0);
-    expect(await tablesIn('public')).toEqual(ALL_TABLES);
-    expect(await history('public')).toEqual(['001_initial', '002_cron_and_waits']);
+    // The migrations after 002 add no table.
+    for (let last = ALL_MIGRATIONS.length - 1; last >= 2; last--) {
+      const downIndexes = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
+      expect(downIndexes.code, downIndexes.stderr).toBe(0);
+      expect(await tablesIn('public')).toEqual(ALL_TABLES);
+      expect(await history('public')).toEqual(ALL_MIGRATIONS.slice(0, last));
+    }
 
     const down = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
     expect(down.code, down.stderr).toBe(0);
@@ -133,8 +136,8 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     const redo = await cli(['migrate', 'redo', '-s', 'jobs_redo', `--database-url=${dbUrl}`]);
     expect(redo.code, redo.stderr).toBe(0);
-    expect(redo.stdout).toContain('Undid 003_due_and_scheduled_lanes');
-    expect(redo.stdout).toContain('Applied 003_due_and_scheduled_lanes');
+    expect(redo.stdout).toContain(`Undid ${ALL_MIGRATIONS.at(-1)!}`);
+    expect(redo.stdout).toContain(`Applied ${ALL_MIGRATIONS.at(-1)!}`);
     expect(await history('jobs_redo')).toEqual(ALL_MIGRATIONS);
   });
 
@@ -265,10 +268,7 @@ describe('migrate() (postgres)', () => {
       await client.query('RESET search_path');
       client.release();
     }
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([
-      { name: '002_cron_and_waits' },
-      { name: '003_due_and_scheduled_lanes' },
-    ]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(1).map((name) => ({ name })));
     const { rows } = await pool.query(
       `SELECT column_name, data_type, character_maximum_length AS len, is_nullable FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'queuedev_migrations' ORDER BY ordinal_position`,
@@ -368,7 +368,7 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
               ('later', '{}', 'pending', 9, $3, NULL, NULL, 0, $1, $1)`,
       [new Date(NOW.getTime() - hour), new Date(NOW.getTime() + hour), new Date(NOW.getTime() + 3 * hour)],
     );
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '003_due_and_scheduled_lanes' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(2).map((name) => ({ name })));
 
     const queue = initJobQueue({ backend: 'postgres', pool, schema });
     const backend = backendOf(queue);
@@ -380,6 +380,52 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
       expect(await claim(0)).toEqual(['due']);
       expect(await claim(2 * hour)).toEqual(['future', 'retry', 'waiting']);
       expect(await claim(4 * hour)).toEqual(['later']);
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
+describe('006_parked_jobs on a schema with jobs (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+  const NOW = new Date('2030-01-01T00:00:00.000Z');
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it('keeps every job; a blocked one is parked by a claim and runs once its prerequisite completes', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
+    const before = new Date(NOW.getTime() - 60_000);
+    const { rows } = await pool.query<{ id: string }>(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, priority, run_at, created_at, updated_at)
+       VALUES ('first', '{}', 1, $1, $1, $1) RETURNING id`,
+      [before],
+    );
+    const first = rows[0]!.id;
+    await pool.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, priority, run_at, created_at, updated_at, depends_on_job_ids)
+       VALUES ('dependent', '{}', 9, $1, $1, $1, ARRAY[$2::bigint]), ('plain', '{}', 0, $1, $1, $1, NULL)`,
+      [before, first],
+    );
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(3).map((name) => ({ name })));
+
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const backend = backendOf(queue);
+    try {
+      const claim = async (batchSize: number) =>
+        (await backend.claimJobs({ workerId: 'w', batchSize, now: NOW })).map((j) => j.jobType);
+      expect(await claim(1)).toEqual(['first']);
+      expect(await claim(10)).toEqual(['plain']);
+      const parked = await pool.query(`SELECT parked_reason FROM "${schema}".job_queue WHERE job_type = 'dependent'`);
+      expect(parked.rows).toEqual([{ parked_reason: 'prerequisites' }]);
+      await backend.completeJobs([{ jobId: Number(first), workerId: 'w' }], NOW);
+      expect(await claim(10)).toEqual(['dependent']);
     } finally {
       await queue.close();
     }

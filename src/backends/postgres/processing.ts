@@ -5,30 +5,52 @@
 import type { ClaimInput, CompleteInput, FailInput, FailResult } from '../../backend.js';
 import type { PostgresContext } from './context.js';
 import { cascade, idsOfKind, type KindRow } from './manage.js';
-import { groupClaimLockSql } from './queries/processing.js';
+import { claimWindow, groupClaimLockSql } from './queries/processing.js';
 import { rowToJob, toId, type JobRow } from './rows.js';
 import type { JobRecord } from '../../types.js';
 
-async function claimJobs(
+async function claimJobs(ctx: PostgresContext, input: ClaimInput): Promise<JobRecord[]> {
+  // A claim that parked blocked jobs (migration 006) and fell short looks again past them: each
+  // round parks at least one job, so the rounds end, and their cost is that of the jobs parked.
+  const claimed: JobRecord[] = [];
+  let window: number | undefined;
+  for (;;) {
+    const batchSize = input.batchSize - claimed.length;
+    window = claimWindow(batchSize, window);
+    const round = await claimRound(ctx, { ...input, batchSize }, window);
+    claimed.push(...round.jobs);
+    if (round.parked === 0 || claimed.length >= input.batchSize) return claimed;
+  }
+}
+
+async function claimRound(
   ctx: PostgresContext,
   { workerId, batchSize, jobTypes, groupConcurrency, now }: ClaimInput,
-): Promise<JobRecord[]> {
-  if (batchSize <= 0) return [];
+  window: number,
+): Promise<{ jobs: JobRecord[]; parked: number }> {
+  if (batchSize <= 0) return { jobs: [], parked: 0 };
   const byType = jobTypes !== undefined && jobTypes.length > 0;
-  const values = [now, workerId, batchSize, byType ? jobTypes : null, groupConcurrency ?? null];
+  const values = [now, workerId, batchSize, byType ? jobTypes : null, groupConcurrency ?? null, window];
   const text = byType ? ctx.sql.claimJobsByType : ctx.sql.claimJobs;
+  const result = (rows: ClaimRow[]) => ({
+    jobs: rows.filter((r): r is ClaimRow & JobRow => r.id !== null).map(rowToJob),
+    parked: Number(rows[0]?.parked_count ?? 0),
+  });
   if (groupConcurrency === undefined) {
-    const { rows } = await ctx.conn.query<JobRow>(text, values, true);
-    return rows.map(rowToJob);
+    const { rows } = await ctx.conn.query<ClaimRow>(text, values, true);
+    return result(rows);
   }
   // Group limits hold across processes only if claims of this schema take turns: each one
   // must count the group's processing jobs after the previous claim committed.
   return ctx.conn.transaction(async (tx) => {
     await tx.query(`SET LOCAL jit = off; ${groupClaimLockSql(ctx.groupLockKey)}`);
     const { rows } = await tx.query(text, values);
-    return (rows as JobRow[]).map(rowToJob);
+    return result(rows as ClaimRow[]);
   });
 }
+
+/** A claimed job with the count of jobs the claim parked; job columns NULL when none was claimed. */
+type ClaimRow = Omit<JobRow, 'id'> & { id: JobRow['id'] | null; parked_count: string };
 
 /** A refusal of the values (SQLSTATE 22/23) becomes StoreRejectedError at the seam (store-errors.ts). */
 async function completeJobs(ctx: PostgresContext, completions: CompleteInput[], now: Date): Promise<number[]> {

@@ -16,7 +16,7 @@ WITH retried AS (
   UPDATE ${t.jobs} j
   SET status = 'pending', attempts = 0, next_attempt_at = NULL, last_retried_at = $2, updated_at = $2,
       run_at = LEAST(j.run_at, $2), locked_at = NULL, locked_by = NULL, pending_reason = NULL,
-      wait_until = NULL, wait_token_id = NULL
+      wait_until = NULL, wait_token_id = NULL, parked = false, parked_reason = NULL
   WHERE j.id = $1 AND j.status IN ('failed', 'cancelled')
   RETURNING j.id
 ),

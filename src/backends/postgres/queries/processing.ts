@@ -15,12 +15,16 @@ export function groupClaimLockSql(lockKey: bigint): string {
   return `SELECT pg_advisory_xact_lock(${lockKey.toString()})`;
 }
 
-/** The due lane of migration 003: jobs whose ready time a claim (or their insert) has seen pass. */
-const IN_DUE_LANE = 'j.ready_at <= COALESCE(j.promoted_at, j.created_at)';
+/** The due lane of migrations 003 and 006: due jobs a claim (or their insert) has seen, not parked. */
+const IN_DUE_LANE = 'j.ready_at <= COALESCE(j.promoted_at, j.created_at) AND NOT j.parked';
+
+/** How many jobs at the head of the due lane one claim examines (migration 006): $6. */
+const WINDOW = '$6::integer';
 
 /**
  * Claims up to $3 eligible jobs for worker $2 at $1, in ONE statement.
- * $4 job types (text[] or NULL for any), $5 groupConcurrency (NULL for unlimited).
+ * $4 job types (text[] or NULL for any), $5 groupConcurrency (NULL for unlimited), $6 the
+ * window: how many jobs at the head of the due lane it examines at most (claimWindow).
  * `byType` builds the statement for a non-empty $4, which walks job_queue_due_by_type_idx one
  * type at a time instead of job_queue_due_idx.
  *
@@ -28,40 +32,58 @@ const IN_DUE_LANE = 'j.ready_at <= COALESCE(j.promoted_at, j.created_at)';
  *   wake-up time), every depends_on_job_ids completed (a removed prerequisite counts as done:
  *   only finished jobs are cleaned up), and no OTHER pending/processing/waiting job carrying all
  *   depends_on_tags. The dependency checks run only for jobs that have dependencies.
- * - Where: the due lane (job_queue_due_idx), plus the jobs of the scheduled lane that have become
- *   due since the last claim (job_queue_scheduled_idx up to now), which this claim moves into the
- *   due lane unless it claims them. Together the two are every job with ready_at <= now, so the
- *   order below holds among all due jobs, while jobs not due yet are never walked.
+ * - Where: a window of at most $6 jobs at the head of the due lane (job_queue_due_idx), plus
+ *   the jobs of the scheduled lane that have become due since the last claim
+ *   (job_queue_scheduled_idx up to now), which this claim moves into the due lane unless it
+ *   claims them. Together the two are every job with ready_at <= now that is not parked, so the
+ *   order below holds among all claimable jobs, while jobs not due yet are never walked.
+ * - Parked (migration 006): a job of the window held back by a prerequisite, a tag barrier or a
+ *   full group leaves the due lane, once job_queue_still_blocked has locked a job blocking it;
+ *   the statement that ends that blocker puts it back. The window thus bounds the claim's work
+ *   however many jobs are blocked, and the next claim looks past those parked now. Rows: the
+ *   claimed jobs, each with `parked_count`; a single row of NULL job columns when it claimed
+ *   none (the caller claims again when it parked jobs and fell short of $3).
  * - Order: priority DESC, created_at, id.
  * - FOR UPDATE SKIP LOCKED so concurrent claimers never take the same job nor wait on each other.
  * - Group limit: a candidate is skipped when its group is full, and within the batch each group
  *   gets at most its free slots. Exact across processes only under groupClaimLockSql.
  * - A job resuming from a wait does not consume an attempt; its wait fields are cleared.
  */
+/**
+ * The window of a claim of `batchSize` jobs: a few times the batch, so concurrent claimers find
+ * enough unlocked jobs; after a round that parked jobs, a wider one (up to MAX_CLAIM_WINDOW), so
+ * a long run of blocked jobs is parked in few rounds.
+ */
+export function claimWindow(batchSize: number, previous?: number): number {
+  if (previous === undefined) return 4 * batchSize + 16;
+  return Math.max(previous, Math.min(previous * 4, MAX_CLAIM_WINDOW));
+}
+
+/** The widest window, which bounds the work of one claim statement. */
+export const MAX_CLAIM_WINDOW = 1_000;
+
 export function claimJobsSql(t: SchemaNames, { byType }: { byType: boolean }): string {
   const groupLoad = (alias: string) =>
     `(SELECT count(*) FROM ${t.jobs} g WHERE g.group_id = ${alias}.group_id AND g.status = 'processing')`;
-  const eligible = `j.ready_at <= $1::timestamptz
-    AND (j.depends_on_job_ids IS NULL OR NOT EXISTS (
-      SELECT 1 FROM ${t.jobs} p WHERE p.id = ANY(j.depends_on_job_ids) AND p.status <> 'completed'))
-    AND (j.depends_on_tags IS NULL OR ${t.tagBarrierClear}(j.depends_on_tags, j.id))
-    AND ($5::integer IS NULL OR j.group_id IS NULL OR ${groupLoad('j')} < $5::integer)`;
+  const unmetPrerequisites = `j.depends_on_job_ids IS NOT NULL AND EXISTS (
+      SELECT 1 FROM ${t.jobs} p WHERE p.id = ANY(j.depends_on_job_ids) AND p.status <> 'completed')`;
+  const barrierHolds = `j.depends_on_tags IS NOT NULL AND NOT ${t.tagBarrierClear}(j.depends_on_tags, j.id)`;
+  const groupFull = `$5::integer IS NOT NULL AND j.group_id IS NOT NULL AND ${groupLoad('j')} >= $5::integer`;
+  const eligible = `j.ready_at <= $1::timestamptz AND NOT (${unmetPrerequisites})
+    AND NOT (${barrierHolds}) AND NOT (${groupFull})`;
   const candidate = 'j.id, j.group_id, j.priority, j.created_at';
-  const best = 'ORDER BY j.priority DESC, j.created_at, j.id LIMIT $3';
+  const best = 'ORDER BY j.priority DESC, j.created_at, j.id';
+  const head = `${candidate}, j.ready_at, j.depends_on_job_ids, j.depends_on_tags`;
   // One ordered walk per wanted type: an index scan for `job_type = ANY(...)` would have to sort
   // every due job of those types first.
-  const dueLane = byType
+  const window = byType
     ? `SELECT d.* FROM (SELECT DISTINCT w FROM unnest($4::text[]) AS w) AS wanted(job_type)
       CROSS JOIN LATERAL (
-        SELECT ${candidate} FROM ${t.jobs} j
-        WHERE j.job_type = wanted.job_type AND ${IN_DUE_LANE} AND ${eligible}
-        ${best}
-        FOR UPDATE SKIP LOCKED
+        SELECT ${head} FROM ${t.jobs} j
+        WHERE j.job_type = wanted.job_type AND ${IN_DUE_LANE}
+        ${best} LIMIT ${WINDOW}
       ) d`
-    : `SELECT ${candidate} FROM ${t.jobs} j
-      WHERE ${IN_DUE_LANE} AND ${eligible}
-      ${best}
-      FOR UPDATE SKIP LOCKED`;
+    : `SELECT ${head} FROM ${t.jobs} j WHERE ${IN_DUE_LANE} ${best} LIMIT ${WINDOW}`;
   return `
 WITH newly_due AS MATERIALIZED (
   -- The scheduled lane up to now: jobs that became due since a claim last looked, with what
@@ -71,9 +93,27 @@ WITH newly_due AS MATERIALIZED (
   WHERE j.ready_at > COALESCE(j.promoted_at, j.created_at) AND j.ready_at <= $1::timestamptz
   FOR UPDATE SKIP LOCKED
 ),
+walked AS MATERIALIZED (
+  -- The head of the due lane, read without locks; each job with why it cannot run now, if so.
+  SELECT ${candidate}, j.depends_on_job_ids, j.depends_on_tags,
+    CASE WHEN j.ready_at > $1::timestamptz THEN 'not_due'
+      WHEN ${unmetPrerequisites} THEN 'prerequisites'
+      WHEN ${barrierHolds} THEN 'tag_barrier'
+      WHEN ${groupFull} THEN 'group_full'
+    END AS blocked_by
+  FROM (${window}) j
+),
 candidates AS MATERIALIZED (
   SELECT c.id, c.group_id, c.priority, c.created_at FROM (
-    SELECT * FROM (${dueLane}) due
+    SELECT * FROM (
+      -- The eligible jobs of the window, locked: a job claimed or parked meanwhile fails the
+      -- test. Not the lane's predicate: the planner would walk job_queue_due_idx for these ids.
+      SELECT ${candidate} FROM ${t.jobs} j
+      WHERE j.id = ANY(ARRAY(SELECT w.id FROM walked w WHERE w.blocked_by IS NULL))
+        AND j.ready_at <= $1::timestamptz AND NOT j.parked
+      ${best} LIMIT $3
+      FOR UPDATE SKIP LOCKED
+    ) due
     UNION ALL
     SELECT * FROM (
       -- Sorted first, then checked until $3 pass: the planner cannot tell how many jobs
@@ -84,7 +124,7 @@ candidates AS MATERIALIZED (
         OFFSET 0
       ) j
       WHERE ${eligible}
-      ${best}
+      ${best} LIMIT $3
     ) promoted
   ) c
   ORDER BY c.priority DESC, c.created_at, c.id
@@ -97,6 +137,19 @@ admitted AS (
     FROM candidates c
   ) r
   WHERE $5::integer IS NULL OR r.group_id IS NULL OR r.n + ${groupLoad('r')} <= $5::integer
+),
+parked AS (
+  -- Out of the due lane: the blocked jobs of the window that no one else holds, each once a
+  -- job blocking it is locked, so that job's end (which puts it back) follows this commit.
+  UPDATE ${t.jobs} j SET parked = true, parked_reason = w.blocked_by
+  FROM walked w
+  WHERE j.id = w.id AND ${IN_DUE_LANE}
+    AND j.id = ANY(ARRAY(
+      SELECT x.id FROM ${t.jobs} x JOIN walked b ON b.id = x.id
+      WHERE b.blocked_by IN ('prerequisites', 'tag_barrier', 'group_full')
+        AND ${t.stillBlocked}(b.blocked_by, b.id, b.depends_on_job_ids, b.depends_on_tags, b.group_id, $5::integer)
+      FOR UPDATE OF x SKIP LOCKED))
+  RETURNING j.id
 ),
 claimed AS (
   UPDATE ${t.jobs} j
@@ -120,7 +173,9 @@ claimed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
   SELECT id, 'processing', $1, NULL FROM claimed ORDER BY id
 )
-SELECT ${jobColumns('c')} FROM claimed c ORDER BY c.priority DESC, c.created_at, c.id`;
+SELECT ${jobColumns('c')}, p.parked_count
+FROM (SELECT count(*) AS parked_count FROM parked) p LEFT JOIN claimed c ON true
+ORDER BY c.priority DESC, c.created_at, c.id`;
 }
 
 /**
