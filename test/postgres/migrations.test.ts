@@ -14,7 +14,12 @@ import { backendOf } from '../../src/queue.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
-const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits', '003_due_and_scheduled_lanes'];
+const ALL_MIGRATIONS = [
+  '001_initial',
+  '002_cron_and_waits',
+  '003_due_and_scheduled_lanes',
+  '004_untagged_jobs_out_of_tag_indexes',
+];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
 interface Run {
@@ -104,6 +109,11 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(ALL_TABLES);
 
+    const downTags = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
+    expect(downTags.code, downTags.stderr).toBe(0);
+    expect(await tablesIn('public')).toEqual(ALL_TABLES);
+    expect(await history('public')).toEqual(ALL_MIGRATIONS.slice(0, 3));
+
     const downLanes = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
     expect(downLanes.code, downLanes.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(ALL_TABLES);
@@ -133,8 +143,8 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     const redo = await cli(['migrate', 'redo', '-s', 'jobs_redo', `--database-url=${dbUrl}`]);
     expect(redo.code, redo.stderr).toBe(0);
-    expect(redo.stdout).toContain('Undid 003_due_and_scheduled_lanes');
-    expect(redo.stdout).toContain('Applied 003_due_and_scheduled_lanes');
+    expect(redo.stdout).toContain('Undid 004_untagged_jobs_out_of_tag_indexes');
+    expect(redo.stdout).toContain('Applied 004_untagged_jobs_out_of_tag_indexes');
     expect(await history('jobs_redo')).toEqual(ALL_MIGRATIONS);
   });
 
@@ -265,10 +275,7 @@ describe('migrate() (postgres)', () => {
       await client.query('RESET search_path');
       client.release();
     }
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([
-      { name: '002_cron_and_waits' },
-      { name: '003_due_and_scheduled_lanes' },
-    ]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(1).map((name) => ({ name })));
     const { rows } = await pool.query(
       `SELECT column_name, data_type, character_maximum_length AS len, is_nullable FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'queuedev_migrations' ORDER BY ordinal_position`,
@@ -368,7 +375,7 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
               ('later', '{}', 'pending', 9, $3, NULL, NULL, 0, $1, $1)`,
       [new Date(NOW.getTime() - hour), new Date(NOW.getTime() + hour), new Date(NOW.getTime() + 3 * hour)],
     );
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '003_due_and_scheduled_lanes' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '003_due_and_scheduled_lanes' }]);
 
     const queue = initJobQueue({ backend: 'postgres', pool, schema });
     const backend = backendOf(queue);
@@ -383,6 +390,88 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
     } finally {
       await queue.close();
     }
+  });
+});
+
+describe('004_untagged_jobs_out_of_tag_indexes on a schema with jobs and events (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+  const NOW = new Date('2030-01-01T00:00:00.000Z');
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  const snapshot = async () => ({
+    jobs: (await pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows,
+    events: (await pool.query(`SELECT * FROM "${schema}".job_events ORDER BY id`)).rows,
+  });
+
+  /** Ids of the jobs carrying `tags`, read through job_queue_tags_idx only. */
+  async function taggedThroughIndex(tags: string[]): Promise<number[]> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      const sql = `SELECT id FROM "${schema}".job_queue j WHERE j.tags @> $1::text[] AND j.tags <> '{}' ORDER BY id`;
+      const plan = (await client.query(`EXPLAIN (FORMAT JSON) ${sql}`, [tags])).rows[0]['QUERY PLAN'];
+      expect(JSON.stringify(plan)).toContain('"Index Name":"job_queue_tags_idx"');
+      const { rows } = await client.query(sql, [tags]);
+      await client.query('COMMIT');
+      return rows.map((r) => Number(r.id));
+    } finally {
+      client.release();
+    }
+  }
+
+  it('keeps every job and event; tag filters and tag barriers see the tagged jobs stored before', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
+    // Jobs and events as 003 stored them: tagged and untagged, one behind a tag barrier.
+    const { rows } = await pool.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, status, run_at, tags, depends_on_tags, created_at, updated_at)
+       VALUES ('tagged', '{}', 'pending', $1, '{a,b}', NULL, $1, $1),
+              ('plain', '{}', 'pending', $1, '{}', NULL, $1, $1),
+              ('blocked', '{}', 'pending', $1, '{}', '{a}', $1, $1),
+              ('done', '{}', 'completed', $1, '{a}', NULL, $1, $1)
+       RETURNING id`,
+      [NOW],
+    );
+    const [tagged, plain, blocked, done] = rows.map((r) => Number(r.id)) as [number, number, number, number];
+    await pool.query(
+      `INSERT INTO "${schema}".job_events (job_id, event_type, created_at, metadata)
+       SELECT id, 'added', $1, jsonb_build_object('jobType', job_type, 'tags', to_jsonb(tags), 'idempotencyKey', NULL)
+       FROM "${schema}".job_queue`,
+      [NOW],
+    );
+    const before = await snapshot();
+
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '004_untagged_jobs_out_of_tag_indexes' }]);
+    expect(await snapshot()).toEqual(before);
+    expect(await taggedThroughIndex(['a'])).toEqual([tagged, done]);
+
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    try {
+      expect((await queue.getJobsByTags(['a'])).map((j) => j.id).sort()).toEqual([tagged, done]);
+      expect((await queue.getJobEvents(plain)).map((e) => e.eventType)).toEqual(['added']);
+      // The barrier holds while the tagged job is active, then lets the blocked job run.
+      const claim = async () =>
+        (await backendOf(queue).claimJobs({ workerId: 'w', batchSize: 10, now: NOW })).map((j) => j.id).sort();
+      expect(await claim()).toEqual([tagged, plain]);
+      await backendOf(queue).completeJobs([{ jobId: tagged, workerId: 'w' }], NOW);
+      expect(await claim()).toEqual([blocked]);
+    } finally {
+      await queue.close();
+    }
+
+    // And back: the down part restores 003's indexes without touching a row.
+    const after = await snapshot();
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down' });
+    expect(await snapshot()).toEqual(after);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '004_untagged_jobs_out_of_tag_indexes' }]);
   });
 });
 
