@@ -14,12 +14,7 @@ import { backendOf } from '../../src/queue.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
-const ALL_MIGRATIONS = [
-  '001_initial',
-  '002_cron_and_waits',
-  '003_due_and_scheduled_lanes',
-  '004_untagged_jobs_out_of_tag_indexes',
-];
+const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits', '003_due_and_scheduled_lanes', '004_cheaper_adds'];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
 interface Run {
@@ -143,8 +138,8 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     const redo = await cli(['migrate', 'redo', '-s', 'jobs_redo', `--database-url=${dbUrl}`]);
     expect(redo.code, redo.stderr).toBe(0);
-    expect(redo.stdout).toContain('Undid 004_untagged_jobs_out_of_tag_indexes');
-    expect(redo.stdout).toContain('Applied 004_untagged_jobs_out_of_tag_indexes');
+    expect(redo.stdout).toContain('Undid 004_cheaper_adds');
+    expect(redo.stdout).toContain('Applied 004_cheaper_adds');
     expect(await history('jobs_redo')).toEqual(ALL_MIGRATIONS);
   });
 
@@ -393,7 +388,7 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
   });
 });
 
-describe('004_untagged_jobs_out_of_tag_indexes on a schema with jobs and events (postgres)', () => {
+describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
   const schema = uniqueName('qpg_mig');
   let pool: pg.Pool;
   const NOW = new Date('2030-01-01T00:00:00.000Z');
@@ -410,6 +405,15 @@ describe('004_untagged_jobs_out_of_tag_indexes on a schema with jobs and events 
     jobs: (await pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows,
     events: (await pool.query(`SELECT * FROM "${schema}".job_events ORDER BY id`)).rows,
   });
+
+  /** The indexes of job_events, as their definitions. */
+  const eventIndexes = async () =>
+    (
+      await pool.query(
+        `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'job_events' ORDER BY 1`,
+        [schema],
+      )
+    ).rows.map((r) => (r.indexdef as string).replace(` "${schema}".`, ' ').replace(` ${schema}.`, ' '));
 
   /** Ids of the jobs carrying `tags`, read through job_queue_tags_idx only. */
   async function taggedThroughIndex(tags: string[]): Promise<number[]> {
@@ -428,7 +432,7 @@ describe('004_untagged_jobs_out_of_tag_indexes on a schema with jobs and events 
     }
   }
 
-  it('keeps every job and event; tag filters and tag barriers see the tagged jobs stored before', async () => {
+  it('keeps every job and event; tag filters and tag barriers see the tagged jobs stored before; events keep two indexes', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
     // Jobs and events as 003 stored them: tagged and untagged, one behind a tag barrier.
     const { rows } = await pool.query(
@@ -448,9 +452,16 @@ describe('004_untagged_jobs_out_of_tag_indexes on a schema with jobs and events 
       [NOW],
     );
     const before = await snapshot();
+    const indexesBefore = await eventIndexes();
+    expect(indexesBefore).toHaveLength(3);
 
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '004_untagged_jobs_out_of_tag_indexes' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '004_cheaper_adds' }]);
     expect(await snapshot()).toEqual(before);
+    // Events: two btrees, the primary key (job_id, id) and created_at.
+    expect(await eventIndexes()).toEqual([
+      'CREATE INDEX job_events_created_at_idx ON job_events USING btree (created_at)',
+      'CREATE UNIQUE INDEX job_events_pkey ON job_events USING btree (job_id, id)',
+    ]);
     expect(await taggedThroughIndex(['a'])).toEqual([tagged, done]);
 
     const queue = initJobQueue({ backend: 'postgres', pool, schema });
@@ -471,7 +482,8 @@ describe('004_untagged_jobs_out_of_tag_indexes on a schema with jobs and events 
     const after = await snapshot();
     await migrate({ databaseUrl: PG_URL, schema, direction: 'down' });
     expect(await snapshot()).toEqual(after);
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '004_untagged_jobs_out_of_tag_indexes' }]);
+    expect(await eventIndexes()).toEqual(indexesBefore);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '004_cheaper_adds' }]);
   });
 });
 
