@@ -103,11 +103,22 @@ export function checkKnownKeys(
   if (unknown) raise(errorClass, unknown.field, unknown.message);
 }
 
+/** Whether checkString would take `value`, building no message. */
+export function isStorableString(value: unknown, maxLength = Infinity): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length <= maxLength &&
+    value.trim().length > 0 &&
+    unstorableStringReason(value) === null
+  );
+}
+
 /**
  * A non-blank string both stores hold (no NUL, no lone surrogate), of at most `maxLength`
  * characters: job types, names, worker ids are written to and compared in the store.
  */
 export function checkString(errorClass: CheckErrorClass, field: string, value: unknown, maxLength = Infinity): string {
+  if (isStorableString(value, maxLength)) return value;
   if (typeof value !== 'string' || value.trim().length === 0) fail(errorClass, field, 'a non-empty string', value);
   if (value.length > maxLength) fail(errorClass, field, `a string of at most ${maxLength} characters`, value);
   const unstorable = unstorableStringReason(value);

@@ -68,8 +68,10 @@ export function findUnknownKey(
   what: string,
   misplaced: Readonly<Record<string, string>> = {},
 ): UnknownKey | null {
-  for (const [key, value] of Object.entries(options)) {
-    if (known.includes(key) || value === undefined) continue;
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const value = (options as Record<string, unknown>)[key];
+    if (value === undefined) continue;
     const path = field ? `${field}.${key}` : key;
     const reason = Object.hasOwn(misplaced, key) ? misplaced[key] : undefined;
     if (reason !== undefined) return { field: path, message: `Unexpected \`${path}\`: ${reason}` };

@@ -150,6 +150,60 @@ describe('requireJson', () => {
   ])('rejects %s', (_label, value, field) => {
     expect(() => requireJson('payload', value)).toThrow(expect.objectContaining({ field }));
   });
+
+  // The common case is checked by a pass that builds no path; a refusal is worded by the walk
+  // that does. These pin that both agree, with the exact messages.
+  const nest = (depth: number): unknown => (depth === 0 ? 1 : [nest(depth - 1)]);
+  it('accepts sparse arrays, undefined items, null-prototype objects and nesting 100 deep', () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const value = { sparse: [1, , 3], u: [undefined], bare: Object.assign(Object.create(null) as object, { k: 1 }) };
+    expect(requireJson('payload', value)).toBe(value);
+    expect(() => requireJson('payload', nest(100))).not.toThrow();
+  });
+
+  it.each<[string, unknown, string, string]>([
+    ['NaN', { n: Number.NaN }, 'jobs[3].payload.n', 'JSON-storable (numbers must be finite), got NaN'],
+    [
+      'a bigint',
+      [1n],
+      'jobs[3].payload[0]',
+      'JSON-storable (no functions, symbols, bigints or undefined), got 1 (bigint)',
+    ],
+    [
+      'a Map',
+      { m: new Map() },
+      'jobs[3].payload.m',
+      'JSON-storable (plain objects only, not class instances such as Map), got object',
+    ],
+    [
+      'a NUL in a key',
+      { ['a\u0000']: 1 },
+      'jobs[3].payload',
+      'JSON-storable (keys cannot contain NUL characters), got "a\\u0000"',
+    ],
+    [
+      'a toJSON returning a function',
+      { d: { toJSON: () => () => 1 } },
+      'jobs[3].payload.d',
+      'JSON-storable (no functions, symbols, bigints or undefined)',
+    ],
+    [
+      'nesting 101 deep',
+      { a: nest(100) },
+      'jobs[3].payload',
+      'JSON-storable (arrays and objects nested at most 100 deep; deeper at jobs[3].payload.a',
+    ],
+  ])('words the refusal of %s in a batch with its path', (_label, payload, field, rule) => {
+    let error: unknown;
+    try {
+      normalizeJob('jobs[3]', { jobType: 'a', payload }, NOW, { index: 3, size: 4 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field });
+    expect((error as Error).message).toContain(`Expected \`${field}\` to be ${rule}`);
+  });
 });
 
 describe('normalizeEdit', () => {

@@ -15,6 +15,7 @@ import {
   checkString,
   fail,
   isPlainObject,
+  isStorableString,
 } from './checks.js';
 import { DependencyError, ValidationError } from './errors.js';
 import {
@@ -109,6 +110,8 @@ export function requirePage(limit: unknown, offset: unknown): { limit?: number; 
  * MAX_JSON_DEPTH deep.
  */
 export function requireJson(field: string, value: unknown): unknown {
+  if (isStorableJson(value)) return value;
+  // Refused: the walk below finds the first broken rule and words it with its path.
   const ancestors: unknown[] = [];
   const walk = (path: string, v: unknown): void => {
     if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
@@ -154,6 +157,56 @@ export function requireJson(field: string, value: unknown): unknown {
   return value;
 }
 
+/**
+ * Whether `value` passes requireJson's rules, building no path and no message: the common case
+ * (a valid payload) costs one pass over the value. requireJson words a refusal.
+ */
+function isStorableJson(value: unknown, ancestors: unknown[] = []): boolean {
+  let v = value;
+  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+    v = (v as { toJSON: () => unknown }).toJSON();
+  }
+  switch (typeof v) {
+    case 'boolean':
+      return true;
+    case 'string':
+      return unstorableStringReason(v) === null;
+    case 'number':
+      return Number.isFinite(v);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (v === null) return true;
+  if (ancestors.length === MAX_JSON_DEPTH || ancestors.includes(v)) return false;
+  ancestors.push(v);
+  let ok = true;
+  if (Array.isArray(v)) {
+    for (let i = 0; ok && i < v.length; i++) {
+      const item: unknown = v[i];
+      ok = item === undefined || isStorableJson(item, ancestors);
+    }
+  } else if (!isPlainObject(v)) {
+    ok = false;
+  } else {
+    for (const key of Object.keys(v)) {
+      const item = v[key];
+      if (unstorableStringReason(key) !== null || (item !== undefined && !isStorableJson(item, ancestors))) {
+        ok = false;
+        break;
+      }
+    }
+  }
+  ancestors.pop();
+  return ok;
+}
+
+/** `name` under `field` (`jobs[3]` → `jobs[3].name`); built only for a refusal. */
+function under(field: string, name: string): string {
+  return field ? `${field}.${name}` : name;
+}
+
 /** The options of addJob and of each addJobs entry. */
 const JOB_OPTION_KEYS = [
   'jobType',
@@ -187,36 +240,45 @@ export function normalizeJob(
   now: Date,
   batch?: { index: number; size: number },
 ): NewJob {
-  const at = (name: string) => (field ? `${field}.${name}` : name);
   if (!isPlainObject(options)) fail(E, field || 'job', 'an object of job options', options);
   const o = options;
   checkKnownKeys(E, field, o, JOB_OPTION_KEYS, 'job options');
-  const jobType = requireNonEmptyString(at('jobType'), o.jobType);
-  if (!('payload' in o) || o.payload === undefined) fail(E, at('payload'), 'a JSON value (it is required)', o.payload);
-  requireJson(at('payload'), o.payload);
+  const jobType = isStorableString(o.jobType, 255)
+    ? o.jobType
+    : requireNonEmptyString(under(field, 'jobType'), o.jobType);
+  if (!('payload' in o) || o.payload === undefined)
+    fail(E, under(field, 'payload'), 'a JSON value (it is required)', o.payload);
+  if (!isStorableJson(o.payload)) requireJson(under(field, 'payload'), o.payload);
 
-  const maxAttempts = o.maxAttempts === undefined ? 3 : requireInteger(at('maxAttempts'), o.maxAttempts, 1);
-  const priority = o.priority === undefined ? 0 : requireInteger(at('priority'), o.priority, INT32_MIN, INT32_MAX);
-  const runAt = o.runAt === undefined || o.runAt === null ? now : requireDate(at('runAt'), o.runAt);
-  const timeoutMs = o.timeoutMs === undefined ? null : requireInteger(at('timeoutMs'), o.timeoutMs, 1);
+  const maxAttempts = o.maxAttempts === undefined ? 3 : requireInteger(under(field, 'maxAttempts'), o.maxAttempts, 1);
+  const priority =
+    o.priority === undefined ? 0 : requireInteger(under(field, 'priority'), o.priority, INT32_MIN, INT32_MAX);
+  const runAt = o.runAt === undefined || o.runAt === null ? now : requireDate(under(field, 'runAt'), o.runAt);
+  const timeoutMs = o.timeoutMs === undefined ? null : requireInteger(under(field, 'timeoutMs'), o.timeoutMs, 1);
   const forceKillOnTimeout =
-    o.forceKillOnTimeout === undefined ? false : checkBoolean(E, at('forceKillOnTimeout'), o.forceKillOnTimeout);
-  const tags = o.tags === undefined ? [] : requireTags(at('tags'), o.tags);
+    o.forceKillOnTimeout === undefined
+      ? false
+      : checkBoolean(E, under(field, 'forceKillOnTimeout'), o.forceKillOnTimeout);
+  const tags = o.tags === undefined ? [] : requireTags(under(field, 'tags'), o.tags);
   const idempotencyKey =
-    o.idempotencyKey === undefined ? null : requireIdempotencyKey(at('idempotencyKey'), o.idempotencyKey);
-  const retryDelay = o.retryDelay === undefined ? null : checkNumber(E, at('retryDelay'), o.retryDelay, 0);
-  const retryBackoff = o.retryBackoff === undefined ? null : checkBoolean(E, at('retryBackoff'), o.retryBackoff);
-  const retryDelayMax = o.retryDelayMax === undefined ? null : checkNumber(E, at('retryDelayMax'), o.retryDelayMax, 0);
+    o.idempotencyKey === undefined ? null : requireIdempotencyKey(under(field, 'idempotencyKey'), o.idempotencyKey);
+  const retryDelay = o.retryDelay === undefined ? null : checkNumber(E, under(field, 'retryDelay'), o.retryDelay, 0);
+  const retryBackoff =
+    o.retryBackoff === undefined ? null : checkBoolean(E, under(field, 'retryBackoff'), o.retryBackoff);
+  const retryDelayMax =
+    o.retryDelayMax === undefined ? null : checkNumber(E, under(field, 'retryDelayMax'), o.retryDelayMax, 0);
   const deadLetterJobType =
-    o.deadLetterJobType === undefined ? null : requireNonEmptyString(at('deadLetterJobType'), o.deadLetterJobType);
+    o.deadLetterJobType === undefined
+      ? null
+      : requireNonEmptyString(under(field, 'deadLetterJobType'), o.deadLetterJobType);
 
   let group: NewJob['group'] = null;
   if (o.group !== undefined) {
-    if (!isPlainObject(o.group)) fail(E, at('group'), 'an object { id: string; tier?: string }', o.group);
-    checkKnownKeys(E, at('group'), o.group, ['id', 'tier'], '`group`');
+    if (!isPlainObject(o.group)) fail(E, under(field, 'group'), 'an object { id: string; tier?: string }', o.group);
+    checkKnownKeys(E, under(field, 'group'), o.group, ['id', 'tier'], '`group`');
     group = {
-      id: requireNonEmptyString(at('group.id'), o.group.id),
-      tier: o.group.tier === undefined ? null : requireNonEmptyString(at('group.tier'), o.group.tier),
+      id: requireNonEmptyString(under(field, 'group.id'), o.group.id),
+      tier: o.group.tier === undefined ? null : requireNonEmptyString(under(field, 'group.tier'), o.group.tier),
     };
   }
 
@@ -224,14 +286,14 @@ export function normalizeJob(
   let dependsOnTags: string[] | null = null;
   if (o.dependsOn !== undefined) {
     if (!isPlainObject(o.dependsOn))
-      fail(E, at('dependsOn'), 'an object { jobIds?: number[]; tags?: string[] }', o.dependsOn);
-    checkKnownKeys(E, at('dependsOn'), o.dependsOn, ['jobIds', 'tags'], '`dependsOn`');
+      fail(E, under(field, 'dependsOn'), 'an object { jobIds?: number[]; tags?: string[] }', o.dependsOn);
+    checkKnownKeys(E, under(field, 'dependsOn'), o.dependsOn, ['jobIds', 'tags'], '`dependsOn`');
     const { jobIds, tags: depTags } = o.dependsOn;
     if (jobIds !== undefined) {
-      if (!Array.isArray(jobIds)) fail(E, at('dependsOn.jobIds'), 'an array of job ids', jobIds);
+      if (!Array.isArray(jobIds)) fail(E, under(field, 'dependsOn.jobIds'), 'an array of job ids', jobIds);
       const ids = new Set<number>();
       jobIds.forEach((id, i) => {
-        const f = at(`dependsOn.jobIds[${i}]`);
+        const f = under(field, `dependsOn.jobIds[${i}]`);
         if (typeof id !== 'number' || !Number.isSafeInteger(id) || id === 0) {
           fail(E, f, batch ? 'a positive job id or a batchDepRef placeholder' : 'a positive job id', id);
         }
@@ -256,7 +318,7 @@ export function normalizeJob(
       if (ids.size > 0) dependsOnJobIds = [...ids];
     }
     if (depTags !== undefined) {
-      const t = requireTags(at('dependsOn.tags'), depTags);
+      const t = requireTags(under(field, 'dependsOn.tags'), depTags);
       if (t.length > 0) dependsOnTags = t;
     }
   }

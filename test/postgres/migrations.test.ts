@@ -14,7 +14,13 @@ import { backendOf } from '../../src/queue.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
-const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits', '003_due_and_scheduled_lanes', '006_parked_jobs'];
+const ALL_MIGRATIONS = [
+  '001_initial',
+  '002_cron_and_waits',
+  '003_due_and_scheduled_lanes',
+  '004_cheaper_adds',
+  '006_parked_jobs',
+];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
 interface Run {
@@ -429,6 +435,111 @@ describe('006_parked_jobs on a schema with jobs (postgres)', () => {
     } finally {
       await queue.close();
     }
+  });
+});
+
+describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+  const NOW = new Date('2030-01-01T00:00:00.000Z');
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  const snapshot = async () => ({
+    jobs: (await pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows,
+    events: (await pool.query(`SELECT * FROM "${schema}".job_events ORDER BY id`)).rows,
+  });
+
+  /** The indexes of job_events, as their definitions. */
+  const eventIndexes = async () =>
+    (
+      await pool.query(
+        `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'job_events' ORDER BY 1`,
+        [schema],
+      )
+    ).rows.map((r) => (r.indexdef as string).replace(` "${schema}".`, ' ').replace(` ${schema}.`, ' '));
+
+  /** Ids of the jobs carrying `tags`, read through job_queue_tags_idx only. */
+  async function taggedThroughIndex(tags: string[]): Promise<number[]> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      const sql = `SELECT id FROM "${schema}".job_queue j WHERE j.tags @> $1::text[] AND j.tags <> '{}' ORDER BY id`;
+      const plan = (await client.query(`EXPLAIN (FORMAT JSON) ${sql}`, [tags])).rows[0]['QUERY PLAN'];
+      expect(JSON.stringify(plan)).toContain('"Index Name":"job_queue_tags_idx"');
+      const { rows } = await client.query(sql, [tags]);
+      await client.query('COMMIT');
+      return rows.map((r) => Number(r.id));
+    } finally {
+      client.release();
+    }
+  }
+
+  it('keeps every job and event; tag filters and tag barriers see the tagged jobs stored before; events keep two indexes', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
+    // Jobs and events as 003 stored them: tagged and untagged, one behind a tag barrier.
+    const { rows } = await pool.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, status, run_at, tags, depends_on_tags, created_at, updated_at)
+       VALUES ('tagged', '{}', 'pending', $1, '{a,b}', NULL, $1, $1),
+              ('plain', '{}', 'pending', $1, '{}', NULL, $1, $1),
+              ('blocked', '{}', 'pending', $1, '{}', '{a}', $1, $1),
+              ('done', '{}', 'completed', $1, '{a}', NULL, $1, $1)
+       RETURNING id`,
+      [NOW],
+    );
+    const [tagged, plain, blocked, done] = rows.map((r) => Number(r.id)) as [number, number, number, number];
+    await pool.query(
+      `INSERT INTO "${schema}".job_events (job_id, event_type, created_at, metadata)
+       SELECT id, 'added', $1, jsonb_build_object('jobType', job_type, 'tags', to_jsonb(tags), 'idempotencyKey', NULL)
+       FROM "${schema}".job_queue`,
+      [NOW],
+    );
+    const before = await snapshot();
+    const indexesBefore = await eventIndexes();
+    expect(indexesBefore).toHaveLength(3);
+
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '004_cheaper_adds' }]);
+    expect(await snapshot()).toEqual(before);
+    // Events: two btrees, the primary key (job_id, id) and created_at.
+    expect(await eventIndexes()).toEqual([
+      'CREATE INDEX job_events_created_at_idx ON job_events USING btree (created_at)',
+      'CREATE UNIQUE INDEX job_events_pkey ON job_events USING btree (job_id, id)',
+    ]);
+    expect(await taggedThroughIndex(['a'])).toEqual([tagged, done]);
+
+    // The queue's statements need every later migration too.
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(4).map((name) => ({ name })));
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    try {
+      expect((await queue.getJobsByTags(['a'])).map((j) => j.id).sort()).toEqual([tagged, done]);
+      expect((await queue.getJobEvents(plain)).map((e) => e.eventType)).toEqual(['added']);
+      // The barrier holds while the tagged job is active, then lets the blocked job run.
+      const claim = async () =>
+        (await backendOf(queue).claimJobs({ workerId: 'w', batchSize: 10, now: NOW })).map((j) => j.id).sort();
+      expect(await claim()).toEqual([tagged, plain]);
+      await backendOf(queue).completeJobs([{ jobId: tagged, workerId: 'w' }], NOW);
+      expect(await claim()).toEqual([blocked]);
+    } finally {
+      await queue.close();
+    }
+
+    // And back: the down part restores 003's indexes without touching a row.
+    const ids = async () => {
+      const { jobs, events } = await snapshot();
+      return { jobs: jobs.map((j) => j.id as string), events: events.map((e) => e.id as string) };
+    };
+    const after = await ids();
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 3 });
+    expect(await ids()).toEqual(after);
+    expect(await eventIndexes()).toEqual(indexesBefore);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(3).map((name) => ({ name })));
   });
 });
 

@@ -18,7 +18,7 @@ import {
   removeCronScheduleSql,
 } from './queries/cron.js';
 import { cleanupEventsSql, jobEventsSql } from './queries/events.js';
-import { addJobsSql, getJobSql, idsByKeysSql, repointDependenciesSql } from './queries/jobs.js';
+import { addJobsSql, addPlainJobsSql, getJobSql, idsByKeysSql, repointDependenciesSql } from './queries/jobs.js';
 import { heldJobIdsSql } from './queries/leases.js';
 import { cleanupJobsSql, reclaimSql, retryJobSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
@@ -74,6 +74,7 @@ export function postgresContext(config: ResolvedPostgresConfig, driver: Driver, 
 function buildStatements(t: SchemaNames) {
   return {
     addJobs: addJobsSql(t),
+    addPlainJobs: addPlainJobsSql(t),
     idsByKeys: idsByKeysSql(t),
     repointDependencies: repointDependenciesSql(t),
     getJob: getJobSql(t),

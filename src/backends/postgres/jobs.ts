@@ -6,7 +6,7 @@ import type { AddJobsInput, AddJobsResult, JobQuery, NewJob } from '../../backen
 import { prerequisitesBlocked } from '../../store-facts.js';
 import type { JobEvent, JobRecord, Queryable } from '../../types.js';
 import type { PostgresContext } from './context.js';
-import { listJobsSql } from './queries/jobs.js';
+import { INPUT_DEFAULTS, listJobsSql } from './queries/jobs.js';
 import { rowToEvent, rowToJob, toId, type EventRow, type JobRow } from './rows.js';
 
 type AddRow = {
@@ -39,10 +39,16 @@ export async function insertJobs(
   jobs: NewJob[],
   now: Date,
 ): Promise<AddJobsResult> {
-  const payload = JSON.stringify(jobs.map(toInputRow));
+  const payload = JSON.stringify(jobs.map((job) => toInputRow(job, now)));
   const values = [payload, now, ctx.names.channel];
-  const { rows } =
-    target === null ? await ctx.conn.query(ctx.sql.addJobs, values, true) : await target.query(ctx.sql.addJobs, values);
+  const run = (text: string) => (target === null ? ctx.conn.query(text, values, true) : target.query(text, values));
+  // Without keys or prerequisites every job is inserted: the plain statement looks nothing up.
+  if (!jobs.some((j) => j.idempotencyKey !== null || j.dependsOnJobIds !== null)) {
+    const { rows } = await run(ctx.sql.addPlainJobs);
+    const ids = (rows as { id: string }[]).map((r) => toId(r.id));
+    return { ids, insertedIds: ids };
+  }
+  const { rows } = await run(ctx.sql.addJobs);
   const result = rows as AddRow[];
   const bad = result[0]?.bad;
   if (bad) throw prerequisitesBlocked(jobs, bad);
@@ -108,26 +114,29 @@ async function getJobEvents(ctx: PostgresContext, jobId: number): Promise<JobEve
 
 export const jobOperations = { addJobs, getJob, getJobs, getJobEvents };
 
-/** The row of one job in the JSON array addJobsSql reads. */
-function toInputRow(job: NewJob, i: number) {
-  return {
-    i,
-    job_type: job.jobType,
-    payload: job.payload,
-    max_attempts: job.maxAttempts,
-    priority: job.priority,
-    run_at: job.runAt.toISOString(),
-    timeout_ms: job.timeoutMs,
-    force_kill_on_timeout: job.forceKillOnTimeout,
-    tags: job.tags,
-    idempotency_key: job.idempotencyKey,
-    retry_delay: job.retryDelay,
-    retry_backoff: job.retryBackoff,
-    retry_delay_max: job.retryDelayMax,
-    dead_letter_job_type: job.deadLetterJobType,
-    group_id: job.group?.id ?? null,
-    group_tier: job.group?.tier ?? null,
-    depends_on_job_ids: job.dependsOnJobIds,
-    depends_on_tags: job.dependsOnTags,
-  };
+/**
+ * The input row of one job for the add statements: only the options the job sets, so a plain
+ * job is `{"job_type":…,"payload":…}`; the statements restore the left-out defaults.
+ */
+function toInputRow(job: NewJob, now: Date): Record<string, unknown> {
+  const row: Record<string, unknown> = { job_type: job.jobType };
+  if (job.payload !== null) row.payload = job.payload;
+  if (job.maxAttempts !== INPUT_DEFAULTS.maxAttempts) row.max_attempts = job.maxAttempts;
+  if (job.priority !== INPUT_DEFAULTS.priority) row.priority = job.priority;
+  if (job.runAt.getTime() !== now.getTime()) row.run_at = job.runAt.toISOString();
+  if (job.timeoutMs !== null) row.timeout_ms = job.timeoutMs;
+  if (job.forceKillOnTimeout) row.force_kill_on_timeout = true;
+  if (job.tags.length > 0) row.tags = job.tags;
+  if (job.idempotencyKey !== null) row.idempotency_key = job.idempotencyKey;
+  if (job.retryDelay !== null) row.retry_delay = job.retryDelay;
+  if (job.retryBackoff !== null) row.retry_backoff = job.retryBackoff;
+  if (job.retryDelayMax !== null) row.retry_delay_max = job.retryDelayMax;
+  if (job.deadLetterJobType !== null) row.dead_letter_job_type = job.deadLetterJobType;
+  if (job.group !== null) {
+    row.group_id = job.group.id;
+    if (job.group.tier !== null) row.group_tier = job.group.tier;
+  }
+  if (job.dependsOnJobIds !== null) row.depends_on_job_ids = job.dependsOnJobIds;
+  if (job.dependsOnTags !== null) row.depends_on_tags = job.dependsOnTags;
+  return row;
 }

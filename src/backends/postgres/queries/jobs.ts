@@ -7,6 +7,64 @@ import { jobColumns } from '../rows.js';
 import type { SchemaNames } from './names.js';
 
 /**
+ * Values a job's input row leaves out when it holds them: the add statements put them back.
+ * A plain job (type and payload, every other option at its default) then travels as a few bytes,
+ * and PostgreSQL parses no key for the options it does not set.
+ */
+export const INPUT_DEFAULTS = { maxAttempts: 3, priority: 0 } as const;
+
+/** The columns of a job's input row ($1, a JSON array); an absent key reads as NULL. */
+const INPUT_COLUMNS = `job_type text, payload jsonb, max_attempts integer, priority integer,
+    run_at timestamptz, timeout_ms integer, force_kill_on_timeout boolean, tags text[],
+    idempotency_key text, retry_delay double precision, retry_backoff boolean,
+    retry_delay_max double precision, dead_letter_job_type text, group_id text, group_tier text,
+    depends_on_job_ids bigint[], depends_on_tags text[]`;
+
+/** job_queue columns an add writes, in the order of {@link insertValues}, before the id. */
+const INSERT_COLUMNS = `job_type, payload, max_attempts, priority, run_at, timeout_ms,
+    force_kill_on_timeout, tags, idempotency_key, retry_delay, retry_backoff, retry_delay_max,
+    dead_letter_job_type, group_id, group_tier, depends_on_tags, created_at, updated_at`;
+
+/** The values of {@link INSERT_COLUMNS} for input row `x`, its left-out options restored; $2 now. */
+const insertValues = (x: string) => `${x}.job_type, COALESCE(${x}.payload, 'null'::jsonb),
+    COALESCE(${x}.max_attempts, ${INPUT_DEFAULTS.maxAttempts}), COALESCE(${x}.priority, ${INPUT_DEFAULTS.priority}),
+    COALESCE(${x}.run_at, $2), ${x}.timeout_ms, COALESCE(${x}.force_kill_on_timeout, false),
+    COALESCE(${x}.tags, '{}'), ${x}.idempotency_key, ${x}.retry_delay, ${x}.retry_backoff,
+    ${x}.retry_delay_max, ${x}.dead_letter_job_type, ${x}.group_id, ${x}.group_tier,
+    ${x}.depends_on_tags, $2, $2`;
+
+/** The `added` event of each row of `inserted` (id, job_type, tags, idempotency_key) at $2. */
+const addedEvents = (t: SchemaNames) => `added_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'added', $2,
+    jsonb_build_object('jobType', job_type, 'tags', to_jsonb(tags), 'idempotencyKey', idempotency_key)
+  FROM inserted
+)`;
+
+/**
+ * Adds a batch of jobs none of which has an idempotency key or prerequisite jobs (the common
+ * case), in ONE statement: every job is inserted, with nothing to look up first. $1 the jobs
+ * (JSON array of input rows), $2 now, $3 the NOTIFY channel.
+ *
+ * Ids come from the column default as the rows are inserted, in input order, so sorting them
+ * gives the input order back. Rows: id, one per job, in input order.
+ */
+export function addPlainJobsSql(t: SchemaNames): string {
+  return `
+WITH inserted AS (
+  INSERT INTO ${t.jobs} (${INSERT_COLUMNS})
+  SELECT ${insertValues('x')}
+  FROM jsonb_to_recordset($1::jsonb) AS x(${INPUT_COLUMNS})
+  RETURNING id, job_type, tags, idempotency_key
+),
+${addedEvents(t)},
+notified AS (
+  SELECT pg_notify($3, '')
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM inserted ORDER BY id`;
+}
+
+/**
  * Adds a batch of jobs in ONE statement, whatever its size: the jobs travel as one JSON array
  * ($1), so there is no bind-parameter limit. $2 now, $3 the NOTIFY channel.
  *
@@ -25,13 +83,11 @@ import type { SchemaNames } from './names.js';
 export function addJobsSql(t: SchemaNames): string {
   return `
 WITH input AS MATERIALIZED (
-  SELECT x.*
-  FROM jsonb_to_recordset($1::jsonb) AS x(
-    i integer, job_type text, payload jsonb, max_attempts integer, priority integer,
-    run_at timestamptz, timeout_ms integer, force_kill_on_timeout boolean, tags text[],
-    idempotency_key text, retry_delay double precision, retry_backoff boolean,
-    retry_delay_max double precision, dead_letter_job_type text, group_id text, group_tier text,
-    depends_on_job_ids bigint[], depends_on_tags text[])
+  SELECT x.*, x.ord::integer - 1 AS i
+  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${INPUT_COLUMNS})) WITH ORDINALITY AS x(
+    job_type, payload, max_attempts, priority, run_at, timeout_ms, force_kill_on_timeout, tags,
+    idempotency_key, retry_delay, retry_backoff, retry_delay_max, dead_letter_job_type, group_id,
+    group_tier, depends_on_job_ids, depends_on_tags, ord)
 ),
 existing AS MATERIALIZED (
   SELECT j.id, j.idempotency_key FROM ${t.jobs} j
@@ -84,15 +140,8 @@ bad AS MATERIALIZED (
   WHERE p.id IS NULL OR p.status = 'cancelled' OR (p.status = 'failed' AND p.next_attempt_at IS NULL)
 ),
 inserted AS (
-  INSERT INTO ${t.jobs} (
-    id, job_type, payload, status, max_attempts, priority, run_at, timeout_ms,
-    force_kill_on_timeout, tags, idempotency_key, retry_delay, retry_backoff, retry_delay_max,
-    dead_letter_job_type, group_id, group_tier, depends_on_job_ids, depends_on_tags,
-    created_at, updated_at)
-  SELECT f.id, x.job_type, COALESCE(x.payload, 'null'::jsonb), 'pending', x.max_attempts, x.priority,
-    x.run_at, x.timeout_ms, x.force_kill_on_timeout, COALESCE(x.tags, '{}'), x.idempotency_key,
-    x.retry_delay, x.retry_backoff, x.retry_delay_max, x.dead_letter_job_type, x.group_id,
-    x.group_tier, da.ids, x.depends_on_tags, $2, $2
+  INSERT INTO ${t.jobs} (id, ${INSERT_COLUMNS}, depends_on_job_ids)
+  SELECT f.id, ${insertValues('x')}, da.ids
   FROM fresh f
   JOIN input x ON x.i = f.i
   LEFT JOIN dep_arrays da ON da.i = f.i
@@ -103,13 +152,7 @@ inserted AS (
   ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING id, job_type, tags, idempotency_key
 ),
-added_events AS (
-  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'added', $2,
-    jsonb_build_object('jobType', job_type, 'tags', to_jsonb(tags), 'idempotencyKey', idempotency_key)
-  FROM inserted
-  ORDER BY id
-),
+${addedEvents(t)},
 notified AS (
   SELECT pg_notify($3, '') FROM (SELECT 1 FROM inserted LIMIT 1) s
 )
@@ -174,12 +217,15 @@ export function filterConditions(filter: JobFilter | undefined, values: unknown[
   }
   if (filter.tags !== undefined) {
     const tags = `${param(filter.tags.values)}::text[]`;
+    // A job without tags never matches given tags; saying so lets the planner use
+    // job_queue_tags_idx, which leaves such jobs out (migration 004).
+    const tagged = filter.tags.values.length > 0 ? ` AND ${alias}.tags <> '{}'` : '';
     switch (filter.tags.mode ?? 'all') {
       case 'all':
-        where.push(`${alias}.tags @> ${tags}`);
+        where.push(`(${alias}.tags @> ${tags}${tagged})`);
         break;
       case 'any':
-        where.push(`${alias}.tags && ${tags}`);
+        where.push(`(${alias}.tags && ${tags}${tagged})`);
         break;
       case 'none':
         where.push(`NOT (${alias}.tags && ${tags})`);

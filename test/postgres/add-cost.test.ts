@@ -1,0 +1,91 @@
+/**
+ * What adding a plain job (type and payload, every option at its default) costs the store,
+ * measured on the statement the queue really sends: the input it ships, the job rows it reads,
+ * and the WAL records it writes, which count the heap rows and index entries. Deterministic
+ * counts, not timings.
+ */
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { PG_URL } from '../helpers/backends.js';
+import { usePostgres } from './support.js';
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'WAL Records'?: number;
+  Plans?: PlanNode[];
+}
+
+const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+
+/** A pool whose clients record every parameterized statement they send. */
+function recordingPool(sent: { text: string; values: unknown[] }[]): pg.Pool {
+  class RecordingClient extends pg.Client {
+    override query = ((...args: unknown[]) => {
+      const first = args[0] as { text?: string; values?: unknown[] } | string;
+      if (typeof first === 'object' && first.text && first.values)
+        sent.push({ text: first.text, values: first.values });
+      else if (typeof first === 'string' && Array.isArray(args[1])) sent.push({ text: first, values: args[1] });
+      return (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+    }) as pg.Client['query'];
+  }
+  return new pg.Pool({ connectionString: PG_URL, Client: RecordingClient, max: 2 });
+}
+
+describe('the cost of adding plain jobs (postgres)', () => {
+  const ctx = usePostgres();
+  const JOBS = 500;
+
+  /** Adds JOBS plain jobs in one addJobs call; returns the statement and values it sent. */
+  async function addPlainBatch(): Promise<{ text: string; values: unknown[] }> {
+    const sent: { text: string; values: unknown[] }[] = [];
+    const pool = recordingPool(sent);
+    try {
+      const queue = ctx.queue({ pool });
+      await queue.addJobs(Array.from({ length: JOBS }, (_, i) => ({ jobType: 'plain', payload: { i } })));
+      await queue.close();
+    } finally {
+      await pool.end();
+    }
+    const adds = sent.filter((s) => s.text.includes('INSERT INTO'));
+    expect(adds).toHaveLength(1);
+    return adds[0]!;
+  }
+
+  it('ships each plain job as its type and payload only', async () => {
+    const { values } = await addPlainBatch();
+    const rows = JSON.parse(values[0] as string) as Record<string, unknown>[];
+    expect(rows).toHaveLength(JOBS);
+    rows.forEach((row, i) => expect(row).toEqual({ job_type: 'plain', payload: { i } }));
+    // What PostgreSQL parses per job: the type, the payload and two keys (all options: ~350).
+    expect((values[0] as string).length / JOBS).toBeLessThan(60);
+  });
+
+  it('reads no job row, and writes at most 10 WAL records per job (its row, its event, their index entries)', async () => {
+    const { text, values } = await addPlainBatch();
+    const client = await ctx.sql.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, WAL, BUFFERS, FORMAT JSON) ${text}`, values);
+      await client.query('ROLLBACK');
+      const plan = rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+      const all = nodes(plan);
+      // No idempotency key and no prerequisite: nothing to look up in job_queue.
+      expect(all.filter((n) => n['Node Type'].includes('Scan') && n['Relation Name'] === 'job_queue')).toEqual([]);
+      const inserts = all.filter((n) => n['Node Type'] === 'ModifyTable');
+      expect(inserts.map((n) => n['Relation Name']).sort()).toEqual(['job_events', 'job_queue']);
+      // One record per heap row and per index entry (the job row and its five entries: primary
+      // key, status, type, the two due-lane indexes; the event row and its two: primary key (job_id,
+      // id) and created_at, three before migration 004), plus a few
+      // for page splits and the id sequences. A job without tags adds nothing to the two GIN
+      // indexes of tags (it added an entry to each before migration 004).
+      const jobRecords = inserts.find((n) => n['Relation Name'] === 'job_queue')!['WAL Records']!;
+      const eventRecords = inserts.find((n) => n['Relation Name'] === 'job_events')!['WAL Records']!;
+      expect(jobRecords / JOBS).toBeLessThan(6.5);
+      expect(eventRecords / JOBS).toBeLessThan(3.5);
+      expect(plan['WAL Records']! / JOBS).toBeLessThan(9.5);
+    } finally {
+      client.release();
+    }
+  });
+});
