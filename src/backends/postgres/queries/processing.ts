@@ -106,8 +106,8 @@ claimed AS (
       attempts = j.attempts + CASE WHEN j.status = 'waiting' OR j.pending_reason = 'resumed' THEN 0 ELSE 1 END,
       locked_at = $1, locked_by = $2, started_at = COALESCE(j.started_at, $1),
       next_attempt_at = NULL, pending_reason = NULL, wait_until = NULL, wait_token_id = NULL, updated_at = $1
-  FROM admitted a
-  WHERE j.id = a.id
+  -- By id through the primary key: a join could hash the whole table.
+  WHERE j.id = ANY(ARRAY(SELECT a.id FROM admitted a))
   RETURNING ${JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
 ),
 promoted AS (
@@ -146,18 +146,18 @@ done_events AS (
   SELECT id, 'completed', $2, NULL FROM done ORDER BY id
 ),
 unblocked AS (
-  -- Only a hint for processors elsewhere (a wake-up), so a superset is fine: a pending job
-  -- naming a completed id, or sharing a tag with one through dependsOn.tags. Both tests use the
-  -- GIN indexes of depends_on_job_ids / depends_on_tags, whose partial predicate they repeat.
+  -- Only a hint for processors elsewhere (a wake-up), so a superset is fine: a job naming a
+  -- completed id, or sharing a tag with one through dependsOn.tags (nearly always a pending
+  -- one). Both tests use the GIN indexes of depends_on_job_ids / depends_on_tags, whose partial
+  -- predicate they repeat. No status test: statistics taken when few jobs were pending made the
+  -- planner walk every pending job through job_queue_status_idx on each completion instead.
   SELECT 1 WHERE EXISTS (
     SELECT 1 FROM ${t.jobs} d
-    WHERE d.depends_on_job_ids IS NOT NULL AND d.depends_on_job_ids && (SELECT array_agg(id) FROM done)
-      AND d.status = 'pending')
+    WHERE d.depends_on_job_ids IS NOT NULL AND d.depends_on_job_ids && (SELECT array_agg(id) FROM done))
   OR EXISTS (
     SELECT 1 FROM ${t.jobs} d
     WHERE d.depends_on_tags IS NOT NULL
-      AND d.depends_on_tags && (SELECT array_agg(DISTINCT tag) FROM done, unnest(done.tags) AS tag)
-      AND d.status = 'pending')
+      AND d.depends_on_tags && (SELECT array_agg(DISTINCT tag) FROM done, unnest(done.tags) AS tag))
 ),
 notified AS (
   SELECT pg_notify($3, '') FROM unblocked
