@@ -146,18 +146,18 @@ done_events AS (
   SELECT id, 'completed', $2, NULL FROM done ORDER BY id
 ),
 unblocked AS (
-  -- Only a hint for processors elsewhere (a wake-up), so a superset is fine: a job naming a
-  -- completed id, or sharing a tag with one through dependsOn.tags (nearly always a pending
-  -- one). Both tests use the GIN indexes of depends_on_job_ids / depends_on_tags, whose partial
-  -- predicate they repeat. No status test: statistics taken when few jobs were pending made the
-  -- planner walk every pending job through job_queue_status_idx on each completion instead.
+  -- Only a hint for processors elsewhere (a wake-up), so a superset is fine: a pending job
+  -- naming a completed id, or sharing a tag with one through dependsOn.tags. Both tests use the
+  -- GIN indexes of depends_on_job_ids / depends_on_tags, whose partial predicate they repeat.
   SELECT 1 WHERE EXISTS (
     SELECT 1 FROM ${t.jobs} d
-    WHERE d.depends_on_job_ids IS NOT NULL AND d.depends_on_job_ids && (SELECT array_agg(id) FROM done))
+    WHERE d.depends_on_job_ids IS NOT NULL AND d.depends_on_job_ids && (SELECT array_agg(id) FROM done)
+      AND d.status = 'pending')
   OR EXISTS (
     SELECT 1 FROM ${t.jobs} d
     WHERE d.depends_on_tags IS NOT NULL
-      AND d.depends_on_tags && (SELECT array_agg(DISTINCT tag) FROM done, unnest(done.tags) AS tag))
+      AND d.depends_on_tags && (SELECT array_agg(DISTINCT tag) FROM done, unnest(done.tags) AS tag)
+      AND d.status = 'pending')
 ),
 notified AS (
   SELECT pg_notify($3, '') FROM unblocked
