@@ -111,6 +111,8 @@ class JobProcessor implements Processor {
   /** How long a job may wait in the claim-ahead buffer before it renews its lock at start. */
   private readonly renewAfterMs: number;
   private wakeRequested = false;
+  /** The job announced by the only wake-up since the loop's last claim began, if it named one. */
+  private hintedJobId: number | undefined;
   private wakeSleeper: (() => void) | undefined;
   private unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
 
@@ -153,7 +155,7 @@ class JobProcessor implements Processor {
     this.running = true;
     const previousLoop = this.loopDone;
     this.unsubscribe = this.host.backend
-      .subscribeJobAvailable(() => this.wake())
+      .subscribeJobAvailable((jobId) => this.wake(jobId))
       .catch((err: unknown) => {
         this.report(toError(err, 'subscribing to job wake-ups failed; polling only'));
         return undefined;
@@ -239,11 +241,14 @@ class JobProcessor implements Processor {
         await this.sleep(this.options.pollInterval); // a job ending wakes it
         continue;
       }
+      // Straight from the wake-up to the claim: no timer between them.
+      const jobId = this.hintedJobId;
+      this.hintedJobId = undefined;
       this.wakeRequested = false;
       const wanted = Math.min(this.options.batchSize, room);
       let jobs: JobRecord[];
       try {
-        const claim = this.claim(wanted);
+        const claim = this.claim(wanted, jobId);
         this.claiming = claim;
         jobs = await claim;
         errors = 0;
@@ -292,10 +297,10 @@ class JobProcessor implements Processor {
     }
   }
 
-  private async claim(batchSize: number): Promise<JobRecord[]> {
+  private async claim(batchSize: number, jobId?: number): Promise<JobRecord[]> {
     await this.enqueueDueCronJobs();
     const { jobTypes, groupConcurrency } = this.options;
-    return this.processing.claim({ batchSize, jobTypes, groupConcurrency });
+    return this.processing.claim({ batchSize, jobTypes, groupConcurrency, ...(jobId === undefined ? {} : { jobId }) });
   }
 
   /** Starts buffered jobs, oldest claim first, while slots are free (also after stop()). */
@@ -390,7 +395,12 @@ class JobProcessor implements Processor {
     });
   }
 
-  private wake(): void {
+  /**
+   * `jobId`: the job a wake-up announced. It is kept only when it is the one wake-up since the
+   * last claim began: after any other, the next claim is the ordered one.
+   */
+  private wake(jobId?: number): void {
+    this.hintedJobId = this.wakeRequested ? undefined : jobId;
     this.wakeRequested = true;
     this.wakeSleeper?.();
   }

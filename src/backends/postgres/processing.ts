@@ -11,10 +11,16 @@ import type { JobRecord } from '../../types.js';
 
 async function claimJobs(
   ctx: PostgresContext,
-  { workerId, batchSize, jobTypes, groupConcurrency, now }: ClaimInput,
+  { workerId, batchSize, jobTypes, groupConcurrency, now, jobId }: ClaimInput,
 ): Promise<JobRecord[]> {
   if (batchSize <= 0) return [];
   const byType = jobTypes !== undefined && jobTypes.length > 0;
+  if (jobId !== undefined) {
+    // The job a wake-up announced, when the ordered claim would take it first: its row only.
+    const hinted = [now, workerId, jobId, byType ? jobTypes : null, groupConcurrency ?? null];
+    const { rows } = await ctx.conn.query<JobRow>(ctx.sql.claimJobById, hinted, true);
+    if (rows.length > 0) return rows.map(rowToJob);
+  }
   const values = [now, workerId, batchSize, byType ? jobTypes : null, groupConcurrency ?? null];
   const text = byType ? ctx.sql.claimJobsByType : ctx.sql.claimJobs;
   if (groupConcurrency === undefined) {

@@ -111,7 +111,8 @@ added_events AS (
   ORDER BY id
 ),
 notified AS (
-  SELECT pg_notify($3, '') FROM (SELECT 1 FROM inserted LIMIT 1) s
+  -- A single new job's id rides on the wake-up, so an idle processor can claim it by id.
+  SELECT pg_notify($3, CASE WHEN count(*) = 1 THEN max(id)::text ELSE '' END) FROM inserted HAVING count(*) > 0
 )
 SELECT r.i, r.id,
   CASE

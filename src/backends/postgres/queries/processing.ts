@@ -18,6 +18,14 @@ export function groupClaimLockSql(lockKey: bigint): string {
 /** The due lane of migration 003: jobs whose ready time a claim (or their insert) has seen pass. */
 const IN_DUE_LANE = 'j.ready_at <= COALESCE(j.promoted_at, j.created_at)';
 
+/** What a claim writes to a job it takes: $1 now, $2 worker. */
+const CLAIM_SET = `SET status = 'processing',
+      -- Resuming from a wait (a due timed wait, or a job its token put back to pending) does
+      -- not consume an attempt.
+      attempts = j.attempts + CASE WHEN j.status = 'waiting' OR j.pending_reason = 'resumed' THEN 0 ELSE 1 END,
+      locked_at = $1, locked_by = $2, started_at = COALESCE(j.started_at, $1),
+      next_attempt_at = NULL, pending_reason = NULL, wait_until = NULL, wait_token_id = NULL, updated_at = $1`;
+
 /**
  * Claims up to $3 eligible jobs for worker $2 at $1, in ONE statement.
  * $4 job types (text[] or NULL for any), $5 groupConcurrency (NULL for unlimited).
@@ -100,12 +108,7 @@ admitted AS (
 ),
 claimed AS (
   UPDATE ${t.jobs} j
-  SET status = 'processing',
-      -- Resuming from a wait (a due timed wait, or a job its token put back to pending) does
-      -- not consume an attempt.
-      attempts = j.attempts + CASE WHEN j.status = 'waiting' OR j.pending_reason = 'resumed' THEN 0 ELSE 1 END,
-      locked_at = $1, locked_by = $2, started_at = COALESCE(j.started_at, $1),
-      next_attempt_at = NULL, pending_reason = NULL, wait_until = NULL, wait_token_id = NULL, updated_at = $1
+  ${CLAIM_SET}
   -- By id through the primary key: a join could hash the whole table.
   WHERE j.id = ANY(ARRAY(SELECT a.id FROM admitted a))
   RETURNING ${JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
@@ -121,6 +124,49 @@ claimed_events AS (
   SELECT id, 'processing', $1, NULL FROM claimed ORDER BY id
 )
 SELECT ${jobColumns('c')} FROM claimed c ORDER BY c.priority DESC, c.created_at, c.id`;
+}
+
+/**
+ * The claim by id of the job a wake-up announced (a single added job): $1 now, $2 worker, $3 job
+ * id, $4 job types (text[] or NULL), $5 groupConcurrency (NULL for unlimited). It touches that
+ * row and the first entry of job_queue_due_idx only, and claims nothing (the caller then runs the
+ * ordered claim) unless the job is what the ordered claim would take first:
+ * - it is due, in the due lane, of a wanted type, and has no dependencies (so no check to run);
+ * - under a group limit, it has no group (so the claim needs no group lock);
+ * - it is the first job of the due lane in claim order (priority DESC, created_at, id), and no
+ *   job of the scheduled lane has become due (it could be more urgent and is not ordered yet).
+ * A more urgent job that is not claimable (blocked, of another type, locked by another claim)
+ * also sends the caller to the ordered claim: the fast path never reorders, it only gives way.
+ * Rows: the claimed job, or none.
+ */
+export function claimJobByIdSql(t: SchemaNames): string {
+  return `
+-- claim by id (the job a wake-up announced)
+WITH target AS MATERIALIZED (
+  SELECT j.id FROM ${t.jobs} j
+  WHERE j.id = $3::bigint AND j.ready_at <= $1::timestamptz AND ${IN_DUE_LANE}
+    AND j.depends_on_job_ids IS NULL AND j.depends_on_tags IS NULL
+    AND ($5::integer IS NULL OR j.group_id IS NULL)
+    AND ($4::text[] IS NULL OR j.job_type = ANY($4::text[]))
+    AND j.id = (
+      SELECT u.id FROM ${t.jobs} u WHERE u.ready_at <= COALESCE(u.promoted_at, u.created_at)
+      ORDER BY u.priority DESC, u.created_at, u.id LIMIT 1)
+    AND NOT EXISTS (
+      SELECT 1 FROM ${t.jobs} s
+      WHERE s.ready_at > COALESCE(s.promoted_at, s.created_at) AND s.ready_at <= $1::timestamptz)
+  FOR UPDATE SKIP LOCKED
+),
+claimed AS (
+  UPDATE ${t.jobs} j
+  ${CLAIM_SET}
+  WHERE j.id = (SELECT id FROM target)
+  RETURNING ${JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
+),
+claimed_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'processing', $1, NULL FROM claimed
+)
+SELECT ${jobColumns('c')} FROM claimed c`;
 }
 
 /**
