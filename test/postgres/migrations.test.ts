@@ -14,7 +14,7 @@ import { backendOf } from '../../src/queue.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
-const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits', '003_due_and_scheduled_lanes'];
+const ALL_MIGRATIONS = ['001_initial', '002_cron_and_waits', '003_due_and_scheduled_lanes', '005_completion_wake_hint'];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
 interface Run {
@@ -104,6 +104,10 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(ALL_TABLES);
 
+    const downHint = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
+    expect(downHint.code, downHint.stderr).toBe(0);
+    expect(await history('public')).toEqual(['001_initial', '002_cron_and_waits', '003_due_and_scheduled_lanes']);
+
     const downLanes = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
     expect(downLanes.code, downLanes.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(ALL_TABLES);
@@ -133,8 +137,8 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     const redo = await cli(['migrate', 'redo', '-s', 'jobs_redo', `--database-url=${dbUrl}`]);
     expect(redo.code, redo.stderr).toBe(0);
-    expect(redo.stdout).toContain('Undid 003_due_and_scheduled_lanes');
-    expect(redo.stdout).toContain('Applied 003_due_and_scheduled_lanes');
+    expect(redo.stdout).toContain('Undid 005_completion_wake_hint');
+    expect(redo.stdout).toContain('Applied 005_completion_wake_hint');
     expect(await history('jobs_redo')).toEqual(ALL_MIGRATIONS);
   });
 
@@ -268,6 +272,7 @@ describe('migrate() (postgres)', () => {
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([
       { name: '002_cron_and_waits' },
       { name: '003_due_and_scheduled_lanes' },
+      { name: '005_completion_wake_hint' },
     ]);
     const { rows } = await pool.query(
       `SELECT column_name, data_type, character_maximum_length AS len, is_nullable FROM information_schema.columns
@@ -368,7 +373,10 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
               ('later', '{}', 'pending', 9, $3, NULL, NULL, 0, $1, $1)`,
       [new Date(NOW.getTime() - hour), new Date(NOW.getTime() + hour), new Date(NOW.getTime() + 3 * hour)],
     );
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '003_due_and_scheduled_lanes' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([
+      { name: '003_due_and_scheduled_lanes' },
+      { name: '005_completion_wake_hint' },
+    ]);
 
     const queue = initJobQueue({ backend: 'postgres', pool, schema });
     const backend = backendOf(queue);
@@ -380,6 +388,40 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
       expect(await claim(0)).toEqual(['due']);
       expect(await claim(2 * hour)).toEqual(['future', 'retry', 'waiting']);
       expect(await claim(4 * hour)).toEqual(['later']);
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
+describe('005_completion_wake_hint on a schema with jobs (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it('keeps every job; a completion then releases its dependent', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
+    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const first = await before.addJob({ jobType: 'first', payload: {} });
+    const second = await before.addJob({ jobType: 'second', payload: {}, dependsOn: { jobIds: [first] } });
+    await before.close();
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '005_completion_wake_hint' }]);
+
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const backend = backendOf(queue);
+    try {
+      const claim = async () =>
+        (await backend.claimJobs({ workerId: 'w', batchSize: 10, now: new Date() })).map((j) => j.id);
+      expect(await claim()).toEqual([first]);
+      expect(await backend.completeJobs([{ jobId: first, workerId: 'w' }], new Date())).toEqual([first]);
+      expect(await claim()).toEqual([second]);
     } finally {
       await queue.close();
     }

@@ -17,6 +17,8 @@ export interface SchemaNames {
   tokens: string;
   /** `"schema".job_queue_tag_barrier_clear`, the tag-barrier check of the migrations. */
   tagBarrierClear: string;
+  /** `"schema".job_queue_has_pending_dependents`, the completion's wake-up hint (migration 005). */
+  hasPendingDependents: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
   /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
@@ -34,6 +36,7 @@ export function schemaNames(schema: string): SchemaNames {
     tokens: `${s}.waitpoint_tokens`,
     jobIdSeq: `${s}.job_queue_id_seq`,
     tagBarrierClear: `${s}.job_queue_tag_barrier_clear`,
+    hasPendingDependents: `${s}.job_queue_has_pending_dependents`,
     channel: notifyChannel(schema),
   };
 }

@@ -193,17 +193,12 @@ done_events AS (
 ),
 unblocked AS (
   -- Only a hint for processors elsewhere (a wake-up), so a superset is fine: a pending job
-  -- naming a completed id, or sharing a tag with one through dependsOn.tags. Both tests use the
-  -- GIN indexes of depends_on_job_ids / depends_on_tags, whose partial predicate they repeat.
-  SELECT 1 WHERE EXISTS (
-    SELECT 1 FROM ${t.jobs} d
-    WHERE d.depends_on_job_ids IS NOT NULL AND d.depends_on_job_ids && (SELECT array_agg(id) FROM done)
-      AND d.status = 'pending')
-  OR EXISTS (
-    SELECT 1 FROM ${t.jobs} d
-    WHERE d.depends_on_tags IS NOT NULL
-      AND d.depends_on_tags && (SELECT array_agg(DISTINCT tag) FROM done, unnest(done.tags) AS tag)
-      AND d.status = 'pending')
+  -- naming a completed id, or sharing a tag with one through dependsOn.tags. A function (see
+  -- migration 005), so its cost follows those jobs and never the pending ones, whatever the
+  -- statistics say.
+  SELECT 1 WHERE ${t.hasPendingDependents}(
+    (SELECT array_agg(id) FROM done),
+    (SELECT array_agg(DISTINCT tag) FROM done, unnest(done.tags) AS tag))
 ),
 notified AS (
   SELECT pg_notify($3, '') FROM unblocked
