@@ -49,8 +49,23 @@ describe('pickup by an idle processor (postgres)', () => {
     // The start-up claim (and the cron check) are done once a first job has run.
     await ctx.queue().addJob({ jobType: 'job', payload: { n: -1 } });
     await warm;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await settle();
     return { queue, processor };
+  }
+
+  /**
+   * Waits until the processor is idle: every job it started is completed and its follow-up
+   * claim (a job ending makes it look for work) has returned, so its pool has gone quiet.
+   */
+  async function settle(): Promise<void> {
+    for (;;) {
+      const { rows } = await ctx.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${ctx.table('job_queue')} WHERE status <> 'completed' AND ready_at IS NULL`,
+      );
+      const count = sent.length;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (rows[0]!.n === 0 && sent.length === count) return;
+    }
   }
 
   it('claims a single added job by its id: one statement between the add and the handler', async () => {
@@ -61,13 +76,13 @@ describe('pickup by an idle processor (postgres)', () => {
       sent = [];
       await ctx.queue().addJob({ jobType: 'job', payload: { n } });
       await handlerStart;
-      const before = sent;
+      const before = [...sent];
       expect(before.filter(isClaimById)).toHaveLength(1);
       expect(before.filter(isFullClaim)).toHaveLength(0);
       // Nothing else was sent before the handler started (the completion follows it).
       expect(before.filter((s) => !/completed/.test(s) || isClaimById(s))).toHaveLength(1);
       handlerStart = new Promise<void>((resolve) => (started = resolve));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await settle();
     }
     await processor.stopAndDrain();
   });
