@@ -1,6 +1,7 @@
 /**
  * Cost budget per job of queuedev: what one job costs the store when it is added with
- * `addJobs` (batches of 100), added with `addJob`, and claimed and completed by a processor.
+ * `addJobs` (batches of 100), added with `addJob`, and claimed and completed by a processor
+ * (batch size 10, concurrency 10; and with `claimAhead` 500, batch size 500).
  *
  * PostgreSQL: round trips (counted client-side, on a pool whose clients count their queries;
  * pg_stat_statements needs shared_preload_libraries, which a shared server may not have),
@@ -24,8 +25,13 @@ export interface Cost {
   /** Per job, by measure name. */
   measures: Record<string, number>;
 }
-export type Phase = 'addJobs' | 'addJob' | 'process';
-export const PHASES: Phase[] = ['addJobs', 'addJob', 'process'];
+export type Phase = 'addJobs' | 'addJob' | 'process' | 'process, claimAhead';
+export const PHASES: Phase[] = ['addJobs', 'addJob', 'process', 'process, claimAhead'];
+/** The processor of each processing phase: the defaults of the comparison, and the claim-ahead setting. */
+const PROCESSOR_OPTIONS = {
+  process: { batchSize: 10, concurrency: 10 },
+  'process, claimAhead': { batchSize: 500, concurrency: 10, claimAhead: 500 },
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,7 +71,7 @@ async function runPhase(config: JobQueueConfig, phase: Phase, jobs: number): Pro
           if (++handled === jobs) finished();
         },
       },
-      { batchSize: 10, concurrency: 10 },
+      PROCESSOR_OPTIONS[phase],
     );
     processor.startInBackground();
     await done;
@@ -126,7 +132,7 @@ export async function measureCost(backend: BenchBackend, store: BenchStore, jobs
     for (const phase of PHASES) {
       const runs: Record<string, number>[] = [];
       for (let rep = 0; rep < 3; rep++) {
-        if (phase === 'process') await runPhase(config, 'addJobs', jobs);
+        if (phase.startsWith('process')) await runPhase(config, 'addJobs', jobs);
         const before = await postgresSnapshot(admin, schema!);
         await runPhase(config, phase, jobs);
         runs.push(perJob(await postgresSnapshot(admin, schema!), before, jobs));
@@ -150,7 +156,7 @@ export async function measureCost(backend: BenchBackend, store: BenchStore, jobs
   const config: JobQueueConfig = { backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix } };
   const admin = new Redis(REDIS_URL);
   for (const phase of PHASES) {
-    if (phase === 'process') await runPhase(config, 'addJobs', jobs);
+    if (phase.startsWith('process')) await runPhase(config, 'addJobs', jobs);
     const counts = { client: 0, scripts: 0 };
     const monitor = await admin.monitor();
     monitor.on('monitor', (_time: string, _args: string[], source: string, db: string) => {

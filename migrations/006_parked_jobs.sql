@@ -47,7 +47,8 @@ SET jit = off
 SET search_path FROM CURRENT
 AS $$
   SELECT ARRAY(
-    SELECT o.id FROM job_queue o WHERE o.tags @> p_tags AND o.status IN ('pending', 'processing', 'waiting') LIMIT 2)
+    SELECT o.id FROM job_queue o
+    WHERE o.tags @> p_tags AND o.tags <> '{}' AND o.status IN ('pending', 'processing', 'waiting') LIMIT 2)
 $$;
 
 -- True when a job other than p_self still blocks a due job, and this transaction holds a share
@@ -68,7 +69,7 @@ AS $$
       SELECT 1 FROM job_queue p WHERE p.id = ANY(p_ids) AND p.status <> 'completed' FOR SHARE SKIP LOCKED)
     WHEN 'tag_barrier' THEN EXISTS (
       SELECT 1 FROM job_queue o
-      WHERE o.tags @> p_tags AND o.id <> p_self AND o.status IN ('pending', 'processing', 'waiting')
+      WHERE o.tags @> p_tags AND o.tags <> '{}' AND o.id <> p_self AND o.status IN ('pending', 'processing', 'waiting')
       FOR SHARE SKIP LOCKED)
     WHEN 'group_full' THEN (
       SELECT count(*) FROM (

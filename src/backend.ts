@@ -111,6 +111,12 @@ export interface ClaimInput {
   /** Global cap of processing jobs per `group.id`; omitted: unlimited. */
   groupConcurrency?: number;
   now: Date;
+  /**
+   * The job a wake-up announced (see subscribeJobAvailable). A backend may claim it alone, by id,
+   * when it is the job the ordered claim would take first; otherwise (or when the backend does
+   * not use hints) the claim runs as without it.
+   */
+  jobId?: number;
 }
 
 export interface CompleteInput {
@@ -209,8 +215,9 @@ export interface Backend extends CronStore, WaitStore {
   /**
    * Calls `listener` soon after a job may have become available (an add, a retry), from any
    * process. Best effort: polling stays correct without it. Returns an unsubscribe function.
+   * `jobId`, when given, is the one job a single add made available (a claim hint, ClaimInput.jobId).
    */
-  subscribeJobAvailable(listener: () => void): Promise<() => Promise<void>>;
+  subscribeJobAvailable(listener: (jobId?: number) => void): Promise<() => Promise<void>>;
 
   // Driver access (each backend refuses the other's with UnsupportedOnBackendError)
   getPool(): PostgresPool;

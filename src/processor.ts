@@ -28,6 +28,8 @@ export interface ProcessorStats {
   concurrency: number;
   /** Concurrency slots taken by running handlers (at most `concurrency`). */
   slotsInUse: number;
+  /** Jobs claimed ahead of free slots (`claimAhead`) that have not started yet. */
+  claimedAhead: number;
   /** The jobs whose handlers hold a slot, oldest first. */
   jobs: { id: number; jobType: string; startedAt: Date }[];
   /**
@@ -73,6 +75,8 @@ export interface ProcessorHost {
 
 /** Waits after consecutive store errors in the loop, growing up to the last value. */
 const ERROR_BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
+/** Longest a claimed-ahead job waits before it renews its lock when it starts. */
+const RENEW_AFTER_MAX_MS = 1000;
 /** Longest a drain waits for a claim in flight (see claimInFlight). */
 const CLAIM_WAIT_MS = 2000;
 
@@ -88,6 +92,11 @@ class JobProcessor implements Processor {
   private readonly active = new Set<Promise<void>>();
   /** Handlers running now: what `concurrency` limits. A slot frees when its handler ends or is given up. */
   private handlersRunning = 0;
+  /**
+   * Jobs claimed ahead of free slots (`claimAhead`), oldest claim first, by id, with when they
+   * were claimed (real time, ms). Locked to this worker in the store; they start as slots free.
+   */
+  private readonly buffered = new Map<number, { job: JobRecord; claimedAt: number }>();
   /** Runs given up whose handler code has not returned (see ProcessorStats.abandoned). */
   private abandoned = 0;
   private readonly held: HeldRuns;
@@ -99,7 +108,11 @@ class JobProcessor implements Processor {
   /** When the background loop last enqueued due cron jobs (real time, ms). */
   private lastCronCheck = Number.NEGATIVE_INFINITY;
   private readonly processing: ProcessingOperations;
+  /** How long a job may wait in the claim-ahead buffer before it renews its lock at start. */
+  private readonly renewAfterMs: number;
   private wakeRequested = false;
+  /** The job announced by the only wake-up since the loop's last claim began, if it named one. */
+  private hintedJobId: number | undefined;
   private wakeSleeper: (() => void) | undefined;
   private unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
 
@@ -113,6 +126,7 @@ class JobProcessor implements Processor {
       report: (e) => this.report(e),
       log: (message) => this.log(message),
     });
+    this.renewAfterMs = Math.min(options.leaseCheckInterval, RENEW_AFTER_MAX_MS);
     this.held = new HeldRuns(host.backend, options.workerId, options.leaseCheckInterval, (e) =>
       e ? this.reportRepeated('lease check', e) : this.repeated.recovered('lease check'),
     );
@@ -141,7 +155,7 @@ class JobProcessor implements Processor {
     this.running = true;
     const previousLoop = this.loopDone;
     this.unsubscribe = this.host.backend
-      .subscribeJobAvailable(() => this.wake())
+      .subscribeJobAvailable((jobId) => this.wake(jobId))
       .catch((err: unknown) => {
         this.report(toError(err, 'subscribing to job wake-ups failed; polling only'));
         return undefined;
@@ -171,6 +185,7 @@ class JobProcessor implements Processor {
     const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
     const drained = (async () => {
       await this.claimInFlight();
+      this.startBuffered();
       while (this.active.size > 0) await Promise.all(this.active);
       await this.processing.flush();
     })();
@@ -206,6 +221,7 @@ class JobProcessor implements Processor {
       running: this.running,
       concurrency: this.options.concurrency,
       slotsInUse: this.handlersRunning,
+      claimedAhead: this.buffered.size,
       jobs: runs.map((r) => ({ id: r.job.id, jobType: r.job.jobType, startedAt: r.startedAt })),
       abandoned: this.abandoned,
     };
@@ -215,17 +231,24 @@ class JobProcessor implements Processor {
     // A stop() followed at once by startInBackground() must not leave two loops running.
     const generation = ++this.loopGeneration;
     let errors = 0;
+    const ahead = this.options.claimAhead;
     while (this.running && generation === this.loopGeneration) {
-      const free = this.options.concurrency - this.handlersRunning;
-      if (free <= 0) {
+      this.startBuffered();
+      // Free slots (none while jobs are buffered) plus the room left in the claim-ahead buffer.
+      const room = this.options.concurrency - this.handlersRunning + ahead - this.buffered.size;
+      // The buffer is refilled once half empty, in one claim rather than a job at a time.
+      if (room <= 0 || (ahead > 0 && this.buffered.size > ahead / 2)) {
         await this.sleep(this.options.pollInterval); // a job ending wakes it
         continue;
       }
+      // Straight from the wake-up to the claim: no timer between them.
+      const jobId = this.hintedJobId;
+      this.hintedJobId = undefined;
       this.wakeRequested = false;
-      const wanted = Math.min(this.options.batchSize, free);
+      const wanted = Math.min(this.options.batchSize, room);
       let jobs: JobRecord[];
       try {
-        const claim = this.claim(wanted);
+        const claim = this.claim(wanted, jobId);
         this.claiming = claim;
         jobs = await claim;
         errors = 0;
@@ -242,7 +265,13 @@ class JobProcessor implements Processor {
         this.claiming = undefined;
       }
       // Claimed jobs run even if stop() came meanwhile: they are locked to this worker.
-      for (const job of jobs) void this.track(job);
+      const claimedAt = Date.now();
+      for (const job of jobs) {
+        // A job reclaimed while buffered and claimed again keeps only its new claim.
+        this.buffered.delete(job.id);
+        this.buffered.set(job.id, { job, claimedAt });
+      }
+      this.startBuffered();
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a wake-up may have come during the claim
       if (jobs.length === wanted || this.wakeRequested) continue; // more work may be waiting
       await this.sleep(this.options.pollInterval);
@@ -268,15 +297,24 @@ class JobProcessor implements Processor {
     }
   }
 
-  private async claim(batchSize: number): Promise<JobRecord[]> {
+  private async claim(batchSize: number, jobId?: number): Promise<JobRecord[]> {
     await this.enqueueDueCronJobs();
     const { jobTypes, groupConcurrency } = this.options;
-    return this.processing.claim({ batchSize, jobTypes, groupConcurrency });
+    return this.processing.claim({ batchSize, jobTypes, groupConcurrency, ...(jobId === undefined ? {} : { jobId }) });
+  }
+
+  /** Starts buffered jobs, oldest claim first, while slots are free (also after stop()). */
+  private startBuffered(): void {
+    for (const [id, { job, claimedAt }] of this.buffered) {
+      if (this.handlersRunning >= this.options.concurrency) return;
+      this.buffered.delete(id);
+      void this.track(job, claimedAt);
+    }
   }
 
   /** Runs a job and keeps it in `active` until its outcome is recorded. */
-  private track(job: JobRecord): Promise<void> {
-    const run = this.process(job)
+  private track(job: JobRecord, claimedAt?: number): Promise<void> {
+    const run = this.process(job, claimedAt)
       .catch((err: unknown) => this.report(toError(err, `processing job ${job.id} failed`)))
       .finally(() => {
         this.active.delete(run);
@@ -287,8 +325,16 @@ class JobProcessor implements Processor {
     return run;
   }
 
-  private async process(job: JobRecord): Promise<void> {
+  private async process(job: JobRecord, claimedAt?: number): Promise<void> {
     this.handlersRunning++;
+    // A job that waited in the claim-ahead buffer renews its lock first, so its lease counts
+    // from its start; a job reclaimed meanwhile is someone else's now and does not run here.
+    if (claimedAt !== undefined && Date.now() - claimedAt >= this.renewAfterMs && !(await this.renew(job))) {
+      this.handlersRunning--;
+      this.startBuffered();
+      this.wake();
+      return;
+    }
     const run = this.held.add(job);
     let outcome: RunOutcome;
     try {
@@ -304,6 +350,7 @@ class JobProcessor implements Processor {
       // The slot is refilled at once, while the outcome is still being written.
       this.held.remove(run);
       this.handlersRunning--;
+      this.startBuffered();
       this.wake();
     }
     if (outcome.abandoned) {
@@ -323,6 +370,17 @@ class JobProcessor implements Processor {
     }
   }
 
+  /** Renews the lock of a job about to start; false when it is no longer this worker's (or the store failed). */
+  private async renew(job: JobRecord): Promise<boolean> {
+    try {
+      if (await this.processing.run(job).prolong(null)) return true;
+      this.log(`job ${job.id} was reclaimed while claimed ahead; it does not run here`);
+    } catch (err) {
+      this.report(toError(err, `renewing the lock of claimed-ahead job ${job.id} failed; it is left to reclaim`));
+    }
+    return false;
+  }
+
   /** Resolves after `ms`, or earlier on a wake-up or stop (unless `wakeable` is false). */
   private sleep(ms: number, wakeable = true): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -337,7 +395,12 @@ class JobProcessor implements Processor {
     });
   }
 
-  private wake(): void {
+  /**
+   * `jobId`: the job a wake-up announced. It is kept only when it is the one wake-up since the
+   * last claim began: after any other, the next claim is the ordered one.
+   */
+  private wake(jobId?: number): void {
+    this.hintedJobId = this.wakeRequested ? undefined : jobId;
     this.wakeRequested = true;
     this.wakeSleeper?.();
   }

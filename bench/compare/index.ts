@@ -24,7 +24,7 @@ const reps = Number(option('--reps') ?? 3);
 const backends = (option('--backend')?.split(',') ?? ['postgres', 'redis']) as Backend[];
 // --libraries pg-boss,graphile-worker-perf: queuedev and only these peers (ids or id prefixes).
 const chosen = option('--libraries')?.split(',');
-const included = (l: Library) => l.kind === 'queuedev' || !chosen || chosen.some((c) => l.id.startsWith(c));
+const included = (l: Library) => l.kind.startsWith('queuedev') || !chosen || chosen.some((c) => l.id.startsWith(c));
 const workloads = (option('--only')?.split(',') ?? WORKLOADS) as WorkloadName[];
 for (const w of workloads)
   if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}; one of ${WORKLOADS.join(', ')}`);
@@ -131,19 +131,28 @@ for (const backend of backends) {
 for (const backend of backends) {
   const libraries = LIBRARIES.filter((l) => l.backend === backend && included(l));
   console.log(`\n### ${backend === 'postgres' ? 'PostgreSQL' : 'Redis'}\n`);
-  console.log(`| workload | ${libraries.map((l) => l.label).join(' | ')} | queuedev ÷ best peer |`);
-  console.log(`|---|${libraries.map(() => '---:').join('|')}|---|`);
+  console.log(
+    `| workload | ${libraries.map((l) => l.label).join(' | ')} | queuedev ÷ best peer | queuedev (tuned) ÷ best tuned peer |`,
+  );
+  console.log(`|---|${libraries.map(() => '---:').join('|')}|---|---|`);
   for (const workload of workloads) {
     const results = libraries.map((l) => ({ library: l, ...summary(cells.get(`${workload}/${l.id}`)) }));
     const own = results.find((r) => r.library.kind === 'queuedev');
     const peers = results.filter((r) => r.library.kind === 'peer' && r.score !== undefined);
     const best = peers.sort((a, b) => b.score! - a.score!)[0];
     const vs = own?.score !== undefined && best ? `${ratio(own.score / best.score!)} (${best.library.label})` : 'n/a';
-    console.log(`| ${TITLES[workload]} | ${results.map((r) => r.text).join(' | ')} | ${vs} |`);
+    const ownTuned = results.find((r) => r.library.kind === 'queuedev-tuned');
+    const tunedPeers = results.filter((r) => r.library.kind === 'tuned' && r.score !== undefined);
+    const bestTuned = tunedPeers.sort((a, b) => b.score! - a.score!)[0];
+    const tunedVs =
+      ownTuned?.score !== undefined && bestTuned
+        ? `${ratio(ownTuned.score / bestTuned.score!)} (${bestTuned.library.label})`
+        : 'n/a';
+    console.log(`| ${TITLES[workload]} | ${results.map((r) => r.text).join(' | ')} | ${vs} | ${tunedVs} |`);
   }
   if (workloads.includes('backlog')) {
     const row = libraries.map((l) => backlogRatio(cells.get(`backlog/${l.id}`)));
-    console.log(`| backlog drain ÷ drain without backlog just before (median of pairs) | ${row.join(' | ')} | |`);
+    console.log(`| backlog drain ÷ drain without backlog just before (median of pairs) | ${row.join(' | ')} | | |`);
   }
 }
 console.log('\nSettings:');

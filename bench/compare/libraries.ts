@@ -9,6 +9,7 @@ import { PG_URL, REDIS_URL, type Backend, type Library } from './adapters/types.
 
 export const LIBRARIES: Library[] = [
   queuedev('postgres'),
+  queuedev('postgres', 'tuned'),
   pgBoss(),
   graphileWorker('default'),
   graphileWorker('recommended'),

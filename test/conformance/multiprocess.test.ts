@@ -173,6 +173,35 @@ forEachBackend('multiple processes', (ctx) => {
   );
 
   it(
+    'reclaims the claimed-ahead jobs of a worker killed with them buffered; each runs once elsewhere',
+    { timeout: 60_000 },
+    async () => {
+      // One slot, ten more jobs claimed ahead: the first hangs, the others wait in the buffer.
+      const worker = await spawnWorker('hoarder', { QD_CONCURRENCY: '1', QD_BATCH_SIZE: '11', QD_CLAIM_AHEAD: '10' });
+      const ids = await ctx.queue.addJobs(Array.from({ length: 11 }, (_, n) => ({ jobType: 'hang', payload: { n } })));
+      await waitFor(async () => (await hangs()) === 1, { timeoutMs: 20_000, what: 'the first handler to start' });
+      await waitFor(async () => (await ctx.queue.getJobsByStatus('processing')).length === 11, {
+        what: 'eleven jobs locked to the worker',
+      });
+      await new Promise<void>((resolve) => {
+        worker.once('exit', () => resolve());
+        worker.kill('SIGKILL');
+      });
+      const held = await ctx.queue.getJobsByStatus('processing');
+      expect(held.map((j) => j.lockedBy)).toEqual(Array(11).fill('hoarder'));
+      expect((await ctx.queue.createSupervisor({ stuckJobsTimeoutMinutes: 0 }).start()).reclaimedJobs).toBe(11);
+      const rescued: number[] = [];
+      const rescuer = ctx.queue.createProcessor(
+        { hang: async (p: { n: number }) => void rescued.push(p.n) },
+        { workerId: 'rescuer', batchSize: 20 },
+      );
+      expect(await rescuer.start()).toBe(11);
+      expect(rescued.sort((a, b) => a - b)).toEqual(Array.from({ length: 11 }, (_, n) => n));
+      for (const id of ids) expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 2 });
+    },
+  );
+
+  it(
     'keeps processing when its connections are cut, reporting what fails and losing nothing',
     { timeout: 60_000 },
     async () => {

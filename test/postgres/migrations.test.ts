@@ -19,6 +19,7 @@ const ALL_MIGRATIONS = [
   '002_cron_and_waits',
   '003_due_and_scheduled_lanes',
   '004_cheaper_adds',
+  '005_completion_wake_hint',
   '006_parked_jobs',
 ];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
@@ -540,6 +541,40 @@ describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
     expect(await ids()).toEqual(after);
     expect(await eventIndexes()).toEqual(indexesBefore);
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(3).map((name) => ({ name })));
+  });
+});
+
+describe('005_completion_wake_hint on a schema with jobs (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it('keeps every job; a completion then releases its dependent', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
+    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const first = await before.addJob({ jobType: 'first', payload: {} });
+    const second = await before.addJob({ jobType: 'second', payload: {}, dependsOn: { jobIds: [first] } });
+    await before.close();
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(3).map((name) => ({ name })));
+
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const backend = backendOf(queue);
+    try {
+      const claim = async () =>
+        (await backend.claimJobs({ workerId: 'w', batchSize: 10, now: new Date() })).map((j) => j.id);
+      expect(await claim()).toEqual([first]);
+      expect(await backend.completeJobs([{ jobId: first, workerId: 'w' }], new Date())).toEqual([first]);
+      expect(await claim()).toEqual([second]);
+    } finally {
+      await queue.close();
+    }
   });
 });
 

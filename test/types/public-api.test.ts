@@ -70,6 +70,7 @@ describe('public exports', () => {
       running: boolean;
       concurrency: number;
       slotsInUse: number;
+      claimedAhead: number;
       jobs: { id: number; jobType: string; startedAt: Date }[];
       abandoned: number;
     }>();

@@ -8,13 +8,24 @@ function configFor(backend: Backend, namespace: string): JobQueueConfig {
     : { backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: `${namespace}:` } };
 }
 
-export function queuedev(backend: Backend): Library {
+/**
+ * The throughput setting (docs/processing.md, "Claiming ahead"): a buffer of claimed jobs, the
+ * counterpart of graphile-worker's localQueue in its performance settings.
+ */
+const TUNED = { batchSize: 500, claimAhead: 500 };
+
+/** queuedev at its defaults, or `tuned` with the claim-ahead buffer (compared with tuned peers only). */
+export function queuedev(backend: Backend, variant: 'default' | 'tuned' = 'default'): Library {
+  const tuned = variant === 'tuned';
+  const options = tuned ? { ...TUNED, concurrency: CONCURRENCY } : { batchSize: BATCH_SIZE, concurrency: CONCURRENCY };
   return {
-    id: `queuedev-${backend}`,
-    label: 'queuedev',
+    id: tuned ? `queuedev-${backend}-tuned` : `queuedev-${backend}`,
+    label: tuned ? 'queuedev (tuned)' : 'queuedev',
     backend,
-    kind: 'queuedev',
-    settings: `defaults; processor batchSize ${BATCH_SIZE}, concurrency ${CONCURRENCY}`,
+    kind: tuned ? 'queuedev-tuned' : 'queuedev',
+    settings: tuned
+      ? `processor concurrency ${CONCURRENCY}, batchSize ${TUNED.batchSize}, claimAhead ${TUNED.claimAhead}`
+      : `defaults; processor batchSize ${BATCH_SIZE}, concurrency ${CONCURRENCY}`,
     async open(namespace, create) {
       if (create && backend === 'postgres') await migrate({ databaseUrl: PG_URL, schema: namespace });
       const queue = initJobQueue(configFor(backend, namespace));
@@ -30,7 +41,7 @@ export function queuedev(backend: Backend): Library {
         work: async (onJob) => {
           processor = queue.createProcessor(
             { [JOB_TYPE]: async (payload: unknown) => onJob(payload as { n: number }) },
-            { batchSize: BATCH_SIZE, concurrency: CONCURRENCY },
+            options,
           );
           processor.startInBackground();
         },

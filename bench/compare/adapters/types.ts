@@ -26,8 +26,11 @@ export interface Library {
   /** Name in the tables. */
   label: string;
   backend: Backend;
-  /** queuedev itself, or a peer; `tuned` peers run with non-default throughput settings. */
-  kind: 'queuedev' | 'peer' | 'tuned';
+  /**
+   * queuedev itself, or a peer; `tuned` peers and `queuedev-tuned` run with non-default
+   * throughput settings, and are compared with each other only.
+   */
+  kind: 'queuedev' | 'queuedev-tuned' | 'peer' | 'tuned';
   /** Settings in one line, for the report. */
   settings: string;
   /** Opens the library on a namespace; `create` installs its tables/queue first. */

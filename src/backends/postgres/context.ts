@@ -23,6 +23,7 @@ import { heldJobIdsSql } from './queries/leases.js';
 import { cleanupJobsSql, reclaimSql, retryJobSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
 import {
+  claimJobByIdSql,
   claimJobsSql,
   completeJobsSql,
   failJobFinalSql,
@@ -85,6 +86,7 @@ function buildStatements(t: SchemaNames) {
     reclaim: reclaimSql(t),
     cascadeLevel: cascadeLevelSql(t),
     claimJobs: claimJobsSql(t, { byType: false }),
+    claimJobById: claimJobByIdSql(t),
     claimJobsByType: claimJobsSql(t, { byType: true }),
     completeJobs: completeJobsSql(t),
     failJobForRetry: failJobForRetrySql(t),

@@ -13,7 +13,7 @@ const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 
 export class JobAvailableListener {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(jobId?: number) => void>();
   private client: Client | undefined;
   private connecting: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -26,7 +26,7 @@ export class JobAvailableListener {
   ) {}
 
   /** Adds a listener; the first one opens the connection. Resolves once LISTEN is active (or failed, retrying). */
-  async subscribe(listener: () => void): Promise<() => Promise<void>> {
+  async subscribe(listener: (jobId?: number) => void): Promise<() => Promise<void>> {
     this.listeners.add(listener);
     if (this.listeners.size === 1) await this.connect();
     else await this.connecting;
@@ -56,7 +56,8 @@ export class JobAvailableListener {
     const pg = loadDriver('pg');
     const client = new pg.Client(this.clientConfig());
     client.on('notification', (message) => {
-      if (message.channel === this.channel) this.wake();
+      // The payload is the id of a single added job, or empty.
+      if (message.channel === this.channel) this.wake(Number(message.payload) || undefined);
     });
     // 'error' without a handler would crash the process; both events mean the connection is gone.
     client.on('error', (err) => this.lost(client, err));
@@ -107,10 +108,10 @@ export class JobAvailableListener {
     }
   }
 
-  private wake(): void {
+  private wake(jobId?: number): void {
     for (const listener of [...this.listeners]) {
       try {
-        listener();
+        listener(jobId);
       } catch (err) {
         this.log(`a job wake-up listener threw: ${(err as Error).message}`);
       }
@@ -125,6 +126,6 @@ function quoteChannel(channel: string): string {
 
 /** The wake-up operation of the Backend: subscribers share the context's one listener. */
 export const wakeOperations = {
-  subscribeJobAvailable: (ctx: { listener: JobAvailableListener }, listener: () => void) =>
+  subscribeJobAvailable: (ctx: { listener: JobAvailableListener }, listener: (jobId?: number) => void) =>
     ctx.listener.subscribe(listener),
 };

@@ -10,16 +10,24 @@ import { rowToJob, toId, type JobRow } from './rows.js';
 import type { JobRecord } from '../../types.js';
 
 async function claimJobs(ctx: PostgresContext, input: ClaimInput): Promise<JobRecord[]> {
+  const { workerId, batchSize, jobTypes, groupConcurrency, now, jobId } = input;
+  if (jobId !== undefined && batchSize > 0) {
+    // The job a wake-up announced, when the ordered claim would take it first: its row only.
+    const types = jobTypes !== undefined && jobTypes.length > 0 ? jobTypes : null;
+    const hinted = [now, workerId, jobId, types, groupConcurrency ?? null];
+    const { rows } = await ctx.conn.query<JobRow>(ctx.sql.claimJobById, hinted, true);
+    if (rows.length > 0) return rows.map(rowToJob);
+  }
   // A claim that parked blocked jobs (migration 006) and fell short looks again past them: each
   // round parks at least one job, so the rounds end, and their cost is that of the jobs parked.
   const claimed: JobRecord[] = [];
   let window: number | undefined;
   for (;;) {
-    const batchSize = input.batchSize - claimed.length;
-    window = claimWindow(batchSize, window);
-    const round = await claimRound(ctx, { ...input, batchSize }, window);
+    const wanted = batchSize - claimed.length;
+    window = claimWindow(wanted, window);
+    const round = await claimRound(ctx, { ...input, batchSize: wanted }, window);
     claimed.push(...round.jobs);
-    if (round.parked === 0 || claimed.length >= input.batchSize) return claimed;
+    if (round.parked === 0 || claimed.length >= batchSize) return claimed;
   }
 }
 

@@ -41,6 +41,11 @@ const addedEvents = (t: SchemaNames) => `added_events AS (
   FROM inserted
 )`;
 
+/** The wake-up of both add statements: a single new job's id rides on it, so an idle processor can claim it by id. */
+const NOTIFIED = `notified AS (
+  SELECT pg_notify($3, CASE WHEN count(*) = 1 THEN max(id)::text ELSE '' END) FROM inserted HAVING count(*) > 0
+)`;
+
 /**
  * Adds a batch of jobs none of which has an idempotency key or prerequisite jobs (the common
  * case), in ONE statement: every job is inserted, with nothing to look up first. $1 the jobs
@@ -58,9 +63,7 @@ WITH inserted AS (
   RETURNING id, job_type, tags, idempotency_key
 ),
 ${addedEvents(t)},
-notified AS (
-  SELECT pg_notify($3, '')
-)
+${NOTIFIED}
 SELECT id, (SELECT count(*) FROM notified) AS notified FROM inserted ORDER BY id`;
 }
 
@@ -153,9 +156,7 @@ inserted AS (
   RETURNING id, job_type, tags, idempotency_key
 ),
 ${addedEvents(t)},
-notified AS (
-  SELECT pg_notify($3, '') FROM (SELECT 1 FROM inserted LIMIT 1) s
-)
+${NOTIFIED}
 SELECT r.i, r.id,
   CASE
     WHEN ins.id IS NULL AND f.id IS NOT NULL THEN 'lost'

@@ -19,6 +19,8 @@ export interface SchemaNames {
   tagBarrierClear: string;
   /** `"schema".job_queue_still_blocked`, the locked recheck before a claim parks a job (migration 006). */
   stillBlocked: string;
+  /** `"schema".job_queue_has_pending_dependents`, the completion's wake-up hint (migration 005). */
+  hasPendingDependents: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
   /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
@@ -37,6 +39,7 @@ export function schemaNames(schema: string): SchemaNames {
     jobIdSeq: `${s}.job_queue_id_seq`,
     tagBarrierClear: `${s}.job_queue_tag_barrier_clear`,
     stillBlocked: `${s}.job_queue_still_blocked`,
+    hasPendingDependents: `${s}.job_queue_has_pending_dependents`,
     channel: notifyChannel(schema),
   };
 }

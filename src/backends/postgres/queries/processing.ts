@@ -21,6 +21,14 @@ const IN_DUE_LANE = 'j.ready_at <= COALESCE(j.promoted_at, j.created_at) AND NOT
 /** How many jobs at the head of the due lane one claim examines (migration 006): $6. */
 const WINDOW = '$6::integer';
 
+/** What a claim writes to a job it takes: $1 now, $2 worker. */
+const CLAIM_SET = `SET status = 'processing',
+      -- Resuming from a wait (a due timed wait, or a job its token put back to pending) does
+      -- not consume an attempt.
+      attempts = j.attempts + CASE WHEN j.status = 'waiting' OR j.pending_reason = 'resumed' THEN 0 ELSE 1 END,
+      locked_at = $1, locked_by = $2, started_at = COALESCE(j.started_at, $1),
+      next_attempt_at = NULL, pending_reason = NULL, wait_until = NULL, wait_token_id = NULL, updated_at = $1`;
+
 /**
  * Claims up to $3 eligible jobs for worker $2 at $1, in ONE statement.
  * $4 job types (text[] or NULL for any), $5 groupConcurrency (NULL for unlimited), $6 the
@@ -153,14 +161,9 @@ parked AS (
 ),
 claimed AS (
   UPDATE ${t.jobs} j
-  SET status = 'processing',
-      -- Resuming from a wait (a due timed wait, or a job its token put back to pending) does
-      -- not consume an attempt.
-      attempts = j.attempts + CASE WHEN j.status = 'waiting' OR j.pending_reason = 'resumed' THEN 0 ELSE 1 END,
-      locked_at = $1, locked_by = $2, started_at = COALESCE(j.started_at, $1),
-      next_attempt_at = NULL, pending_reason = NULL, wait_until = NULL, wait_token_id = NULL, updated_at = $1
-  FROM admitted a
-  WHERE j.id = a.id
+  ${CLAIM_SET}
+  -- By id through the primary key: a join could hash the whole table.
+  WHERE j.id = ANY(ARRAY(SELECT a.id FROM admitted a))
   RETURNING ${JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
 ),
 promoted AS (
@@ -176,6 +179,51 @@ claimed_events AS (
 SELECT ${jobColumns('c')}, p.parked_count
 FROM (SELECT count(*) AS parked_count FROM parked) p LEFT JOIN claimed c ON true
 ORDER BY c.priority DESC, c.created_at, c.id`;
+}
+
+/**
+ * The claim by id of the job a wake-up announced (a single added job): $1 now, $2 worker, $3 job
+ * id, $4 job types (text[] or NULL), $5 groupConcurrency (NULL for unlimited). It touches that
+ * row and the first entry of job_queue_due_idx only, and claims nothing (the caller then runs the
+ * ordered claim) unless the job is what the ordered claim would take first:
+ * - it is due, in the due lane, of a wanted type, and has no dependencies (so no check to run);
+ * - under a group limit, it has no group (so the claim needs no group lock);
+ * - it is the first job of the due lane in claim order (priority DESC, created_at, id), and no
+ *   job of the scheduled lane has become due (it could be more urgent and is not ordered yet).
+ * A more urgent job that is not claimable (blocked, of another type, locked by another claim)
+ * also sends the caller to the ordered claim: the fast path never reorders, it only gives way.
+ * Rows: the claimed job, or none.
+ */
+export function claimJobByIdSql(t: SchemaNames): string {
+  return `
+-- claim by id (the job a wake-up announced)
+WITH target AS MATERIALIZED (
+  SELECT j.id FROM ${t.jobs} j
+  WHERE j.id = $3::bigint AND j.ready_at <= $1::timestamptz AND ${IN_DUE_LANE}
+    AND j.depends_on_job_ids IS NULL AND j.depends_on_tags IS NULL
+    AND ($5::integer IS NULL OR j.group_id IS NULL)
+    AND ($4::text[] IS NULL OR j.job_type = ANY($4::text[]))
+    AND j.id = (
+      SELECT u.id FROM ${t.jobs} u WHERE u.ready_at <= COALESCE(u.promoted_at, u.created_at) AND NOT u.parked
+      ORDER BY u.priority DESC, u.created_at, u.id LIMIT 1)
+    -- The earliest job of the scheduled lane, read from the front of job_queue_scheduled_idx
+    -- (a range test up to $1 could be planned as a scan of every job).
+    AND NOT COALESCE((
+      SELECT s.ready_at FROM ${t.jobs} s WHERE s.ready_at > COALESCE(s.promoted_at, s.created_at)
+      ORDER BY s.ready_at LIMIT 1) <= $1::timestamptz, false)
+  FOR UPDATE SKIP LOCKED
+),
+claimed AS (
+  UPDATE ${t.jobs} j
+  ${CLAIM_SET}
+  WHERE j.id = (SELECT id FROM target)
+  RETURNING ${JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
+),
+claimed_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'processing', $1, NULL FROM claimed
+)
+SELECT ${jobColumns('c')} FROM claimed c`;
 }
 
 /**
@@ -202,17 +250,12 @@ done_events AS (
 ),
 unblocked AS (
   -- Only a hint for processors elsewhere (a wake-up), so a superset is fine: a pending job
-  -- naming a completed id, or sharing a tag with one through dependsOn.tags. Both tests use the
-  -- GIN indexes of depends_on_job_ids / depends_on_tags, whose partial predicate they repeat.
-  SELECT 1 WHERE EXISTS (
-    SELECT 1 FROM ${t.jobs} d
-    WHERE d.depends_on_job_ids IS NOT NULL AND d.depends_on_job_ids && (SELECT array_agg(id) FROM done)
-      AND d.status = 'pending')
-  OR EXISTS (
-    SELECT 1 FROM ${t.jobs} d
-    WHERE d.depends_on_tags IS NOT NULL
-      AND d.depends_on_tags && (SELECT array_agg(DISTINCT tag) FROM done, unnest(done.tags) AS tag)
-      AND d.status = 'pending')
+  -- naming a completed id, or sharing a tag with one through dependsOn.tags. A function (see
+  -- migration 005), so its cost follows those jobs and never the pending ones, whatever the
+  -- statistics say.
+  SELECT 1 WHERE ${t.hasPendingDependents}(
+    (SELECT array_agg(id) FROM done),
+    (SELECT array_agg(DISTINCT tag) FROM done, unnest(done.tags) AS tag))
 ),
 notified AS (
   SELECT pg_notify($3, '') FROM unblocked

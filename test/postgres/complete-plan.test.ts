@@ -1,0 +1,124 @@
+/**
+ * The cost of recording a batch of completions does not grow with the pending jobs: its wake-up
+ * hint (is a job waiting on a job just completed?) reads only the jobs that have dependencies. Measured as buffers and rows of EXPLAIN (ANALYZE,
+ * BUFFERS) of the generic plan (as the prepared statement runs it) at 1,000 and at 50,000
+ * pending jobs, right after they were added (statistics from before, when few jobs were pending)
+ * and after ANALYZE.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { schemaNames } from '../../src/backends/postgres/queries/names.js';
+import { completeJobsSql } from '../../src/backends/postgres/queries/processing.js';
+import { usePostgres } from './support.js';
+
+interface PlanNode {
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
+}
+
+interface Cost {
+  buffers: number;
+}
+
+const NOW = new Date('2030-01-01T00:00:00.000Z');
+const BATCH = 10;
+
+describe('completion cost with many pending jobs (postgres)', () => {
+  const ctx = usePostgres({ schemas: 1, truncate: false });
+
+  /**
+   * A queue that has run for a while (2,000 completed jobs, analyzed), then a burst of `pending`
+   * jobs without dependencies, and BATCH jobs processing by worker `w`.
+   */
+  async function fill(schema: string, pending: number): Promise<void> {
+    await ctx.sql.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, status, run_at, created_at, updated_at, completed_at)
+       SELECT 't', '{}', 'completed', $1::timestamptz, $1::timestamptz, $1::timestamptz, $1::timestamptz
+       FROM generate_series(1, 2000)`,
+      [NOW],
+    );
+    await ctx.sql.query(`ANALYZE "${schema}".job_queue`);
+    await ctx.sql.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, run_at, created_at, updated_at)
+       SELECT 't', '{}', $1::timestamptz, $1::timestamptz, $1::timestamptz FROM generate_series(1, $2::integer)`,
+      [NOW, pending],
+    );
+    await ctx.sql.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, status, run_at, created_at, updated_at, locked_at, locked_by)
+       SELECT 't', '{}', 'processing', $1::timestamptz, $1::timestamptz, $1::timestamptz, $1::timestamptz, 'w'
+       FROM generate_series(1, ${String(BATCH)})`,
+      [NOW],
+    );
+  }
+
+  /** One completion of the BATCH processing jobs, with the generic plan, measured and rolled back. */
+  async function completeCost(schema: string): Promise<Cost> {
+    const client = await ctx.sql.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE complete_probe(jsonb, timestamptz, text) AS ${completeJobsSql(schemaNames(schema))}`);
+      const { rows: ids } = await client.query(
+        `SELECT id FROM "${schema}".job_queue WHERE status = 'processing' ORDER BY id`,
+      );
+      const input = ids.map((r: { id: string }) => ({ job_id: r.id, worker_id: 'w', has_output: false, output: null }));
+      // EXECUTE takes no bind parameters: the values are written as literals.
+      const args = `${client.escapeLiteral(JSON.stringify(input))}, ${client.escapeLiteral(NOW.toISOString())}, 'probe'`;
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE complete_probe(${args})`);
+      const plan = rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+      return { buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'] };
+    } finally {
+      await client.query('ROLLBACK');
+      await client.query('DEALLOCATE ALL'); // PREPARE is not undone by the rollback
+      client.release();
+    }
+  }
+
+  const small = () => ctx.schema;
+  const large = () => ctx.extraSchemas[0]!;
+  let stale: { small: Cost; large: Cost };
+
+  beforeAll(async () => {
+    await fill(small(), 1_000);
+    await fill(large(), 50_000);
+    // Right after the bulk insert: before autovacuum's ANALYZE has run.
+    stale = { small: await completeCost(small()), large: await completeCost(large()) };
+  }, 120_000);
+
+  function expectFlat(atSmall: Cost, atLarge: Cost): void {
+    // Walking the pending jobs through job_queue_status_idx read ~2,500 pages at 50,000.
+    expect(atLarge.buffers, JSON.stringify({ atSmall, atLarge })).toBeLessThanOrEqual(2 * atSmall.buffers + 50);
+  }
+
+  it('reads as much with 50,000 pending jobs as with 1,000, before ANALYZE', () => {
+    expectFlat(stale.small, stale.large);
+  });
+
+  it('still tells when a pending job depends on a completed one, by id or by tag', async () => {
+    const hint = async (ids: string[], tags: string[]) =>
+      (
+        await ctx.sql.query<{ hint: boolean }>(
+          `SELECT "${large()}".job_queue_has_pending_dependents($1::bigint[], $2::text[]) AS hint`,
+          [ids, tags],
+        )
+      ).rows[0]!.hint;
+    const { rows } = await ctx.sql.query<{ id: string }>(
+      `INSERT INTO "${large()}".job_queue (job_type, payload, depends_on_job_ids, depends_on_tags, run_at, created_at, updated_at)
+       VALUES ('t', '{}', ARRAY[424242424]::bigint[], NULL, $1, $1, $1), ('t', '{}', NULL, ARRAY['hint-tag'], $1, $1, $1)
+       RETURNING id`,
+      [NOW],
+    );
+    try {
+      expect(await hint(['424242424'], [])).toBe(true);
+      expect(await hint(['1'], ['hint-tag'])).toBe(true);
+      expect(await hint(['1'], ['other'])).toBe(false);
+    } finally {
+      await ctx.sql.query(`DELETE FROM "${large()}".job_queue WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+    }
+  });
+
+  it('reads as much with 50,000 pending jobs as with 1,000, after ANALYZE', async () => {
+    await ctx.sql.query(`ANALYZE "${small()}".job_queue`);
+    await ctx.sql.query(`ANALYZE "${large()}".job_queue`);
+    expectFlat(await completeCost(small()), await completeCost(large()));
+  });
+});
