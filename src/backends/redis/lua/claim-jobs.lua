@@ -185,7 +185,7 @@ local function claim(job)
   job.pendingReason = NULL
   job.waitUntil = NULL
   job.waitTokenId = NULL
-  local meta = store(job, now)
+  local meta = store(job, now, 'ready')
   addEvent(job.id, 'processing', now, nil)
   claimed[#claimed + 1] = jobRow(job.id, meta)
 end
@@ -231,6 +231,8 @@ local function walk()
   end
 end
 
+-- Writes nothing here reads back go out as one command per key at the end.
+deferWrites({ K['processing'], K['events'], K['job-events'], K['event-times'] })
 local window = math.min(SCAN_LIMIT, math.max(batchSize * 4, 64))
 local more = gather(window)
 walk()
@@ -239,4 +241,5 @@ if #claimed < batchSize and more and window < SCAN_LIMIT then
   gather(SCAN_LIMIT)
   walk()
 end
+flushWrites()
 return claimed

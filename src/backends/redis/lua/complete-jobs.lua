@@ -51,13 +51,15 @@ local function holdsBackPending(job)
   return false
 end
 
+-- Writes nothing here reads back go out as one command per key at the end.
+deferWrites({ K['finished'], K['events'], K['job-events'], K['event-times'] })
 for _, c in ipairs(cjson.decode(ARGV[2])) do
   local job = loadJob(c.id)
   if job and job.status == 'processing' and job.lockedBy == c.workerId then
     local sid = int(job.id)
     transition(job, 'completed', now)
     job.completedAt = now
-    store(job, now)
+    store(job, now, 'processing')
     if c.output then redis.call('HSET', K['outputs'], sid, c.output) end
     clearSteps(job.id)
     addEvent(job.id, 'completed', now, nil)
@@ -66,5 +68,6 @@ for _, c in ipairs(cjson.decode(ARGV[2])) do
     if not unblocks and holdsBackPending(job) then unblocks = true end
   end
 end
+flushWrites()
 if unblocks then signalWake() end
 return recorded

@@ -1,0 +1,37 @@
+-- Deferred writes. A script that writes many jobs names the keys it never reads back before
+-- it returns (deferWrites); write() then gathers the HSET/ZADD arguments per key and
+-- flushWrites() sends each key's writes as one variadic command, instead of one command per
+-- job. Without deferWrites, write() sends the command at once.
+local deferred = {} -- key -> false (deferred, nothing gathered yet) or { cmd, args... }
+local deferredKeys = {}
+local FLUSH_ARGS = 4000 -- arguments per command, even (field/value, score/member pairs)
+
+local function deferWrites(keys)
+  for _, key in ipairs(keys) do deferred[key] = false end
+end
+
+-- HSET key a b, or ZADD key a b.
+local function write(cmd, key, a, b)
+  local d = deferred[key]
+  if d == nil then return redis.call(cmd, key, a, b) end
+  if d == false then
+    d = { cmd = cmd }
+    deferred[key] = d
+    deferredKeys[#deferredKeys + 1] = key
+  elseif d.cmd ~= cmd then
+    error('write: ' .. cmd .. ' after ' .. d.cmd .. ' on one deferred key')
+  end
+  d[#d + 1] = a
+  d[#d + 1] = b
+end
+
+local function flushWrites()
+  for _, key in ipairs(deferredKeys) do
+    local d = deferred[key]
+    for i = 1, #d, FLUSH_ARGS do
+      redis.call(d.cmd, key, unpack(d, i, math.min(i + FLUSH_ARGS - 1, #d)))
+    end
+    deferred[key] = false
+  end
+  deferredKeys = {}
+end
