@@ -106,7 +106,6 @@ end
 deferWrites({ K['payloads'], K['claim-hints'], K['all'], K['status:pending'], K['types'], K['tags'],
   K['tag-deps'], K['deps'], K['idem'], K['ready'], K['ready-by-type'], K['blocked'], K['scheduled'],
   K['events'], K['job-events'], K['event-times'] })
-reserveEventIds(inserting)
 for i, entry in ipairs(batch) do
   if not existing[i] and not firstOf[i] then
     local job = entry.job

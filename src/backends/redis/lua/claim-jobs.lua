@@ -180,14 +180,15 @@ local function claim(job)
   if not resuming then job.attempts = job.attempts + 1 end
   job.lockedAt = now
   job.lockedBy = worker
-  if isnull(job.startedAt) then job.startedAt = now end
+  local neverStarted = isnull(job.startedAt)
+  if neverStarted then job.startedAt = now end
   job.nextAttemptAt = NULL
   job.pendingReason = NULL
   job.waitUntil = NULL
   job.waitTokenId = NULL
   local meta = store(job, now, 'ready')
   addEvent(job.id, 'processing', now, nil)
-  claimed[#claimed + 1] = jobRow(job.id, meta)
+  claimed[#claimed + 1] = jobRow(job.id, meta, neverStarted)
 end
 
 local function consider(index, id, typedMember)

@@ -5,6 +5,13 @@
 local deferred = {} -- key -> false (deferred, nothing gathered yet) or { cmd, args... }
 local deferredKeys = {}
 local FLUSH_ARGS = 4000 -- arguments per command, even (field/value, score/member pairs)
+-- Run by flushWrites before it sends anything: writers that gather more than arguments (the
+-- events, whose ids are taken at flush time) register here.
+local flushHooks = {}
+
+local function isDeferred(key)
+  return deferred[key] ~= nil
+end
 
 local function deferWrites(keys)
   for _, key in ipairs(keys) do deferred[key] = false end
@@ -26,6 +33,7 @@ local function write(cmd, key, a, b)
 end
 
 local function flushWrites()
+  for _, hook in ipairs(flushHooks) do hook() end
   for _, key in ipairs(deferredKeys) do
     local d = deferred[key]
     for i = 1, #d, FLUSH_ARGS do
