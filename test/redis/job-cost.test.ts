@@ -61,7 +61,7 @@ describe('redis cost per job', () => {
     expect(single).toBeLessThanOrEqual(17);
   });
 
-  it('claims a job of a batch with at most 8 commands and completes it with at most 9', async () => {
+  it('claims a job of a batch with at most 5 commands and completes it with at most 6', async () => {
     await client.del(...(await client.keys('cost{q}:*')));
     await q.addJobs(Array.from({ length: 10 }, (_, i) => ({ jobType: 'email', payload: { i } })));
     const store = storeOf(q);
@@ -76,8 +76,8 @@ describe('redis cost per job', () => {
         new Date(),
       ),
     );
-    expect(claim / 10).toBeLessThanOrEqual(8);
-    expect(complete / 10).toBeLessThanOrEqual(9);
+    expect(claim / 10).toBeLessThanOrEqual(5);
+    expect(complete / 10).toBeLessThanOrEqual(6);
   });
 
   it('stores a pending job in at most 1,700 bytes', async () => {

@@ -150,6 +150,7 @@ end
 
 -- 4. Walk them.
 local claimed = {}
+local claimedIds = {}
 local fullGroups = {}
 
 -- Group ids from claim hints, fetched a page at a time (one HMGET per page) and only when a
@@ -188,7 +189,9 @@ local function claim(job)
   job.waitTokenId = NULL
   local meta = store(job, now, 'ready')
   addEvent(job.id, 'processing', now, nil)
-  claimed[#claimed + 1] = jobRow(job.id, meta, neverStarted)
+  -- The payload is read with the others' at the end (one HMGET).
+  claimed[#claimed + 1] = jobRow(job.id, meta, neverStarted, true)
+  claimedIds[#claimedIds + 1] = int(job.id)
 end
 
 local function consider(index, id, typedMember)
@@ -232,8 +235,11 @@ local function walk()
   end
 end
 
--- Writes nothing here reads back go out as one command per key at the end.
-deferWrites({ K['processing'], K['events'], K['job-events'], K['event-times'] })
+-- Writes nothing here reads back go out as one command per key at the end. A claimed job's
+-- metadata and status sets are read again only through other jobs' checks, which see it
+-- active (pending or processing) and with its tags either way; each job is considered once.
+deferWrites({ K['processing'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:pending'],
+  K['status:processing'], K['status:waiting'], K['status:failed'] })
 local window = math.min(SCAN_LIMIT, math.max(batchSize * 4, 64))
 local more = gather(window)
 walk()
@@ -243,4 +249,7 @@ if #claimed < batchSize and more and window < SCAN_LIMIT then
   walk()
 end
 flushWrites()
+if #claimed > 0 then
+  for i, payload in ipairs(redis.call('HMGET', K['payloads'], unpack(claimedIds))) do claimed[i][2] = payload end
+end
 return claimed

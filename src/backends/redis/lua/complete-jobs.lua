@@ -51,11 +51,17 @@ local function holdsBackPending(job)
   return false
 end
 
--- Writes nothing here reads back go out as one command per key at the end.
-deferWrites({ K['finished'], K['events'], K['job-events'], K['event-times'] })
+-- Writes nothing here reads back go out as one command per key at the end. The metadata and
+-- the processing sets of a completed job are not read again here (an id recorded already is
+-- skipped);
+-- `status:completed` is, by prerequisitesMet, so it is written at once.
+deferWrites({ K['finished'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:processing'],
+  K['processing'] })
+local seen = {}
 for _, c in ipairs(cjson.decode(ARGV[2])) do
-  local job = loadJob(c.id)
+  local job = not seen[c.id] and loadJob(c.id)
   if job and job.status == 'processing' and job.lockedBy == c.workerId then
+    seen[c.id] = true
     local sid = int(job.id)
     transition(job, 'completed', now)
     job.completedAt = now

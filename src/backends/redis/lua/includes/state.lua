@@ -29,8 +29,8 @@ local function transition(job, status, now)
   local old = job.status
   if old ~= status then
     local id = int(job.id)
-    redis.call('ZREM', K['status:' .. old], id)
-    redis.call('ZADD', K['status:' .. status], job.id, id)
+    remove(K['status:' .. old], id)
+    write('ZADD', K['status:' .. status], job.id, id)
     local group = job.groupId
     if not isnull(group) then
       if old == 'processing' then
@@ -47,9 +47,15 @@ end
 -- Takes the job out of ready/blocked/scheduled/processing/finished and ready-by-type, or out
 -- of the one place `from` names (KNOWN_PLACES). The typed member holds the priority: call
 -- this before changing a job's priority.
+-- Only the known place's removal may be deferred (remove()): a script defers the places it
+-- writes to, which the clearing of every place would also touch.
 local function unplace(job, from)
   local m = pad(job.id)
-  for _, name in ipairs(from and KNOWN_PLACES[from] or PLACEMENTS) do redis.call('ZREM', K[name], m) end
+  if from then
+    for _, name in ipairs(KNOWN_PLACES[from]) do remove(K[name], m) end
+  else
+    for _, name in ipairs(PLACEMENTS) do redis.call('ZREM', K[name], m) end
+  end
   if not from or from == 'ready' then redis.call('ZREM', K['ready-by-type'], typedReadyMember(job)) end
 end
 
