@@ -37,12 +37,13 @@ export const KEYS = [
   },
   // last job id (INCR)
   { name: 'id', property: 'id', type: 'string', contents: 'last job id' },
-  // id -> job metadata JSON (StoredJob, without payload/output/stepData)
+  // id -> job metadata JSON (StoredJob, without payload/output/stepData; null fields and empty arrays left out)
   {
     name: 'jobs',
     property: 'jobs',
     type: 'hash',
-    contents: 'job id → job fields as JSON (without payload, output and step data)',
+    contents:
+      'job id → job fields as JSON (without payload, output and step data; null fields and empty arrays left out)',
   },
   // id -> payload JSON text, stored verbatim (never decoded in Lua)
   { name: 'payloads', property: 'payloads', type: 'hash', contents: 'job id → payload JSON, stored verbatim' },

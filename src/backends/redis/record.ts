@@ -62,9 +62,19 @@ export function floatText(value: number | null): string | null {
   return value === null ? null : String(value);
 }
 
-/** The stored metadata of a new job, without id (add-jobs.lua allocates it). */
+/**
+ * The stored metadata of a new job, without id (add-jobs.lua allocates it). Null fields and
+ * empty arrays are left out, as scripts store them (includes/job.lua): absent reads as null or
+ * the field's default.
+ */
 export function toStoredJob(job: NewJob, now: Date): Omit<StoredJob, 'id'> {
-  const t = now.getTime();
+  const kept = Object.entries(storedFields(job, now.getTime())).filter(
+    ([, value]) => value !== null && !(Array.isArray(value) && value.length === 0),
+  );
+  return Object.fromEntries(kept) as unknown as Omit<StoredJob, 'id'>;
+}
+
+function storedFields(job: NewJob, t: number): Omit<StoredJob, 'id'> {
   return {
     jobType: job.jobType,
     status: 'pending',

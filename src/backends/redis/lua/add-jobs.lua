@@ -79,13 +79,19 @@ for _, entry in ipairs(batch) do
 end
 if #blocked > 0 then return { 'blocked', blocked, statuses } end
 
--- 3. Ids, in input order, for the jobs really inserted.
+-- 3. Ids, in input order, for the jobs really inserted (one INCRBY for all).
 local ids, insertedIds = {}, {}
+local inserting = 0
+for i = 1, #batch do
+  if not existing[i] and not firstOf[i] then inserting = inserting + 1 end
+end
+local nextId = inserting > 0 and redis.call('INCRBY', K['id'], inserting) - inserting + 1 or 0
 for i = 1, #batch do
   if existing[i] then
     ids[i] = existing[i]
   elseif not firstOf[i] then
-    ids[i] = newId()
+    ids[i] = nextId
+    nextId = nextId + 1
     insertedIds[#insertedIds + 1] = ids[i]
   end
 end
@@ -94,7 +100,12 @@ for i = 1, #batch do
 end
 
 -- 4. Write: placeholders become real ids (deduplicated; a job never waits on itself, which
---    only a placeholder to a repeat of its own idempotency key could produce).
+--    only a placeholder to a repeat of its own idempotency key could produce). Writes to the
+--    keys this script does not read back go out as one command per key (includes/writes.lua);
+--    `jobs` and `status:completed` stay direct, since prerequisitesMet reads them.
+deferWrites({ K['payloads'], K['claim-hints'], K['all'], K['status:pending'], K['types'], K['tags'],
+  K['tag-deps'], K['deps'], K['idem'], K['ready'], K['ready-by-type'], K['blocked'], K['scheduled'],
+  K['events'], K['job-events'], K['event-times'] })
 for i, entry in ipairs(batch) do
   if not existing[i] and not firstOf[i] then
     local job = entry.job
@@ -113,5 +124,6 @@ for i, entry in ipairs(batch) do
     insertJob(job, entry.payload, now, entry.added)
   end
 end
+flushWrites()
 if #insertedIds > 0 then signalWake() end
 return { 'ok', ids, insertedIds }

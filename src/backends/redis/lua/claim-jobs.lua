@@ -150,6 +150,7 @@ end
 
 -- 4. Walk them.
 local claimed = {}
+local claimedIds = {}
 local fullGroups = {}
 
 -- Group ids from claim hints, fetched a page at a time (one HMGET per page) and only when a
@@ -180,14 +181,17 @@ local function claim(job)
   if not resuming then job.attempts = job.attempts + 1 end
   job.lockedAt = now
   job.lockedBy = worker
-  if isnull(job.startedAt) then job.startedAt = now end
+  local neverStarted = isnull(job.startedAt)
+  if neverStarted then job.startedAt = now end
   job.nextAttemptAt = NULL
   job.pendingReason = NULL
   job.waitUntil = NULL
   job.waitTokenId = NULL
-  local meta = store(job, now)
+  local meta = store(job, now, 'ready')
   addEvent(job.id, 'processing', now, nil)
-  claimed[#claimed + 1] = jobRow(job.id, meta)
+  -- The payload is read with the others' at the end (one HMGET).
+  claimed[#claimed + 1] = jobRow(job.id, meta, neverStarted, true)
+  claimedIds[#claimedIds + 1] = int(job.id)
 end
 
 local function consider(index, id, typedMember)
@@ -231,6 +235,11 @@ local function walk()
   end
 end
 
+-- Writes nothing here reads back go out as one command per key at the end. A claimed job's
+-- metadata and status sets are read again only through other jobs' checks, which see it
+-- active (pending or processing) and with its tags either way; each job is considered once.
+deferWrites({ K['processing'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:pending'],
+  K['status:processing'], K['status:waiting'], K['status:failed'] })
 local window = math.min(SCAN_LIMIT, math.max(batchSize * 4, 64))
 local more = gather(window)
 walk()
@@ -238,5 +247,9 @@ if #claimed < batchSize and more and window < SCAN_LIMIT then
   hintedGroups = {}
   gather(SCAN_LIMIT)
   walk()
+end
+flushWrites()
+if #claimed > 0 then
+  for i, payload in ipairs(redis.call('HMGET', K['payloads'], unpack(claimedIds))) do claimed[i][2] = payload end
 end
 return claimed

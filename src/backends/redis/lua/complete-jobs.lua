@@ -51,13 +51,21 @@ local function holdsBackPending(job)
   return false
 end
 
+-- Writes nothing here reads back go out as one command per key at the end. The metadata and
+-- the processing sets of a completed job are not read again here (an id recorded already is
+-- skipped);
+-- `status:completed` is, by prerequisitesMet, so it is written at once.
+deferWrites({ K['finished'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:processing'],
+  K['processing'] })
+local seen = {}
 for _, c in ipairs(cjson.decode(ARGV[2])) do
-  local job = loadJob(c.id)
+  local job = not seen[c.id] and loadJob(c.id)
   if job and job.status == 'processing' and job.lockedBy == c.workerId then
+    seen[c.id] = true
     local sid = int(job.id)
     transition(job, 'completed', now)
     job.completedAt = now
-    store(job, now)
+    store(job, now, 'processing')
     if c.output then redis.call('HSET', K['outputs'], sid, c.output) end
     clearSteps(job.id)
     addEvent(job.id, 'completed', now, nil)
@@ -66,5 +74,6 @@ for _, c in ipairs(cjson.decode(ARGV[2])) do
     if not unblocks and holdsBackPending(job) then unblocks = true end
   end
 end
+flushWrites()
 if unblocks then signalWake() end
 return recorded

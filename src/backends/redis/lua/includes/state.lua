@@ -1,7 +1,13 @@
 -- Status changes and index placement. Every script that changes a job's status calls
 -- transition() and then store(), so the status sets, the ready/blocked/scheduled/processing/
 -- finished sets (and ready-by-type) and the group counters always agree with the metadata.
+--- @include "writes"
 local PLACEMENTS = { 'ready', 'blocked', 'scheduled', 'processing', 'finished' }
+
+-- Where a caller knows the job sits before store(): 'new' (a job being inserted: nowhere),
+-- 'ready' (taken from `ready` or `ready-by-type` by a claim: both), 'processing' (checked
+-- processing). Without it, store() clears every placement.
+local KNOWN_PLACES = { new = {}, ready = { 'ready' }, processing = { 'processing' } }
 
 -- When a claimable job becomes due: pending at runAt, a failed job at its retry time, a
 -- waiting job at its wake-up time. nil when the job cannot be claimed.
@@ -23,8 +29,8 @@ local function transition(job, status, now)
   local old = job.status
   if old ~= status then
     local id = int(job.id)
-    redis.call('ZREM', K['status:' .. old], id)
-    redis.call('ZADD', K['status:' .. status], job.id, id)
+    remove(K['status:' .. old], id)
+    write('ZADD', K['status:' .. status], job.id, id)
     local group = job.groupId
     if not isnull(group) then
       if old == 'processing' then
@@ -38,12 +44,19 @@ local function transition(job, status, now)
   job.updatedAt = now
 end
 
--- Takes the job out of ready/blocked/scheduled/processing/finished and ready-by-type. The
--- typed member holds the priority: call this before changing a job's priority.
-local function unplace(job)
+-- Takes the job out of ready/blocked/scheduled/processing/finished and ready-by-type, or out
+-- of the one place `from` names (KNOWN_PLACES). The typed member holds the priority: call
+-- this before changing a job's priority.
+-- Only the known place's removal may be deferred (remove()): a script defers the places it
+-- writes to, which the clearing of every place would also touch.
+local function unplace(job, from)
   local m = pad(job.id)
-  for _, name in ipairs(PLACEMENTS) do redis.call('ZREM', K[name], m) end
-  redis.call('ZREM', K['ready-by-type'], typedReadyMember(job))
+  if from then
+    for _, name in ipairs(KNOWN_PLACES[from]) do remove(K[name], m) end
+  else
+    for _, name in ipairs(PLACEMENTS) do redis.call('ZREM', K[name], m) end
+  end
+  if not from or from == 'ready' then redis.call('ZREM', K['ready-by-type'], typedReadyMember(job)) end
 end
 
 -- True when every dependsOn.jobIds job is completed; a removed one (cleaned up) counts as
@@ -62,7 +75,7 @@ end
 -- way: it returns to `ready` through releaseDependents (includes/release.lua) when one of
 -- them completes or is removed.
 local function block(job)
-  redis.call('ZADD', K['blocked'], job.id, pad(job.id))
+  write('ZADD', K['blocked'], job.id, pad(job.id))
 end
 
 -- Makes a due job claimable: `ready` (all types) and `ready-by-type` (claims filtered by type),
@@ -73,27 +86,28 @@ local function markReady(job)
     return false
   end
   -- Score -priority: ZRANGE order is priority desc, then (equal scores) id asc.
-  redis.call('ZADD', K['ready'], -job.priority, pad(job.id))
-  redis.call('ZADD', K['ready-by-type'], 0, typedReadyMember(job))
+  write('ZADD', K['ready'], -job.priority, pad(job.id))
+  write('ZADD', K['ready-by-type'], 0, typedReadyMember(job))
   return true
 end
 
 -- Puts the job in exactly one of ready/blocked/scheduled/processing/finished (or none: a waiting job
--- without a wake-up time) and saves its metadata. Returns the saved JSON text.
-local function store(job, now)
+-- without a wake-up time) and saves its metadata. `from`: where the job was, when the caller
+-- knows (KNOWN_PLACES). Returns the saved JSON text.
+local function store(job, now, from)
   local m = pad(job.id)
-  unplace(job)
+  unplace(job, from)
   local s = job.status
   local due = dueAt(job)
   if s == 'processing' then
-    redis.call('ZADD', K['processing'], job.lockedAt, m)
+    write('ZADD', K['processing'], job.lockedAt, m)
   elseif isFinished(job) then
-    redis.call('ZADD', K['finished'], job.updatedAt, m)
+    write('ZADD', K['finished'], job.updatedAt, m)
   elseif due ~= nil then
     if due <= now then
       markReady(job)
     else
-      redis.call('ZADD', K['scheduled'], due, m)
+      write('ZADD', K['scheduled'], due, m)
     end
   end
   return saveJob(job)

@@ -1,0 +1,95 @@
+/**
+ * Stores written before job metadata left out null fields and empty arrays (and events a null
+ * metadata) keep working: such jobs read, claim, complete and list their events as before,
+ * and are rewritten in the lean form the next time a script saves them.
+ */
+import { describe, expect, it } from 'vitest';
+import { redisKeys } from '../../src/backends/redis/keys.js';
+import { storeOf, useRedis } from './support.js';
+
+/** The metadata of a pending job as stores wrote it before: every field, nulls included. */
+function oldLayout(meta: Record<string, unknown>): string {
+  const full: Record<string, unknown> = {
+    lockedAt: null,
+    lockedBy: null,
+    nextAttemptAt: null,
+    pendingReason: null,
+    errorHistory: {},
+    timeoutMs: null,
+    failureReason: null,
+    completedAt: null,
+    startedAt: null,
+    lastRetriedAt: null,
+    lastFailedAt: null,
+    lastCancelledAt: null,
+    tags: {},
+    idempotencyKey: null,
+    progress: null,
+    retryDelay: null,
+    retryBackoff: null,
+    retryDelayMax: null,
+    deadLetterJobType: null,
+    deadLetteredAt: null,
+    deadLetterJobId: null,
+    groupId: null,
+    groupTier: null,
+    dependsOnJobIds: null,
+    dependsOnTags: null,
+    waitUntil: null,
+    waitTokenId: null,
+    ...meta,
+  };
+  return JSON.stringify(full);
+}
+
+describe('redis job metadata written by earlier versions', () => {
+  const ctx = useRedis();
+
+  it('stores new jobs without null fields, empty arrays or null event metadata', async () => {
+    const q = ctx.queue();
+    const id = await q.addJob({ jobType: 'email', payload: { to: 'a' } });
+    const keys = redisKeys(ctx.prefix);
+    const meta = JSON.parse((await ctx.redis.hget(keys.jobs, String(id)))!) as Record<string, unknown>;
+    expect(Object.values(meta)).not.toContain(null);
+    expect(meta).not.toHaveProperty('tags');
+    expect(meta).not.toHaveProperty('errorHistory');
+    const store = storeOf(q);
+    const [claimed] = await store.claimJobs({ workerId: 'w', batchSize: 1, now: new Date() });
+    await store.completeJobs([{ jobId: claimed!.id, workerId: 'w' }], new Date());
+    const events = await ctx.redis.hvals(keys.events);
+    expect(events.filter((e) => e.includes('"metadata":null'))).toEqual([]);
+    expect((await q.getJobEvents(id)).map((e) => [e.eventType, e.metadata])).toEqual([
+      ['added', { jobType: 'email', tags: [], idempotencyKey: null }],
+      ['processing', null],
+      ['completed', null],
+    ]);
+  });
+
+  it('reads, claims and completes a job stored with every field, and rewrites it lean', async () => {
+    const q = ctx.queue();
+    const id = await q.addJob({ jobType: 'email', payload: { to: 'a' } });
+    const keys = redisKeys(ctx.prefix);
+    const before = await q.getJob(id);
+    const lean = JSON.parse((await ctx.redis.hget(keys.jobs, String(id)))!) as Record<string, unknown>;
+    await ctx.redis.hset(keys.jobs, String(id), oldLayout(lean));
+    const [eventId] = await ctx.redis.hkeys(keys.events);
+    const event = JSON.parse((await ctx.redis.hget(keys.events, eventId!))!) as Record<string, unknown>;
+    await ctx.redis.hset(keys.events, eventId!, JSON.stringify({ ...event, metadata: null }));
+
+    expect(await q.getJob(id)).toEqual(before);
+    const store = storeOf(q);
+    const [claimed] = await store.claimJobs({ workerId: 'w', batchSize: 1, now: new Date() });
+    expect(claimed).toMatchObject({ id, status: 'processing', tags: [], errorHistory: [], dependsOnJobIds: null });
+    expect(await store.completeJobs([{ jobId: id, workerId: 'w' }], new Date())).toEqual([id]);
+
+    const after = await q.getJob(id);
+    expect(after).toMatchObject({ status: 'completed', tags: [], errorHistory: [], group: null, lockedBy: 'w' });
+    const stored = JSON.parse((await ctx.redis.hget(keys.jobs, String(id)))!) as Record<string, unknown>;
+    expect(Object.values(stored)).not.toContain(null);
+    expect((await q.getJobEvents(id)).map((e) => [e.eventType, e.metadata])).toEqual([
+      ['added', null],
+      ['processing', null],
+      ['completed', null],
+    ]);
+  });
+});
