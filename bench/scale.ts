@@ -75,6 +75,7 @@ async function openRedis(port: number): Promise<Store> {
   );
   const url = `redis://127.0.0.1:${port}`;
   const admin = new Redis(url);
+  admin.on('error', () => undefined); // refused until the server listens; ping below waits
   for (let i = 0; i < 50 && (await admin.ping().catch(() => '')) !== 'PONG'; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
