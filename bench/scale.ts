@@ -1,0 +1,266 @@
+/**
+ * Scale benchmark: fills a store with N jobs (a mix of types, tags, priorities, run times and
+ * statuses), then times listings, look-ups and bulk operations, each a few times (median).
+ * On Redis it runs a private server and records, from its SLOWLOG, the longest single call
+ * made during each operation: Redis answers no other client while one call runs.
+ *
+ *   npm run bench:scale -- --backend redis --jobs 1000000 [--reps 5] [--port 6479]
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { initJobQueue, migrate, type JobOptions, type JobQueueConfig } from '../src/index.js';
+import { PG_URL, type BenchBackend } from './setup.js';
+
+const { values: args } = parseArgs({
+  options: {
+    backend: { type: 'string', default: 'postgres' },
+    jobs: { type: 'string', default: '1000000' },
+    reps: { type: 'string', default: '5' },
+    port: { type: 'string', default: '6479' },
+  },
+});
+const backend = args.backend as BenchBackend;
+const N = Number(args.jobs);
+const REPS = Number(args.reps);
+const PAGE = 50;
+/** Slow-log threshold on the private Redis server, in microseconds. */
+const SLOWLOG_MICROS = 500;
+const TYPES = ['email', 'report', 'sync', 'webhook'];
+const HOUR = 3_600_000;
+
+interface Store {
+  config: JobQueueConfig;
+  /** Bytes the jobs occupy (table and index size, or Redis used memory). */
+  bytes(): Promise<number>;
+  /** Longest single call since the last `mark()`, in ms, or undefined (PostgreSQL). */
+  mark(): Promise<void>;
+  longestCall(): Promise<number | undefined>;
+  /** PostgreSQL: VACUUM ANALYZE the tables, as autovacuum eventually does; false on Redis. */
+  analyze(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+async function openPostgres(): Promise<Store> {
+  const schema = `scale_${randomBytes(4).toString('hex')}`;
+  await migrate({ databaseUrl: PG_URL, schema });
+  const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  return {
+    config: { backend: 'postgres', databaseConfig: { connectionString: PG_URL }, schema },
+    bytes: async () => {
+      const { rows } = await admin.query(
+        `SELECT sum(pg_total_relation_size(c.oid))::bigint AS n FROM pg_class c
+         JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relkind = 'r'`,
+        [schema],
+      );
+      return Number(rows[0].n);
+    },
+    mark: async () => undefined,
+    longestCall: async () => undefined,
+    analyze: async () => {
+      await admin.query(`VACUUM ANALYZE "${schema}".job_queue, "${schema}".job_events`);
+      return true;
+    },
+    close: async () => {
+      await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+async function openRedis(port: number): Promise<Store> {
+  const server = spawn(
+    'redis-server',
+    [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ...['--slowlog-log-slower-than', String(SLOWLOG_MICROS), '--slowlog-max-len', '100000'],
+    ],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  const admin = new Redis(url);
+  admin.on('error', () => undefined); // refused until the server listens; ping below waits
+  for (let i = 0; i < 50 && (await admin.ping().catch(() => '')) !== 'PONG'; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const base = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+  return {
+    config: { backend: 'redis', redisConfig: { url, keyPrefix: 'scale:' } },
+    bytes: async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]) - base,
+    mark: async () => {
+      await admin.slowlog('RESET');
+    },
+    longestCall: async () => {
+      const entries = (await admin.slowlog('GET', -1)) as [number, number, number, string[]][];
+      return entries.reduce((max, e) => Math.max(max, e[2] / 1000), 0);
+    },
+    analyze: async () => false,
+    close: async () => {
+      admin.disconnect();
+      server.kill();
+    },
+  };
+}
+
+/** The job at index `i` of the fill: its shape depends on `i` only. */
+function jobAt(i: number, now: number): JobOptions<Record<string, unknown>> {
+  const tags = [`tenant:${i % 50}`, `user:${i % 10_000}`];
+  if (i % 10 === 1) tags.push('batch:cancel');
+  if (i % 10 === 2) tags.push('batch:edit');
+  if (i % 20 === 0) {
+    // Due now: the processor completes or fails these during the fill.
+    return { jobType: 'work', payload: { i }, tags, maxAttempts: 1, priority: i % 3 };
+  }
+  return {
+    jobType: TYPES[i % TYPES.length]!,
+    payload: { i, to: `user${i % 10_000}@example.com` },
+    tags,
+    priority: i % 5,
+    runAt: new Date(now + HOUR + (i % 720) * HOUR),
+    ...(i % 7 === 0 ? { group: { id: `customer:${i % 1000}` } } : {}),
+  };
+}
+
+const store = backend === 'redis' ? await openRedis(Number(args.port)) : await openPostgres();
+const queue = initJobQueue(store.config);
+const rows: string[][] = [];
+const record = (name: string, ms: number, longest: number | undefined, note = '') =>
+  rows.push([name, ms.toFixed(1), longest === undefined ? '' : longest === 0 ? '< 0.5' : longest.toFixed(1), note]);
+
+async function timed(name: string, run: () => Promise<unknown>, reps = REPS): Promise<void> {
+  const times: number[] = [];
+  let longest: number | undefined;
+  let note = '';
+  for (let r = 0; r < reps; r++) {
+    await store.mark();
+    const t0 = performance.now();
+    const result = await run();
+    times.push(performance.now() - t0);
+    const l = await store.longestCall();
+    if (l !== undefined) longest = Math.max(longest ?? 0, l);
+    note = Array.isArray(result) ? `${result.length} rows` : typeof result === 'number' ? `${result} jobs` : '';
+  }
+  times.sort((a, b) => a - b);
+  record(name, times[Math.floor(times.length / 2)]!, longest, note);
+  console.error(`${name}: ${times.map((t) => t.toFixed(1)).join(' ')} ms`);
+}
+
+try {
+  const now = Date.now();
+  const dueCount = Math.ceil(N / 20);
+  let handled = 0;
+  const processor = queue.createProcessor(
+    {
+      work: async (payload: unknown) => {
+        handled++;
+        if ((payload as { i: number }).i % 80 === 0) throw new Error('planned failure');
+      },
+    },
+    { concurrency: 10, batchSize: 10, pollInterval: 100, jobType: 'work' },
+  );
+
+  // Fill: batches of 1,000, four in flight; a processor handles the due jobs meanwhile.
+  await store.mark();
+  const fillStart = performance.now();
+  processor.startInBackground();
+  const BATCH = 1000;
+  let next = 0;
+  const ids: number[] = [];
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < N) {
+        const from = next;
+        next = Math.min(N, next + BATCH);
+        const list = [];
+        for (let i = from; i < next; i++) list.push(jobAt(i, now));
+        const added = await queue.addJobs(list);
+        if (from === 0) ids.push(...added);
+      }
+    }),
+  );
+  const addSeconds = (performance.now() - fillStart) / 1000;
+  record(
+    `fill: addJobs ${N.toLocaleString('en')} in batches of ${BATCH}`,
+    addSeconds * 1000,
+    await store.longestCall(),
+    `${Math.round(N / addSeconds)} jobs/s`,
+  );
+  while (handled < dueCount) await new Promise((resolve) => setTimeout(resolve, 200));
+  await processor.stopAndDrain();
+  const bytes = await store.bytes();
+  console.error(
+    `filled in ${((performance.now() - fillStart) / 1000).toFixed(0)} s, ${Math.round(bytes / N)} bytes/job`,
+  );
+
+  // Bulk operations over a tenth of the jobs each (once: they change the store).
+  const tenth = { values: ['batch:cancel'], mode: 'all' as const };
+  await timed('cancelAllUpcomingJobs (tag, N/10 jobs)', () => queue.cancelAllUpcomingJobs({ tags: tenth }), 1);
+  await timed(
+    'editAllPendingJobs (tag, N/10 jobs)',
+    () => queue.editAllPendingJobs({ tags: { values: ['batch:edit'] } }, { priority: 9 }),
+    1,
+  );
+
+  const someId = ids[1]!;
+  const processedId = ids[0]!;
+  const deep = Math.floor(N * 0.9);
+  // Reads right after the fill and bulk changes (on PostgreSQL: statistics not yet refreshed),
+  // then, on PostgreSQL, again after VACUUM ANALYZE.
+  const readAll = async (read: typeof timed) => {
+    await read('getJobs() first page', () => queue.getJobs(undefined, PAGE));
+    await read('getJobs status pending', () => queue.getJobsByStatus('pending', PAGE));
+    await read('getJobs status completed', () => queue.getJobsByStatus('completed', PAGE));
+    await read('getJobs status failed', () => queue.getJobsByStatus('failed', PAGE));
+    await read('getJobs status cancelled', () => queue.getJobsByStatus('cancelled', PAGE));
+    await read('getJobs { jobType }', () => queue.getJobs({ jobType: 'report' }, PAGE));
+    await read('getJobs { priority }', () => queue.getJobs({ priority: 3 }, PAGE));
+    await read('getJobs { runAt range }', () =>
+      queue.getJobs({ runAt: { gte: new Date(now + 100 * HOUR), lt: new Date(now + 101 * HOUR) } }, PAGE),
+    );
+    await read('getJobs { tags any }', () =>
+      queue.getJobs({ tags: { values: ['user:17', 'user:18'], mode: 'any' } }, PAGE),
+    );
+    await read('getJobs { tags all }', () =>
+      queue.getJobs({ tags: { values: ['tenant:17', 'user:17'], mode: 'all' } }, PAGE),
+    );
+    await read('queryJobs { status, jobType }', () => queue.queryJobs({ status: 'pending', jobType: 'sync' }, PAGE));
+    await read('getJobsByTags all', () => queue.getJobsByTags(['tenant:3', 'user:3'], 'all', PAGE));
+    await read('getJobsByTags any', () => queue.getJobsByTags(['user:3', 'user:4'], 'any', PAGE));
+    await read('getJobsByTags none', () => queue.getJobsByTags(['batch:cancel'], 'none', PAGE), 3);
+    await read(`getJobs() offset ${deep.toLocaleString('en')}`, () => queue.getJobs(undefined, PAGE, deep), 3);
+    await read(
+      `getJobs status pending offset ${Math.floor(deep / 2).toLocaleString('en')}`,
+      () => queue.getJobsByStatus('pending', PAGE, Math.floor(deep / 2)),
+      3,
+    );
+    const deepPriority = Math.floor((N / 5) * 0.75);
+    await read(
+      `getJobs { priority } offset ${deepPriority.toLocaleString('en')}`,
+      () => queue.getJobs({ priority: 3 }, PAGE, deepPriority),
+      1,
+    );
+    await read(
+      `getJobsByTags any offset ${Math.floor(N / 50).toLocaleString('en')}`,
+      () => queue.getJobsByTags(['tenant:3', 'tenant:4'], 'any', PAGE, Math.floor(N / 50)),
+      1,
+    );
+    await read('getJob', () => queue.getJob(someId));
+    await read('getJobEvents (processed job)', () => queue.getJobEvents(processedId));
+  };
+  await readAll(timed);
+  if (await store.analyze()) {
+    await readAll((name, run, reps) => timed(`${name}, after VACUUM ANALYZE`, run, reps));
+  }
+  await timed('cleanupOldJobs(0) (every finished job)', () => queue.cleanupOldJobs(0), 1);
+  await timed('cleanupOldJobEvents(0)', () => queue.cleanupOldJobEvents(0), 1);
+
+  console.log(`\n${backend}, ${N.toLocaleString('en')} jobs, ${Math.round(bytes / N)} bytes per job stored`);
+  console.log(`| operation | median ms | longest Redis call ms | result |`);
+  console.log(`|---|---|---|---|`);
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+} finally {
+  await queue.close();
+  await store.close();
+}
