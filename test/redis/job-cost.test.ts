@@ -24,6 +24,12 @@ async function commandsSoFar(client: Redis): Promise<number> {
   return total;
 }
 
+/** Calls per command name so far (lower case, as INFO names them). */
+async function callsByCommand(client: Redis): Promise<Map<string, number>> {
+  const info = await client.info('commandstats');
+  return new Map([...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
+}
+
 async function commandsOf(client: Redis, run: () => Promise<unknown>): Promise<number> {
   const before = await commandsSoFar(client);
   await run();
@@ -53,12 +59,36 @@ describe('redis cost per job', () => {
     await server.stop();
   });
 
-  it('adds a job of a batch with at most 2 commands, and a single job with at most 17', async () => {
+  it('adds a job of a batch with at most 2 commands, and a single job with at most 16 (the EVALSHA included)', async () => {
     const jobs = Array.from({ length: BATCH }, (_, i) => ({ jobType: 'email', payload: { i } }));
     const batch = await commandsOf(client, () => q.addJobs(jobs));
     const single = await commandsOf(client, () => q.addJob({ jobType: 'email', payload: { i: 0 } }));
     expect(batch / BATCH).toBeLessThanOrEqual(2);
-    expect(single).toBeLessThanOrEqual(17);
+    expect(single).toBeLessThanOrEqual(16);
+  });
+
+  it('adds a single job with 15 commands when an idle processor took the last wake-up', async () => {
+    // What an idle processor's BLPOP leaves behind: an empty wake list. The push alone wakes it.
+    await client.del('cost{q}:wake');
+    const before = await callsByCommand(client);
+    const single = await commandsOf(client, () => q.addJob({ jobType: 'email', payload: { i: 0 } }));
+    const after = await callsByCommand(client);
+    expect(single).toBeLessThanOrEqual(15);
+    expect((after.get('lpush') ?? 0) - (before.get('lpush') ?? 0)).toBe(1);
+    expect((after.get('ltrim') ?? 0) - (before.get('ltrim') ?? 0)).toBe(0);
+    expect(await client.lrange('cost{q}:wake', 0, -1)).toEqual(['1']);
+    // A wake-up nobody took yet stays a single entry.
+    await q.addJob({ jobType: 'email', payload: { i: 1 } });
+    expect(await client.llen('cost{q}:wake')).toBe(1);
+  });
+
+  it('writes a claim hint only for a job with a group', async () => {
+    await client.del('cost{q}:claim-hints');
+    const [plain] = await q.addJobs([{ jobType: 'email', payload: {} }]);
+    const single = await q.addJob({ jobType: 'email', payload: {} });
+    const grouped = await q.addJob({ jobType: 'email', payload: {}, group: { id: 'g1' } });
+    expect(await client.hgetall('cost{q}:claim-hints')).toEqual({ [String(grouped)]: 'email\0g1' });
+    expect([plain, single]).toHaveLength(2);
   });
 
   it('claims a job of a batch with at most 5 commands and completes it with at most 6', async () => {

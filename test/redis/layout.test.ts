@@ -92,4 +92,19 @@ describe('redis job metadata written by earlier versions', () => {
       ['completed', null],
     ]);
   });
+
+  it('claims under a group limit past jobs with claim hints of the earlier layout (no group)', async () => {
+    const q = ctx.queue();
+    const keys = redisKeys(ctx.prefix);
+    const grouped = await q.addJob({ jobType: 'email', payload: {}, group: { id: 'g' }, priority: 2 });
+    const ungrouped = await q.addJobs([
+      { jobType: 'email', payload: {}, group: { id: 'g' }, priority: 1 },
+      { jobType: 'email', payload: {} },
+    ]);
+    // Stores written before kept a hint `<jobType>\0` for every job without a group.
+    await ctx.redis.hset(keys.claimHints, String(ungrouped[1]), 'email\0');
+    const store = storeOf(q);
+    const claimed = await store.claimJobs({ workerId: 'w', batchSize: 3, groupConcurrency: 1, now: new Date() });
+    expect(claimed.map((j) => j.id)).toEqual([grouped, ungrouped[1]]);
+  });
 });

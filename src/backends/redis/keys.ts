@@ -96,12 +96,13 @@ export const KEYS = [
     contents:
       'due jobs waiting for a `dependsOn.jobIds` prerequisite; they move to `ready` when it completes, so claims never walk them',
   },
-  // id -> `<jobType>\0<group id or empty>`: lets a claim skip jobs of full groups without decoding their metadata
+  // id -> `<jobType>\0<group id>`, for jobs with a group: lets a claim skip jobs of full groups without decoding
+  // their metadata (stores of an earlier layout also hold `<jobType>\0` for jobs without a group)
   {
     name: 'claim-hints',
     property: 'claimHints',
     type: 'hash',
-    contents: 'job id → job type and group id, so a claim can skip jobs of full groups cheaply',
+    contents: 'job id → job type and group id, for jobs with a group, so a claim can skip jobs of full groups cheaply',
   },
   // member pad id, score ready time (ms): pending with a future runAt, failed awaiting retry, timed waits
   {

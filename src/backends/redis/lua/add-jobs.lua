@@ -100,12 +100,16 @@ for i = 1, #batch do
 end
 
 -- 4. Write: placeholders become real ids (deduplicated; a job never waits on itself, which
---    only a placeholder to a repeat of its own idempotency key could produce). Writes to the
---    keys this script does not read back go out as one command per key (includes/writes.lua);
---    `jobs` and `status:completed` stay direct, since prerequisitesMet reads them.
-deferWrites({ K['payloads'], K['claim-hints'], K['all'], K['status:pending'], K['types'], K['tags'],
-  K['tag-deps'], K['deps'], K['idem'], K['ready'], K['ready-by-type'], K['blocked'], K['scheduled'],
-  K['events'], K['job-events'], K['event-times'] })
+--    only a placeholder to a repeat of its own idempotency key could produce). In a batch,
+--    writes to the keys this script does not read back go out as one command per key
+--    (includes/writes.lua); `jobs` and `status:completed` stay direct, since
+--    prerequisitesMet reads them. A single job writes each key once anyway: gathering its
+--    writes would only cost time.
+if #batch > 1 then
+  deferWrites({ K['payloads'], K['claim-hints'], K['all'], K['status:pending'], K['types'], K['tags'],
+    K['tag-deps'], K['deps'], K['idem'], K['ready'], K['ready-by-type'], K['blocked'], K['scheduled'],
+    K['events'], K['job-events'], K['event-times'] })
+end
 for i, entry in ipairs(batch) do
   if not existing[i] and not firstOf[i] then
     local job = entry.job
