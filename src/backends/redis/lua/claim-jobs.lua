@@ -12,7 +12,9 @@
   full or its tag barrier holds (released when a slot of the group frees or the barrier ends:
   includes/parked.lua, includes/unpark.lua). Future jobs wait in `scheduled`. So none of them
   costs a later claim anything: a blocked job is examined once, by the claim that sets it
-  aside. Bound: the walk examines at most SCAN_LIMIT ready jobs per call.
+  aside. Bound: every job the walk examines is claimed or moved out of `ready` (set aside, or a
+  stale entry dropped), and a call moves at most MOVE_LIMIT; the caller claims again while a
+  call moved jobs and fell short. So a call stays short however many blocked jobs lie ahead.
   Claimed jobs become processing with lockedAt/lockedBy, startedAt kept from the first pickup,
   attempts + 1 (not for a job resuming from a wait: a due timed wait, or a pending job with
   pendingReason 'resumed' by its token), wait fields and pendingReason cleared, and a
@@ -28,8 +30,9 @@
   or '' for any; ARGV[5] groupConcurrency, or '' for unlimited.
   ARGV[6] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
-  Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil }
-  (includes/row.lua), in claim order.
+  Returns { rows, set aside }: rows an array of { metadata JSON, payload JSON, output JSON or
+  nil, step data JSON or nil } (includes/row.lua) in claim order, and the number of entries
+  this call moved out of `ready` without claiming them.
 ]]
 --- @include "util"
 --- @include "job"
@@ -43,6 +46,7 @@ checkStore(ARGV[6])
 
 local PROMOTE_LIMIT = 1000
 local SCAN_LIMIT = 5000
+local MOVE_LIMIT = 250
 
 local now = tonumber(ARGV[1])
 local worker = ARGV[2]
@@ -89,7 +93,7 @@ end
 
 -- 3. The ready jobs to examine, best first: { id, typed member or nil }. A claim first reads
 -- a small window (a few times the batch); only when that window was full and did not yield a
--- batch does it read up to SCAN_LIMIT. The common claim thus costs O(batch), not O(SCAN_LIMIT).
+-- batch does it read further (at most SCAN_LIMIT). The common claim thus costs O(batch).
 local candidates = {}
 local function gather(limit)
   candidates = {}
@@ -142,29 +146,38 @@ local function claim(job)
   claimedIds[#claimedIds + 1] = int(job.id)
 end
 
+local moved = 0
+local function holdBack(job, why)
+  setAside(job, why)
+  moved = moved + 1
+end
+
 local function consider(id, typedMember)
   local job = loadJob(id)
   local due = job and dueAt(job)
   if not job then
     -- A stale entry: drop it.
+    moved = moved + 1
     redis.call('ZREM', K['ready'], pad(id))
     if typedMember then redis.call('ZREM', K['ready-by-type'], typedMember) end
   elseif due == nil then
     -- No longer claimable by status: drop the stale entry.
+    moved = moved + 1
     unplace(job)
   elseif due > now then
     -- Promoted under a later clock than this caller's: back to scheduled.
+    moved = moved + 1
     unplace(job)
     redis.call('ZADD', K['scheduled'], due, pad(id))
   elseif not prerequisitesMet(job) then
     -- Out of `ready` until the prerequisite completes (includes/release.lua). This also moves
     -- the blocked jobs a store of an earlier layout kept in `ready`, a window at a time.
-    setAside(job, 'prerequisites')
+    holdBack(job, 'prerequisites')
   elseif not groupHasRoom(job) then
-    setAside(job, 'group')
+    holdBack(job, 'group')
   elseif not wanted or wanted[job.jobType] then
     if barrierHolds(job) then
-      setAside(job, 'barrier')
+      holdBack(job, 'barrier')
     else
       claim(job)
     end
@@ -174,7 +187,7 @@ end
 local seen = {}
 local function walk()
   for _, c in ipairs(candidates) do
-    if #claimed >= batchSize then break end
+    if #claimed >= batchSize or moved >= MOVE_LIMIT then break end
     if not seen[c[1]] then
       seen[c[1]] = true
       consider(c[1], c[2])
@@ -190,12 +203,13 @@ deferWrites({ K['processing'], K['events'], K['job-events'], K['event-times'], K
 local window = math.min(SCAN_LIMIT, math.max(batchSize * 4, 64))
 local more = gather(window)
 walk()
-if #claimed < batchSize and more and window < SCAN_LIMIT then
-  gather(SCAN_LIMIT)
+if #claimed < batchSize and more and moved < MOVE_LIMIT then
+  -- What the first window moved or claimed has left `ready`: read just enough past it.
+  gather(math.min(SCAN_LIMIT, batchSize - #claimed + MOVE_LIMIT - moved))
   walk()
 end
 flushWrites()
 if #claimed > 0 then
   for i, payload in ipairs(redis.call('HMGET', K['payloads'], unpack(claimedIds))) do claimed[i][2] = payload end
 end
-return claimed
+return { claimed, moved }
