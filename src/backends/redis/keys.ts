@@ -104,12 +104,12 @@ export const KEYS = [
     contents:
       'due jobs a claim found in a full group or behind a `dependsOn.tags` barrier, by group (and job type) or by barrier, best first; they move back to `ready` when a slot of the group frees or the barrier ends, so claims never walk them',
   },
-  // id -> `<jobType>\0<group id or empty>`: lets a claim skip jobs of full groups without decoding their metadata
+  // id -> `<jobType>\0<group id or empty>`: written with every job; claims no longer read it (they park the jobs of full groups instead of skipping them)
   {
     name: 'claim-hints',
     property: 'claimHints',
     type: 'hash',
-    contents: 'job id → job type and group id, so a claim can skip jobs of full groups cheaply',
+    contents: 'job id → job type and group id (written with every job; claims no longer read it)',
   },
   // member pad id, score ready time (ms): pending with a future runAt, failed awaiting retry, timed waits
   {
