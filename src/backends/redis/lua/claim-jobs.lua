@@ -30,7 +30,7 @@
   or '' for any; ARGV[5] groupConcurrency, or '' for unlimited.
   ARGV[6] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
-  Returns { rows, set aside }: rows an array of { metadata JSON, payload JSON, output JSON or
+  Returns { rows, moved }: rows an array of { metadata JSON, payload JSON, output JSON or
   nil, step data JSON or nil } (includes/row.lua) in claim order, and the number of entries
   this call moved out of `ready` without claiming them.
 ]]
