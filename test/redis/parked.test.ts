@@ -192,6 +192,31 @@ describe('redis parked jobs', () => {
     expect((await q.getJob(self!))?.status).toBe('processing');
   });
 
+  it('puts back the jobs of a long barrier a slice per script, and claims the rest past the first slice', async () => {
+    const q = ctx.queue();
+    const k = redisKeys(ctx.prefix);
+    const holder = await q.addJob({ jobType: 'holder', payload: {}, tags: ['t'], priority: 9, runAt: EARLIER });
+    const claim = claimer(q);
+    expect(await claim(1)).toEqual(['holder']);
+    await q.addJobs(
+      Array.from({ length: 300 }, (_, i) => ({
+        jobType: 'drain',
+        payload: { i },
+        dependsOn: { tags: ['t'] },
+        runAt: EARLIER,
+      })),
+    );
+    expect(await claim()).toEqual([]);
+    expect(await ctx.redis.zcard(k.parked)).toBe(300);
+    await complete(q, holder);
+    // 250 back in `ready`, 50 parked behind the barrier left open.
+    expect(await ctx.redis.zcard(k.ready)).toBe(250);
+    expect(await ctx.redis.zrangebylex(k.parked, '[o\0', '(o\x01')).toEqual([`o\0${Buffer.from('t').toString('hex')}`]);
+    await check();
+    expect(await claim(400)).toHaveLength(300);
+    expect(await ctx.redis.zcard(k.parked)).toBe(0);
+  });
+
   it('sets aside the blocked jobs a store of an earlier layout kept in `ready`', async () => {
     const q = ctx.queue();
     const k = redisKeys(ctx.prefix);

@@ -10,9 +10,9 @@ import { heldJobIds } from './leases.js';
 import { toJobRecord, type JobRow } from './record.js';
 
 async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<JobRecord[]> {
-  // A call that moved blocked jobs out of the way (claim-jobs.lua: at most a bounded number per
-  // call) and fell short claims again past them: each such call moves at least one, so the
-  // calls end, and each one holds the server briefly however many blocked jobs lie ahead.
+  // A call that moved blocked jobs out of the way, or put back jobs of a barrier that ended
+  // (claim-jobs.lua: a bounded number per call), and fell short claims again: the calls end
+  // once nothing is left to move, and each one holds the server briefly however many jobs wait.
   const jobs: JobRecord[] = [];
   while (jobs.length < input.batchSize) {
     const [rows, moved] = await ctx.run<[JobRow[], number]>('claimJobs', [

@@ -13,8 +13,9 @@
   includes/parked.lua, includes/unpark.lua). Future jobs wait in `scheduled`. So none of them
   costs a later claim anything: a blocked job is examined once, by the claim that sets it
   aside. Bound: every job the walk examines is claimed or moved out of `ready` (set aside, or a
-  stale entry dropped), and a call moves at most MOVE_LIMIT; the caller claims again while a
-  call moved jobs and fell short. So a call stays short however many blocked jobs lie ahead.
+  stale entry dropped), and a call moves at most MOVE_LIMIT; a call that falls short also puts
+  back a slice of the jobs of barriers left open (includes/unpark.lua). The caller claims again
+  while a call moved jobs and fell short. So a call stays short however many jobs lie ahead.
   Claimed jobs become processing with lockedAt/lockedBy, startedAt kept from the first pickup,
   attempts + 1 (not for a job resuming from a wait: a due timed wait, or a pending job with
   pendingReason 'resumed' by its token), wait fields and pendingReason cleared, and a
@@ -31,8 +32,8 @@
   ARGV[6] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
   Returns { rows, moved }: rows an array of { metadata JSON, payload JSON, output JSON or
-  nil, step data JSON or nil } (includes/row.lua) in claim order, and the number of entries
-  this call moved out of `ready` without claiming them.
+  nil, step data JSON or nil } (includes/row.lua) in claim order, and the number of jobs this
+  call moved out of `ready` without claiming them or put back into it.
 ]]
 --- @include "util"
 --- @include "job"
@@ -207,6 +208,9 @@ if #claimed < batchSize and more and moved < MOVE_LIMIT then
   -- What the first window moved or claimed has left `ready`: read just enough past it.
   gather(math.min(SCAN_LIMIT, batchSize - #claimed + MOVE_LIMIT - moved))
   walk()
+end
+if #claimed < batchSize and moved < MOVE_LIMIT and hasParked() then
+  moved = moved + releaseOpenBarriers(MOVE_LIMIT - moved)
 end
 flushWrites()
 if #claimed > 0 then

@@ -40,14 +40,33 @@ local function releaseGroupSlot(group)
   end
 end
 
+-- A barrier that ended puts back at most RELEASE_LIMIT jobs per script, best first. When more
+-- are parked behind it, it stays open (member `o\0<barrier>` of `parked`) and claims that fall
+-- short put back the rest, a slice at a time (releaseOpenBarriers): no script holds the server
+-- long however many jobs waited on one barrier.
+local RELEASE_LIMIT = 250
+
+-- Puts back up to `limit` jobs parked behind `barrier`, leaving it open when some remain.
+-- Returns how many it took out of `parked`.
+local function releaseSlice(barrier, limit)
+  local members = redis.call('ZRANGEBYLEX', K['parked'], '[b\0' .. barrier .. '\0', '(b\0' .. barrier .. '\1',
+    'LIMIT', 0, limit + 1)
+  local taken = math.min(limit, #members)
+  for i = 1, taken do releaseMember(members[i]) end
+  if #members > limit then
+    redis.call('ZADD', K['parked'], 0, 'o\0' .. barrier)
+  else
+    redis.call('ZREM', K['parked'], 'o\0' .. barrier)
+  end
+  return taken
+end
+
 -- The jobs parked behind `barrier` (its tags: `needed`) go back once no active job carries
 -- those tags, or only one does and it is itself parked there (no one else holds it back).
 local function releaseBarrier(barrier, needed)
   local holders = barrierHolders(needed)
   if #holders == 0 then
-    for _, m in ipairs(redis.call('ZRANGEBYLEX', K['parked'], '[b\0' .. barrier .. '\0', '(b\0' .. barrier .. '\1')) do
-      releaseMember(m)
-    end
+    releaseSlice(barrier, RELEASE_LIMIT)
   elseif #holders == 1 then
     local job = loadJob(holders[1])
     if job and #list(job.dependsOnTags) > 0 and barrierOf(list(job.dependsOnTags)) == barrier then
@@ -80,6 +99,26 @@ local function releaseBarriers(tags)
       from = '[b\0' .. barrier .. '\1'
     end
   end
+end
+
+-- Continues the barriers left open, for a claim that fell short: up to `limit` jobs go back. A
+-- barrier held again meanwhile closes (its new holder's end checks it again). Returns the jobs
+-- taken out of `parked`.
+local function releaseOpenBarriers(limit)
+  local taken = 0
+  while taken < limit do
+    local marker = redis.call('ZRANGEBYLEX', K['parked'], '[o\0', '(o\1', 'LIMIT', 0, 1)[1]
+    if not marker then break end
+    local barrier = string.sub(marker, 3)
+    local needed = barrierTags(barrier)
+    if #barrierHolders(needed) == 0 then
+      taken = taken + releaseSlice(barrier, limit - taken)
+    else
+      redis.call('ZREM', K['parked'], marker)
+      releaseBarrier(barrier, needed)
+    end
+  end
+  return taken
 end
 
 -- Releases what the blocks noted since the last call (noteTransition, noteTagsLeft) held.
