@@ -3,10 +3,13 @@
  * jobs blocked by unmet dependencies, waiting jobs, jobs of other types (for a claim limited to
  * some types) and finished jobs. Measured as the commands the server executes for one claim
  * (INFO commandstats counts those run inside scripts too), on a private redis-server so no other
- * client's commands are counted, with 1,000 and with 200,000 such jobs stored.
+ * client's commands are counted, with 1,000 and with 200,000 such jobs stored. The same for due
+ * jobs held back by a tag barrier or a full group: once a claim has set them aside (`parked`),
+ * later claims do not walk them.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisKeys } from '../../src/backends/redis/keys.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { JobOptions } from '../../src/types.js';
 import { startPrivateRedis, type PrivateServer } from '../helpers/private-servers.js';
@@ -94,10 +97,21 @@ interface ClaimCost {
 }
 
 /** Adds 10 due `wanted` jobs of the lowest priority, claims them in one call and counts its commands. */
-async function measureClaim(q: JobQueue, client: Redis, jobTypes?: string[]): Promise<ClaimCost> {
+async function measureClaim(
+  q: JobQueue,
+  client: Redis,
+  jobTypes?: string[],
+  groupConcurrency?: number,
+): Promise<ClaimCost> {
   await q.addJobs(Array.from({ length: 10 }, (_, i) => ({ jobType: 'wanted', payload: { i }, priority: 0 })));
   const before = await commandsSoFar(client);
-  const claimed = await storeOf(q).claimJobs({ workerId: WORKER, batchSize: 10, jobTypes, now: new Date() });
+  const claimed = await storeOf(q).claimJobs({
+    workerId: WORKER,
+    batchSize: 10,
+    jobTypes,
+    ...(groupConcurrency === undefined ? {} : { groupConcurrency }),
+    now: new Date(),
+  });
   const commands = (await commandsSoFar(client)) - before;
   return { commands, claimed: claimed.length };
 }
@@ -141,4 +155,67 @@ describe('redis claim cost', () => {
     expect(small.typed.claimed).toBe(10);
     expect(large).toEqual(small);
   }, 600_000);
+
+  it('runs the same number of commands with 1,000 and with 200,000 due jobs behind tag barriers and full groups', async () => {
+    const small = await blockedClaimCosts(client, 'blocked-small', 1_000);
+    const large = await blockedClaimCosts(client, 'blocked-large', 200_000);
+    expect(small.any.claimed).toBe(10);
+    expect(small.typed.claimed).toBe(10);
+    expect(large).toEqual(small);
+  }, 900_000);
 });
+
+const GROUPS = 7;
+const BARRIERS = 5;
+
+/**
+ * `count` due `wanted` jobs of a higher priority than the measured ones, none claimable: half
+ * behind one of BARRIERS tag barriers (each held by a pending job scheduled a day ahead), half
+ * in one of GROUPS groups whose one slot (groupConcurrency 1) a processing job takes.
+ */
+async function buildBlocked(q: JobQueue, count: number): Promise<void> {
+  const store = storeOf(q);
+  const later = new Date(Date.now() + DAY_MS);
+  await q.addJobs(
+    Array.from({ length: BARRIERS }, (_, b) => ({ jobType: 'holder', payload: {}, runAt: later, tags: [`lock:${b}`] })),
+  );
+  await q.addJobs(
+    Array.from({ length: GROUPS }, (_, g) => ({ jobType: 'runner', payload: {}, group: { id: `g${g}` } })),
+  );
+  const running = await store.claimJobs({ workerId: WORKER, batchSize: GROUPS, groupConcurrency: 1, now: new Date() });
+  expect(running).toHaveLength(GROUPS);
+  await addInChunks(q, count, (i) => ({
+    jobType: 'wanted',
+    payload: { i },
+    priority: 5 + (i % 4),
+    ...(i % 2 === 0 ? { dependsOn: { tags: [`lock:${i % BARRIERS}`] } } : { group: { id: `g${i % GROUPS}` } }),
+  }));
+}
+
+/**
+ * The first claim behind the blocked jobs: it sets them all aside (in calls of a bounded size),
+ * claims nothing, and leaves nothing in `ready`.
+ */
+async function setAsideBlocked(q: JobQueue, client: Redis, prefix: string): Promise<void> {
+  const claimed = await storeOf(q).claimJobs({ workerId: WORKER, batchSize: 10, groupConcurrency: 1, now: new Date() });
+  expect(claimed).toEqual([]);
+  expect(await client.zcard(redisKeys(prefix).ready)).toBe(0);
+}
+
+/** One claim of 10 of any type and one limited to `wanted`, behind `count` blocked jobs. */
+async function blockedClaimCosts(
+  client: Redis,
+  prefix: string,
+  count: number,
+): Promise<{ any: ClaimCost; typed: ClaimCost }> {
+  const q = initJobQueue({ backend: 'redis', client, keyPrefix: prefix });
+  try {
+    await buildBlocked(q, count);
+    await setAsideBlocked(q, client, prefix);
+    const any = await measureClaim(q, client, undefined, 1);
+    const typed = await measureClaim(q, client, ['wanted'], 1);
+    return { any, typed };
+  } finally {
+    await q.close();
+  }
+}

@@ -1,8 +1,8 @@
 /**
  * How the Redis claim walks the ready jobs (claim-jobs.lua): with a type filter it reads only
  * those types, so a backlog of other types never hides a wanted job; jobs of a full group are
- * skipped without holding up the rest; jobs waiting for a prerequisite are kept in `blocked`,
- * out of the walk, until it completes or is removed.
+ * set aside (`parked`, see parked.test.ts) without holding up the rest; jobs waiting for a
+ * prerequisite are kept in `blocked`, out of the walk, until it completes or is removed.
  */
 import { describe, expect, it } from 'vitest';
 import { pad, redisKeys } from '../../src/backends/redis/keys.js';

@@ -49,6 +49,12 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
   for (const name of ['ready', 'blocked', 'scheduled', 'processing', 'finished'] as const) {
     for (const m of await redis.zrange(k[name], 0, '-1')) placed.set(m, [...(placed.get(m) ?? []), name]);
   }
+  for (const m of await redis.zrange(k.parked, 0, '-1')) {
+    if (m.startsWith('o\0')) continue; // a barrier left open, not a job
+    const id = m.slice(-15);
+    placed.set(id, [...(placed.get(id) ?? []), 'parked']);
+  }
+  await expectParkedHeldBack(redis, prefix, jobs);
   for (const j of jobs) {
     const where = placed.get(pad(j.id)) ?? [];
     const finished =
@@ -63,7 +69,7 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
       expect(where, `job ${j.id}`).toEqual([]);
     } else {
       expect(
-        where.length === 1 && ['ready', 'blocked', 'scheduled'].includes(where[0]!),
+        where.length === 1 && ['ready', 'blocked', 'scheduled', 'parked'].includes(where[0]!),
         `job ${j.id} in ${where.join(',')}`,
       ).toBe(true);
       if (where[0] === 'blocked') {
@@ -88,13 +94,12 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
   expect(sorted(await redis.zrange(k.readyByType, 0, '-1')), 'ready-by-type').toEqual(
     sorted(jobs.filter((j) => readyIds.has(j.id)).map(typed)),
   );
-  // A job with a group has its hint; one without has none (or, written by an earlier layout,
-  // `<jobType>\0`, which reads as no group).
+  // Claim hints are written by earlier layouts only: any left belong to a stored job and match it.
   const hints: Record<string, string> = {};
   const stored = await redis.hgetall(k.claimHints);
   for (const j of jobs) {
     const hint = `${j.jobType}\0${j.groupId ?? ''}`;
-    if (j.groupId || stored[String(j.id)] === hint) hints[String(j.id)] = hint;
+    if (stored[String(j.id)] === hint) hints[String(j.id)] = hint;
   }
   expect(stored, 'claim-hints').toEqual(hints);
 
@@ -117,6 +122,46 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
 
   await expectWaitsConsistent(redis, prefix, jobs);
   await expectCronConsistent(redis, prefix);
+}
+
+const ACTIVE = ['pending', 'processing', 'waiting'];
+const hex = (tag: string) => Buffer.from(tag, 'utf8').toString('hex');
+const bestFirst = (j: StoredJob) => `${String(2147483647 - j.priority).padStart(10, '0')}\0${pad(j.id)}`;
+
+/**
+ * Every `parked` entry is the member its job's fields give, and its job is still held back by
+ * something whose end releases it: a job of its group processing or ready (a group's parked
+ * jobs come back as those leave), or another active job carrying its dependsOn.tags, or its
+ * barrier ended and is left open (`o\0<barrier>`: claims put back the rest).
+ */
+async function expectParkedHeldBack(redis: Redis, prefix: string, jobs: StoredJob[]): Promise<void> {
+  const k = redisKeys(prefix);
+  const byId = new Map(jobs.map((j) => [pad(j.id), j]));
+  const ready = new Set(await redis.zrange(k.ready, 0, '-1'));
+  const inLane = (group: string) =>
+    jobs.some((o) => o.groupId === group && (o.status === 'processing' || ready.has(pad(o.id))));
+  const members = await redis.zrange(k.parked, 0, '-1');
+  const open = new Set(members.filter((m) => m.startsWith('o\0')).map((m) => m.slice(2)));
+  for (const m of members.filter((member) => !member.startsWith('o\0'))) {
+    const j = byId.get(m.slice(-15));
+    expect(j, `parked entry ${JSON.stringify(m)} has a job`).toBeDefined();
+    const due = j!.status === 'pending' ? j!.runAt : j!.status === 'failed' ? j!.nextAttemptAt : j!.waitUntil;
+    expect(due, `parked job ${j!.id} is claimable`).not.toBeNull();
+    if (m.startsWith('g\0')) {
+      expect(m, `parked job ${j!.id}`).toBe(`g\0${j!.groupId}\0${j!.jobType}\0${bestFirst(j!)}`);
+      expect(inLane(j!.groupId!), `group ${j!.groupId} of parked job ${j!.id} has a job processing or ready`).toBe(
+        true,
+      );
+    } else {
+      const needed = arr(j!.dependsOnTags);
+      const barrier = needed.map(hex).sort().join('\x01');
+      expect(m, `parked job ${j!.id}`).toBe(`b\0${barrier}\0${bestFirst(j!)}`);
+      const holder = jobs.find(
+        (o) => o.id !== j!.id && ACTIVE.includes(o.status) && needed.every((t) => arr(o.tags).includes(t)),
+      );
+      expect(holder !== undefined || open.has(barrier), `barrier of parked job ${j!.id} is held or open`).toBe(true);
+    }
+  }
 }
 
 interface StoredTokenShape {

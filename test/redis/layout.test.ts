@@ -93,7 +93,7 @@ describe('redis job metadata written by earlier versions', () => {
     ]);
   });
 
-  it('claims under a group limit past jobs with claim hints of the earlier layout (no group)', async () => {
+  it('claims under a group limit in a store holding claim hints of an earlier layout', async () => {
     const q = ctx.queue();
     const keys = redisKeys(ctx.prefix);
     const grouped = await q.addJob({ jobType: 'email', payload: {}, group: { id: 'g' }, priority: 2 });

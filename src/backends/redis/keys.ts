@@ -96,13 +96,21 @@ export const KEYS = [
     contents:
       'due jobs waiting for a `dependsOn.jobIds` prerequisite; they move to `ready` when it completes, so claims never walk them',
   },
-  // id -> `<jobType>\0<group id>`, for jobs with a group: lets a claim skip jobs of full groups without decoding
-  // their metadata (stores of an earlier layout also hold `<jobType>\0` for jobs without a group)
+  // score 0, members `g\0<group id>\0<jobType>\0<2147483647 - priority, 10 digits>\0<pad id>` (due jobs a claim found in a full group) and `b\0<barrier>\0<2147483647 - priority, 10 digits>\0<pad id>` (due jobs behind a dependsOn.tags barrier; <barrier>: the tags hex-encoded, sorted, joined by \1); the end of the block puts them back in `ready` (includes/parked.lua)
+  {
+    name: 'parked',
+    property: 'parked',
+    type: 'sorted set',
+    contents:
+      'due jobs a claim found in a full group or behind a `dependsOn.tags` barrier, by group (and job type) or by barrier, best first; they move back to `ready` when a slot of the group frees or the barrier ends, so claims never walk them',
+  },
+  // id -> `<jobType>\0<group id or empty>`: written by earlier layouts, read by nothing (claims park the jobs of full
+  // groups instead of skipping them); cleanup removes a job's entry with the job
   {
     name: 'claim-hints',
     property: 'claimHints',
     type: 'hash',
-    contents: 'job id → job type and group id, for jobs with a group, so a claim can skip jobs of full groups cheaply',
+    contents: 'job id → job type and group id, in stores written by earlier versions only; nothing reads it, and cleanup removes an entry with its job',
   },
   // member pad id, score ready time (ms): pending with a future runAt, failed awaiting retry, timed waits
   {

@@ -10,15 +10,21 @@ import { heldJobIds } from './leases.js';
 import { toJobRecord, type JobRow } from './record.js';
 
 async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<JobRecord[]> {
-  if (input.batchSize <= 0) return [];
-  const rows = await ctx.run<JobRow[]>('claimJobs', [
-    input.now.getTime(),
-    input.workerId,
-    input.batchSize,
-    input.jobTypes && input.jobTypes.length > 0 ? JSON.stringify(input.jobTypes) : '',
-    input.groupConcurrency ?? '',
-  ]);
-  const jobs = rows.map((row) => toJobRecord(...row));
+  // A call that moved blocked jobs out of the way, or put back jobs of a barrier that ended
+  // (claim-jobs.lua: a bounded number per call), and fell short claims again: the calls end
+  // once nothing is left to move, and each one holds the server briefly however many jobs wait.
+  const jobs: JobRecord[] = [];
+  while (jobs.length < input.batchSize) {
+    const [rows, moved] = await ctx.run<[JobRow[], number]>('claimJobs', [
+      input.now.getTime(),
+      input.workerId,
+      input.batchSize - jobs.length,
+      input.jobTypes && input.jobTypes.length > 0 ? JSON.stringify(input.jobTypes) : '',
+      input.groupConcurrency ?? '',
+    ]);
+    jobs.push(...rows.map((row) => toJobRecord(...row)));
+    if (moved === 0) break;
+  }
   ctx.sawJobIds(jobs.map((j) => j.id));
   return jobs;
 }

@@ -7,13 +7,15 @@
   every dependsOn.jobIds job is completed (a cleaned-up one counts as completed); no OTHER
   pending/processing/waiting job carries all its dependsOn.tags; and its group has a free slot
   under groupConcurrency (the `groups` counter: exact across processes, since the script runs
-  atomically). Jobs of a group found full are skipped from `claim-hints`, without decoding.
-  Jobs waiting for a dependsOn.jobIds prerequisite are not in `ready` but in `blocked` (moved
-  there when found, released when the prerequisite completes), and future jobs wait in
-  `scheduled`, so neither costs a claim anything. Bound: the walk examines at most SCAN_LIMIT
-  ready jobs per call, so a claim stays cheap however many jobs wait behind full groups or tag
-  barriers; a job beyond that window is reached once enough of the ones ahead of it leave
-  `ready`.
+  atomically). A due job found blocked leaves `ready`: for `blocked` when a dependsOn.jobIds
+  prerequisite is not completed (released when it completes), for `parked` when its group is
+  full or its tag barrier holds (released when a slot of the group frees or the barrier ends:
+  includes/parked.lua, includes/unpark.lua). Future jobs wait in `scheduled`. So none of them
+  costs a later claim anything: a blocked job is examined once, by the claim that sets it
+  aside. Bound: every job the walk examines is claimed or moved out of `ready` (set aside, or a
+  stale entry dropped), and a call moves at most MOVE_LIMIT; a call that falls short also puts
+  back a slice of the jobs of barriers left open (includes/unpark.lua). The caller claims again
+  while a call moved jobs and fell short. So a call stays short however many jobs lie ahead.
   Claimed jobs become processing with lockedAt/lockedBy, startedAt kept from the first pickup,
   attempts + 1 (not for a job resuming from a wait: a due timed wait, or a pending job with
   pendingReason 'resumed' by its token), wait fields and pendingReason cleared, and a
@@ -21,16 +23,17 @@
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] status:pending,
   KEYS[6] status:processing, KEYS[7] status:completed, KEYS[8] status:failed,
   KEYS[9] status:cancelled, KEYS[10] status:waiting, KEYS[11] tags, KEYS[12] ready,
-  KEYS[13] ready-by-type, KEYS[14] claim-hints, KEYS[15] scheduled, KEYS[16] processing,
-  KEYS[17] finished, KEYS[18] groups, KEYS[19] event:id, KEYS[20] events, KEYS[21] job-events,
-  KEYS[22] event-times, KEYS[23] step-names, KEYS[24] token-waiters, KEYS[25] meta,
-  KEYS[26] blocked
+  KEYS[13] ready-by-type, KEYS[14] scheduled, KEYS[15] processing, KEYS[16] finished,
+  KEYS[17] groups, KEYS[18] event:id, KEYS[19] events, KEYS[20] job-events,
+  KEYS[21] event-times, KEYS[22] step-names, KEYS[23] token-waiters, KEYS[24] meta,
+  KEYS[25] blocked, KEYS[26] parked
   ARGV[1] now (ms); ARGV[2] worker id; ARGV[3] batch size; ARGV[4] JSON array of job types,
   or '' for any; ARGV[5] groupConcurrency, or '' for unlimited.
   ARGV[6] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
-  Returns an array of { metadata JSON, payload JSON, output JSON or nil, step data JSON or nil }
-  (includes/row.lua), in claim order.
+  Returns { rows, moved }: rows an array of { metadata JSON, payload JSON, output JSON or
+  nil, step data JSON or nil } (includes/row.lua) in claim order, and the number of jobs this
+  call moved out of `ready` without claiming them or put back into it.
 ]]
 --- @include "util"
 --- @include "job"
@@ -44,6 +47,7 @@ checkStore(ARGV[6])
 
 local PROMOTE_LIMIT = 1000
 local SCAN_LIMIT = 5000
+local MOVE_LIMIT = 250
 
 local now = tonumber(ARGV[1])
 local worker = ARGV[2]
@@ -62,65 +66,35 @@ for _, m in ipairs(redis.call('ZRANGEBYSCORE', K['scheduled'], '-inf', now, 'LIM
   if job then markReady(job) end
 end
 
--- 2. Eligibility (prerequisitesMet: includes/state.lua).
-local ACTIVE = { 'status:pending', 'status:processing', 'status:waiting' }
+-- 2. Eligibility (prerequisitesMet: includes/state.lua; barrierHolders: includes/parked.lua).
+-- Claims in this script keep jobs active, so a barrier's holders hold for the whole call.
 local holdersMemo = {}
-
--- Up to two active (pending/processing/waiting) jobs carrying every tag of `needed`: enough
--- to tell whether one other than the asking job exists. Scans the rarest needed tag. Claims
--- in this script keep jobs active, so the answer holds for the whole call.
-local function activeHolders(needed)
-  local memoKey = table.concat(needed, '\0')
-  if holdersMemo[memoKey] then return holdersMemo[memoKey] end
-  local rarest, fewest = nil, nil
-  for _, t in ipairs(needed) do
-    local n = redis.call('ZLEXCOUNT', K['tags'], '[' .. t .. '\0', '(' .. t .. '\1')
-    if fewest == nil or n < fewest then rarest, fewest = t, n end
-  end
-  local holders = {}
-  for _, m in ipairs(redis.call('ZRANGEBYLEX', K['tags'], '[' .. rarest .. '\0', '(' .. rarest .. '\1')) do
-    local id = idFromMember(m)
-    local sid = int(id)
-    local active = false
-    for _, key in ipairs(ACTIVE) do
-      if redis.call('ZSCORE', K[key], sid) then active = true break end
-    end
-    if active then
-      local other = loadJob(id)
-      local have = {}
-      for _, t in ipairs(list(other and other.tags)) do have[t] = true end
-      local all = other ~= nil
-      for _, t in ipairs(needed) do
-        if not have[t] then all = false break end
-      end
-      if all then
-        holders[#holders + 1] = id
-        if #holders == 2 then break end
-      end
-    end
-  end
-  holdersMemo[memoKey] = holders
-  return holders
-end
 
 -- True when a job other than `job` holds its tag barrier (dependsOn.tags).
 local function barrierHolds(job)
   local needed = list(job.dependsOnTags)
   if #needed == 0 then return false end
-  for _, id in ipairs(activeHolders(needed)) do
+  local memoKey = table.concat(needed, '\0')
+  if not holdersMemo[memoKey] then holdersMemo[memoKey] = barrierHolders(needed) end
+  for _, id in ipairs(holdersMemo[memoKey]) do
     if id ~= job.id then return true end
   end
   return false
 end
 
+-- Claims in this script only fill groups: one found full stays full.
+local fullGroups = {}
 local function groupHasRoom(job)
   if not groupLimit or isnull(job.groupId) then return true end
-  return (tonumber(redis.call('HGET', K['groups'], job.groupId)) or 0) < groupLimit
+  if fullGroups[job.groupId] then return false end
+  if (tonumber(redis.call('HGET', K['groups'], job.groupId)) or 0) < groupLimit then return true end
+  fullGroups[job.groupId] = true
+  return false
 end
 
 -- 3. The ready jobs to examine, best first: { id, typed member or nil }. A claim first reads
 -- a small window (a few times the batch); only when that window was full and did not yield a
--- batch does it read up to SCAN_LIMIT. The common claim thus costs O(batch), not O(SCAN_LIMIT).
+-- batch does it read further (at most SCAN_LIMIT). The common claim thus costs O(batch).
 local candidates = {}
 local function gather(limit)
   candidates = {}
@@ -151,27 +125,6 @@ end
 -- 4. Walk them.
 local claimed = {}
 local claimedIds = {}
-local fullGroups = {}
-
--- Group ids from claim hints, fetched a page at a time (one HMGET per page) and only when a
--- group limit applies: false for a job without group (or without hint).
-local HINT_PAGE = 200
-local hintedGroups = {}
-local function hintedGroup(index)
-  if hintedGroups[index] == nil then
-    local ids = {}
-    local last = math.min(index + HINT_PAGE - 1, #candidates)
-    for i = index, last do ids[#ids + 1] = int(candidates[i][1]) end
-    local hints = redis.call('HMGET', K['claim-hints'], unpack(ids))
-    for i = index, last do
-      local hint = hints[i - index + 1]
-      local sep = hint and string.find(hint, '\0', 1, true)
-      local group = sep and string.sub(hint, sep + 1) or ''
-      hintedGroups[i] = group ~= '' and group or false
-    end
-  end
-  return hintedGroups[index]
-end
 
 local function claim(job)
   -- Resuming from a wait does not consume an attempt (DETAILS "Handler context").
@@ -194,43 +147,51 @@ local function claim(job)
   claimedIds[#claimedIds + 1] = int(job.id)
 end
 
-local function consider(index, id, typedMember)
-  if groupLimit then
-    local group = hintedGroup(index)
-    if group and fullGroups[group] then return end
-  end
+local moved = 0
+local function holdBack(job, why)
+  setAside(job, why)
+  moved = moved + 1
+end
+
+local function consider(id, typedMember)
   local job = loadJob(id)
   local due = job and dueAt(job)
   if not job then
     -- A stale entry: drop it.
+    moved = moved + 1
     redis.call('ZREM', K['ready'], pad(id))
     if typedMember then redis.call('ZREM', K['ready-by-type'], typedMember) end
   elseif due == nil then
     -- No longer claimable by status: drop the stale entry.
+    moved = moved + 1
     unplace(job)
   elseif due > now then
     -- Promoted under a later clock than this caller's: back to scheduled.
+    moved = moved + 1
     unplace(job)
     redis.call('ZADD', K['scheduled'], due, pad(id))
   elseif not prerequisitesMet(job) then
-    -- Waits for a prerequisite: out of `ready` until it completes (includes/release.lua). This
-    -- also moves the blocked jobs a store of an earlier layout kept in `ready`, a window at a time.
-    unplace(job)
-    block(job)
+    -- Out of `ready` until the prerequisite completes (includes/release.lua). This also moves
+    -- the blocked jobs a store of an earlier layout kept in `ready`, a window at a time.
+    holdBack(job, 'prerequisites')
   elseif not groupHasRoom(job) then
-    fullGroups[job.groupId] = true
-  elseif (not wanted or wanted[job.jobType]) and not barrierHolds(job) then
-    claim(job)
+    holdBack(job, 'group')
+  elseif not wanted or wanted[job.jobType] then
+    if barrierHolds(job) then
+      holdBack(job, 'barrier')
+    else
+      claim(job)
+    end
   end
 end
 
 local seen = {}
 local function walk()
-  for i, c in ipairs(candidates) do
-    if #claimed >= batchSize then break end
+  for _, c in ipairs(candidates) do
+    if #claimed >= batchSize or moved >= MOVE_LIMIT then break end
     if not seen[c[1]] then
       seen[c[1]] = true
-      consider(i, c[1], c[2])
+      consider(c[1], c[2])
     end
   end
 end
@@ -243,13 +204,16 @@ deferWrites({ K['processing'], K['events'], K['job-events'], K['event-times'], K
 local window = math.min(SCAN_LIMIT, math.max(batchSize * 4, 64))
 local more = gather(window)
 walk()
-if #claimed < batchSize and more and window < SCAN_LIMIT then
-  hintedGroups = {}
-  gather(SCAN_LIMIT)
+if #claimed < batchSize and more and moved < MOVE_LIMIT then
+  -- What the first window moved or claimed has left `ready`: read just enough past it.
+  gather(math.min(SCAN_LIMIT, batchSize - #claimed + MOVE_LIMIT - moved))
   walk()
+end
+if #claimed < batchSize and moved < MOVE_LIMIT and hasParked() then
+  moved = moved + releaseOpenBarriers(MOVE_LIMIT - moved)
 end
 flushWrites()
 if #claimed > 0 then
   for i, payload in ipairs(redis.call('HMGET', K['payloads'], unpack(claimedIds))) do claimed[i][2] = payload end
 end
-return claimed
+return { claimed, moved }

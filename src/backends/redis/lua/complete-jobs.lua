@@ -9,7 +9,8 @@
   KEYS[8] status:cancelled, KEYS[9] status:waiting, KEYS[10] ready, KEYS[11] ready-by-type,
   KEYS[12] scheduled, KEYS[13] processing, KEYS[14] finished, KEYS[15] groups,
   KEYS[16] event:id, KEYS[17] events, KEYS[18] job-events, KEYS[19] event-times, KEYS[20] wake,
-  KEYS[21] deps, KEYS[22] tag-deps, KEYS[23] step-names, KEYS[24] blocked
+  KEYS[21] deps, KEYS[22] tag-deps, KEYS[23] step-names, KEYS[24] blocked, KEYS[25] tags,
+  KEYS[26] parked
   ARGV[1] now (ms); ARGV[2] JSON array of { id, workerId, output? } where output is the
   output's JSON text (absent: keep what setOutput stored).
   Returns the ids recorded.
@@ -75,5 +76,5 @@ for _, c in ipairs(cjson.decode(ARGV[2])) do
   end
 end
 flushWrites()
-if unblocks then signalWake() end
+if unblocks or releasedAny() then signalWake() end
 return recorded

@@ -8,7 +8,7 @@
   KEYS[8] status:waiting, KEYS[9] ready, KEYS[10] ready-by-type, KEYS[11] scheduled,
   KEYS[12] processing, KEYS[13] finished, KEYS[14] groups, KEYS[15] event:id, KEYS[16] events,
   KEYS[17] job-events, KEYS[18] event-times, KEYS[19] wake, KEYS[20] all, KEYS[21] types,
-  KEYS[22] tags, KEYS[23] blocked
+  KEYS[22] tags, KEYS[23] blocked, KEYS[24] parked
   ARGV[1] now (ms); ARGV[2] job id, or '' to select by filter; ARGV[3] filter query JSON;
   ARGV[4] the changed metadata fields as JSON (stored names and forms, no payload);
   ARGV[5] the new payload's JSON text, or '' to keep it; ARGV[6] the `edited` event's
@@ -46,17 +46,21 @@ for _, id in ipairs(ids) do
   if job and job.status == 'pending' then
     local pid = pad(id)
     if changes.tags then
+      -- Its old tags may have held barriers of parked jobs (includes/unpark.lua).
+      noteTagsLeft(list(job.tags))
       for _, tag in ipairs(list(job.tags)) do redis.call('ZREM', K['tags'], tag .. '\0' .. pid) end
       for _, tag in ipairs(list(changes.tags)) do redis.call('ZADD', K['tags'], 0, tag .. '\0' .. pid) end
     end
-    unplace(job) -- before the priority changes: the typed ready member holds it
+    -- Before the priority changes: the typed ready and parked members hold it.
+    local wasReady = unplace(job)
     for field, value in pairs(changes) do job[field] = value end
     job.updatedAt = now
-    store(job, now)
+    local _, inLane = store(job, now)
+    if wasReady and not inLane then leftGroupLane(job) end
     if payload ~= '' then redis.call('HSET', K['payloads'], int(id), payload) end
     addEvent(id, 'edited', now, metadata)
     edited[#edited + 1] = id
   end
 end
-if #edited > 0 and changes.runAt then signalWake() end
+if (#edited > 0 and changes.runAt) or releasedAny() then signalWake() end
 return { edited, cursor }

@@ -12,7 +12,7 @@
   KEYS[9] ready-by-type, KEYS[10] scheduled, KEYS[11] processing, KEYS[12] finished,
   KEYS[13] groups, KEYS[14] event:id, KEYS[15] events, KEYS[16] job-events,
   KEYS[17] event-times, KEYS[18] wake, KEYS[19] steps, KEYS[20] step-names, KEYS[21] tokens,
-  KEYS[22] token-outputs, KEYS[23] token-waiters, KEYS[24] blocked
+  KEYS[22] token-outputs, KEYS[23] token-waiters, KEYS[24] blocked, KEYS[25] tags, KEYS[26] parked
   ARGV[1] job id; ARGV[2] worker id; ARGV[3] now (ms); ARGV[4] waitUntil (ms), or '';
   ARGV[5] token id, or ''; ARGV[6] step name, or '' for no step; ARGV[7] the step value's
   JSON text; ARGV[8] the `waiting` event's metadata JSON text.

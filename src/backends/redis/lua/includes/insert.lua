@@ -12,7 +12,6 @@ local function insertJob(job, payload, now, added)
   local sid = int(id)
   local pid = pad(id)
   write('HSET', K['payloads'], sid, payload)
-  if not isnull(job.groupId) then write('HSET', K['claim-hints'], sid, claimHint(job)) end
   write('ZADD', K['all'], id, sid)
   write('ZADD', K['status:pending'], id, sid)
   write('ZADD', K['types'], 0, job.jobType .. '\0' .. pid)

@@ -1,7 +1,9 @@
 -- Status changes and index placement. Every script that changes a job's status calls
 -- transition() and then store(), so the status sets, the ready/blocked/scheduled/processing/
--- finished sets (and ready-by-type) and the group counters always agree with the metadata.
+-- finished sets (and ready-by-type), `parked` and the group counters always agree with the
+-- metadata, and the jobs parked behind a block that ended come back (includes/unpark.lua).
 --- @include "writes"
+--- @include "parked"
 local PLACEMENTS = { 'ready', 'blocked', 'scheduled', 'processing', 'finished' }
 
 -- Where a caller knows the job sits before store(): 'new' (a job being inserted: nowhere),
@@ -24,7 +26,8 @@ local function isFinished(job)
     or (job.status == 'failed' and isnull(job.nextAttemptAt))
 end
 
--- Moves the job to `status`: status sets and the per-group processing counter.
+-- Moves the job to `status`: status sets and the per-group processing counter. A group slot
+-- freed, or a job that stopped being active, is noted for store() to release parked jobs.
 local function transition(job, status, now)
   local old = job.status
   if old ~= status then
@@ -39,24 +42,31 @@ local function transition(job, status, now)
         redis.call('HINCRBY', K['groups'], group, 1)
       end
     end
+    noteTransition(job, old, status)
   end
   job.status = status
   job.updatedAt = now
 end
 
--- Takes the job out of ready/blocked/scheduled/processing/finished and ready-by-type, or out
--- of the one place `from` names (KNOWN_PLACES). The typed member holds the priority: call
--- this before changing a job's priority.
+-- Takes the job out of ready/blocked/scheduled/processing/finished, ready-by-type and
+-- `parked`, or out of the one place `from` names (KNOWN_PLACES). The typed and parked members
+-- hold the priority: call this before changing a job's priority. Without `from`, returns true
+-- when the job was in `ready`.
 -- Only the known place's removal may be deferred (remove()): a script defers the places it
 -- writes to, which the clearing of every place would also touch.
 local function unplace(job, from)
   local m = pad(job.id)
+  local wasReady = false
   if from then
     for _, name in ipairs(KNOWN_PLACES[from]) do remove(K[name], m) end
   else
-    for _, name in ipairs(PLACEMENTS) do redis.call('ZREM', K[name], m) end
+    for _, name in ipairs(PLACEMENTS) do
+      if redis.call('ZREM', K[name], m) == 1 and name == 'ready' then wasReady = true end
+    end
+    unpark(job)
   end
   if not from or from == 'ready' then redis.call('ZREM', K['ready-by-type'], typedReadyMember(job)) end
+  return wasReady
 end
 
 -- True when every dependsOn.jobIds job is completed; a removed one (cleaned up) counts as
@@ -91,24 +101,33 @@ local function markReady(job)
   return true
 end
 
+--- @include "unpark"
+
 -- Puts the job in exactly one of ready/blocked/scheduled/processing/finished (or none: a waiting job
--- without a wake-up time) and saves its metadata. `from`: where the job was, when the caller
--- knows (KNOWN_PLACES). Returns the saved JSON text.
+-- without a wake-up time) and saves its metadata, then releases the parked jobs whose block
+-- ended (includes/unpark.lua). `from`: where the job was, when the caller knows (KNOWN_PLACES).
+-- Returns the saved JSON text, and true when the job is now processing or ready (in its
+-- group's lane, includes/unpark.lua).
 local function store(job, now, from)
   local m = pad(job.id)
-  unplace(job, from)
+  local wasReady = unplace(job, from)
   local s = job.status
   local due = dueAt(job)
+  local inLane = false
   if s == 'processing' then
     write('ZADD', K['processing'], job.lockedAt, m)
+    inLane = true
   elseif isFinished(job) then
     write('ZADD', K['finished'], job.updatedAt, m)
   elseif due ~= nil then
     if due <= now then
-      markReady(job)
+      inLane = markReady(job)
     else
       write('ZADD', K['scheduled'], due, m)
     end
   end
-  return saveJob(job)
+  local text = saveJob(job)
+  if wasReady and not inLane then leftGroupLane(job) end
+  releaseEnded()
+  return text, inLane
 end

@@ -27,12 +27,6 @@ local function typedReadyMember(job)
   return job.jobType .. '\0' .. string.format('%010d', 2147483647 - job.priority) .. '\0' .. pad(job.id)
 end
 
--- The `claim-hints` value of a job with a group: `<jobType>\0<group id>`; neither ever changes.
--- Jobs without a group have no hint (stores of an earlier layout hold `<jobType>\0` for them).
-local function claimHint(job)
-  return job.jobType .. '\0' .. (isnull(job.groupId) and '' or job.groupId)
-end
-
 -- A JSON array decoded by cjson, or an empty table for null/absent.
 local function list(v)
   if type(v) == 'table' then return v end
