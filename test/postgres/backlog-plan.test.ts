@@ -69,7 +69,7 @@ describe('claim cost with a backlog (postgres)', () => {
     const client = await ctx.sql.connect();
     try {
       await client.query('BEGIN');
-      const text = claimJobsSql(schemaNames(schema), { byType: jobTypes !== null });
+      const text = claimJobsSql(schemaNames(schema), { grouped: false });
       const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, [
         NOW,
         'w',

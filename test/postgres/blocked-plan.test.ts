@@ -75,7 +75,7 @@ describe('claim cost with blocked due jobs (postgres)', () => {
     const client = await ctx.sql.connect();
     try {
       await client.query('BEGIN');
-      const text = claimJobsSql(schemaNames(schema), { byType: false });
+      const text = claimJobsSql(schemaNames(schema), { grouped: true });
       const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, [
         NOW,
         'w',

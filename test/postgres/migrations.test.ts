@@ -21,6 +21,7 @@ const ALL_MIGRATIONS = [
   '004_cheaper_adds',
   '005_completion_wake_hint',
   '006_parked_jobs',
+  '008_claim_plans',
 ];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
@@ -575,6 +576,67 @@ describe('005_completion_wake_hint on a schema with jobs (postgres)', () => {
     } finally {
       await queue.close();
     }
+  });
+});
+
+describe('008_claim_plans on a schema with jobs (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+  const NOW = new Date('2030-01-01T00:00:00.000Z');
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  const ids = async () =>
+    (await pool.query<{ id: string }>(`SELECT id FROM "${schema}".job_queue ORDER BY id`)).rows.map((r) => r.id);
+
+  it('keeps every job; claims then take them in order, by type, once due, and after their prerequisite', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 6 })).toHaveLength(6);
+    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const hourAgo = new Date(NOW.getTime() - 3_600_000);
+    const low = await before.addJob({ jobType: 'a', payload: {}, runAt: hourAgo });
+    const high = await before.addJob({ jobType: 'a', payload: {}, priority: 5, runAt: hourAgo });
+    const typed = await before.addJob({ jobType: 'b', payload: {}, runAt: hourAgo });
+    const dependent = await before.addJob({ jobType: 'a', payload: {}, priority: 9, dependsOn: { jobIds: [low] } });
+    // Scheduled when added; due at NOW.
+    const later = await before.addJob({ jobType: 'a', payload: {}, runAt: new Date(NOW.getTime() - 1000) });
+    await before.close();
+    const stored = await ids();
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '008_claim_plans' }]);
+    expect(await ids()).toEqual(stored);
+
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const backend = backendOf(queue);
+    try {
+      const claim = async (batchSize: number, jobTypes?: string[]) =>
+        (await backend.claimJobs({ workerId: 'w', batchSize, now: NOW, ...(jobTypes ? { jobTypes } : {}) })).map(
+          (j) => j.id,
+        );
+      expect(await claim(1, ['b'])).toEqual([typed]);
+      expect(await claim(2)).toEqual([high, low]);
+      expect(await claim(10)).toEqual([later]);
+      expect(await backend.completeJobs([{ jobId: low, workerId: 'w' }], NOW)).toEqual([low]);
+      expect(await claim(10)).toEqual([dependent]);
+    } finally {
+      await queue.close();
+    }
+
+    // And back: the down part drops the functions and restores 005's hint without touching a row.
+    const after = await ids();
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    expect(await ids()).toEqual(after);
+    const { rows } = await pool.query(
+      `SELECT p.proname, l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+       WHERE p.pronamespace = $1::regnamespace AND p.proname IN ('job_queue_due_head', 'job_queue_has_pending_dependents')`,
+      [schema],
+    );
+    expect(rows).toEqual([{ proname: 'job_queue_has_pending_dependents', lanname: 'sql' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '008_claim_plans' }]);
   });
 });
 

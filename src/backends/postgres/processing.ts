@@ -39,20 +39,19 @@ async function claimRound(
   if (batchSize <= 0) return { jobs: [], parked: 0 };
   const byType = jobTypes !== undefined && jobTypes.length > 0;
   const values = [now, workerId, batchSize, byType ? jobTypes : null, groupConcurrency ?? null, window];
-  const text = byType ? ctx.sql.claimJobsByType : ctx.sql.claimJobs;
   const result = (rows: ClaimRow[]) => ({
     jobs: rows.filter((r): r is ClaimRow & JobRow => r.id !== null).map(rowToJob),
     parked: Number(rows[0]?.parked_count ?? 0),
   });
   if (groupConcurrency === undefined) {
-    const { rows } = await ctx.conn.query<ClaimRow>(text, values, true);
+    const { rows } = await ctx.conn.query<ClaimRow>(ctx.sql.claimJobs, values, true);
     return result(rows);
   }
   // Group limits hold across processes only if claims of this schema take turns: each one
   // must count the group's processing jobs after the previous claim committed.
   return ctx.conn.transaction(async (tx) => {
     await tx.query(`SET LOCAL jit = off; ${groupClaimLockSql(ctx.groupLockKey)}`);
-    const { rows } = await tx.query(text, values);
+    const { rows } = await tx.query(ctx.sql.claimJobsGrouped, values);
     return result(rows as ClaimRow[]);
   });
 }

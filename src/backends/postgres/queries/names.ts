@@ -19,6 +19,10 @@ export interface SchemaNames {
   tagBarrierClear: string;
   /** `"schema".job_queue_still_blocked`, the locked recheck before a claim parks a job (migration 006). */
   stillBlocked: string;
+  /** `"schema".job_queue_due_head`, the claim's read of the due lane (migration 008). */
+  dueHead: string;
+  /** `"schema".job_queue_became_due`, the claim's read of the scheduled lane up to now (migration 008). */
+  becameDue: string;
   /** `"schema".job_queue_has_pending_dependents`, the completion's wake-up hint (migration 005). */
   hasPendingDependents: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
@@ -40,6 +44,8 @@ export function schemaNames(schema: string): SchemaNames {
     tagBarrierClear: `${s}.job_queue_tag_barrier_clear`,
     stillBlocked: `${s}.job_queue_still_blocked`,
     hasPendingDependents: `${s}.job_queue_has_pending_dependents`,
+    dueHead: `${s}.job_queue_due_head`,
+    becameDue: `${s}.job_queue_became_due`,
     channel: notifyChannel(schema),
   };
 }

@@ -33,8 +33,7 @@ const CLAIM_SET = `SET status = 'processing',
  * Claims up to $3 eligible jobs for worker $2 at $1, in ONE statement.
  * $4 job types (text[] or NULL for any), $5 groupConcurrency (NULL for unlimited), $6 the
  * window: how many jobs at the head of the due lane it examines at most (claimWindow).
- * `byType` builds the statement for a non-empty $4, which walks job_queue_due_by_type_idx one
- * type at a time instead of job_queue_due_idx.
+ * `grouped` builds the statement for a non-NULL $5, with the group checks.
  *
  * - Eligible: ready_at <= now (pending at run_at, failed at its retry time, waiting at its
  *   wake-up time), every depends_on_job_ids completed (a removed prerequisite counts as done:
@@ -45,6 +44,11 @@ const CLAIM_SET = `SET status = 'processing',
  *   (job_queue_scheduled_idx up to now), which this claim moves into the due lane unless it
  *   claims them. Together the two are every job with ready_at <= now that is not parked, so the
  *   order below holds among all claimable jobs, while jobs not due yet are never walked.
+ * - Plans (migration 008): both lanes are read by functions that can only walk their indexes
+ *   (for $4, job_queue_due_by_type_idx one type at a time), and every row is then locked and
+ *   updated by its address (ctid, a TID scan): no statistics, stale or of a small table, can
+ *   make a claim scan the table. A row changed since it was read is checked again on its latest
+ *   version when locked or updated, as a lookup by id would be.
  * - Parked (migration 006): a job of the window held back by a prerequisite, a tag barrier or a
  *   full group leaves the due lane, once job_queue_still_blocked has locked a job blocking it;
  *   the statement that ends that blocker puts it back. The window thus bounds the claim's work
@@ -70,54 +74,48 @@ export function claimWindow(batchSize: number, previous?: number): number {
 /** The widest window, which bounds the work of one claim statement. */
 export const MAX_CLAIM_WINDOW = 1_000;
 
-export function claimJobsSql(t: SchemaNames, { byType }: { byType: boolean }): string {
+export function claimJobsSql(t: SchemaNames, { grouped }: { grouped: boolean }): string {
   const groupLoad = (alias: string) =>
     `(SELECT count(*) FROM ${t.jobs} g WHERE g.group_id = ${alias}.group_id AND g.status = 'processing')`;
   const unmetPrerequisites = `j.depends_on_job_ids IS NOT NULL AND EXISTS (
       SELECT 1 FROM ${t.jobs} p WHERE p.id = ANY(j.depends_on_job_ids) AND p.status <> 'completed')`;
   const barrierHolds = `j.depends_on_tags IS NOT NULL AND NOT ${t.tagBarrierClear}(j.depends_on_tags, j.id)`;
-  const groupFull = `$5::integer IS NOT NULL AND j.group_id IS NOT NULL AND ${groupLoad('j')} >= $5::integer`;
+  // Without a group limit ($5 NULL) the statement has no group checks at all: the planner then
+  // costs its generic plan like a custom one and keeps it, instead of planning every claim.
+  const groupFull = grouped
+    ? `$5::integer IS NOT NULL AND j.group_id IS NOT NULL AND ${groupLoad('j')} >= $5::integer`
+    : 'false';
   const eligible = `j.ready_at <= $1::timestamptz AND NOT (${unmetPrerequisites})
     AND NOT (${barrierHolds}) AND NOT (${groupFull})`;
   const candidate = 'j.id, j.group_id, j.priority, j.created_at';
   const best = 'ORDER BY j.priority DESC, j.created_at, j.id';
-  const head = `${candidate}, j.ready_at, j.depends_on_job_ids, j.depends_on_tags`;
-  // One ordered walk per wanted type: an index scan for `job_type = ANY(...)` would have to sort
-  // every due job of those types first.
-  const window = byType
-    ? `SELECT d.* FROM (SELECT DISTINCT w FROM unnest($4::text[]) AS w) AS wanted(job_type)
-      CROSS JOIN LATERAL (
-        SELECT ${head} FROM ${t.jobs} j
-        WHERE j.job_type = wanted.job_type AND ${IN_DUE_LANE}
-        ${best} LIMIT ${WINDOW}
-      ) d`
-    : `SELECT ${head} FROM ${t.jobs} j WHERE ${IN_DUE_LANE} ${best} LIMIT ${WINDOW}`;
   return `
 WITH newly_due AS MATERIALIZED (
   -- The scheduled lane up to now: jobs that became due since a claim last looked, with what
-  -- the checks below read, so they are never looked up again (with stale statistics a lookup
-  -- by id could turn into a scan of every job of the wanted type).
-  SELECT ${candidate}, j.job_type, j.ready_at, j.depends_on_job_ids, j.depends_on_tags FROM ${t.jobs} j
-  WHERE j.ready_at > COALESCE(j.promoted_at, j.created_at) AND j.ready_at <= $1::timestamptz
+  -- the checks below read, so they are never looked up again.
+  SELECT ${candidate}, j.job_type, j.ready_at, j.depends_on_job_ids, j.depends_on_tags, j.ctid AS row_ctid
+  FROM ${t.jobs} j
+  WHERE j.ctid = ANY(ARRAY(SELECT ${t.becameDue}($1::timestamptz)))
+    AND j.ready_at > COALESCE(j.promoted_at, j.created_at) AND j.ready_at <= $1::timestamptz
   FOR UPDATE SKIP LOCKED
 ),
 walked AS MATERIALIZED (
   -- The head of the due lane, read without locks; each job with why it cannot run now, if so.
-  SELECT ${candidate}, j.depends_on_job_ids, j.depends_on_tags,
+  SELECT ${candidate}, j.depends_on_job_ids, j.depends_on_tags, j.row_ctid,
     CASE WHEN j.ready_at > $1::timestamptz THEN 'not_due'
       WHEN ${unmetPrerequisites} THEN 'prerequisites'
       WHEN ${barrierHolds} THEN 'tag_barrier'
       WHEN ${groupFull} THEN 'group_full'
     END AS blocked_by
-  FROM (${window}) j
+  FROM ${t.dueHead}($4::text[], ${WINDOW}) j
 ),
 candidates AS MATERIALIZED (
-  SELECT c.id, c.group_id, c.priority, c.created_at FROM (
+  SELECT c.id, c.group_id, c.priority, c.created_at, c.row_ctid FROM (
     SELECT * FROM (
       -- The eligible jobs of the window, locked: a job claimed or parked meanwhile fails the
-      -- test. Not the lane's predicate: the planner would walk job_queue_due_idx for these ids.
-      SELECT ${candidate} FROM ${t.jobs} j
-      WHERE j.id = ANY(ARRAY(SELECT w.id FROM walked w WHERE w.blocked_by IS NULL))
+      -- test. Not the lane's predicate: the planner would walk job_queue_due_idx for these rows.
+      SELECT ${candidate}, j.ctid AS row_ctid FROM ${t.jobs} j
+      WHERE j.ctid = ANY(ARRAY(SELECT w.row_ctid FROM walked w WHERE w.blocked_by IS NULL))
         AND j.ready_at <= $1::timestamptz AND NOT j.parked
       ${best} LIMIT $3
       FOR UPDATE SKIP LOCKED
@@ -126,7 +124,7 @@ candidates AS MATERIALIZED (
     SELECT * FROM (
       -- Sorted first, then checked until $3 pass: the planner cannot tell how many jobs
       -- became due, and costing the checks for all of them would make it JIT-compile.
-      SELECT ${candidate} FROM (
+      SELECT ${candidate}, j.row_ctid FROM (
         SELECT * FROM newly_due n WHERE $4::text[] IS NULL OR n.job_type = ANY($4::text[])
         ORDER BY n.priority DESC, n.created_at, n.id
         OFFSET 0
@@ -139,12 +137,12 @@ candidates AS MATERIALIZED (
   LIMIT $3
 ),
 admitted AS (
-  SELECT r.id FROM (
-    SELECT c.id, c.group_id,
+  SELECT r.id, r.row_ctid FROM (
+    SELECT c.id, c.group_id, c.row_ctid,
       row_number() OVER (PARTITION BY c.group_id ORDER BY c.priority DESC, c.created_at, c.id) AS n
     FROM candidates c
   ) r
-  WHERE $5::integer IS NULL OR r.group_id IS NULL OR r.n + ${groupLoad('r')} <= $5::integer
+  WHERE ${grouped ? `$5::integer IS NULL OR r.group_id IS NULL OR r.n + ${groupLoad('r')} <= $5::integer` : 'true'}
 ),
 parked AS (
   -- Out of the due lane: the blocked jobs of the window that no one else holds, each once a
@@ -152,8 +150,8 @@ parked AS (
   UPDATE ${t.jobs} j SET parked = true, parked_reason = w.blocked_by
   FROM walked w
   WHERE j.id = w.id AND ${IN_DUE_LANE}
-    AND j.id = ANY(ARRAY(
-      SELECT x.id FROM ${t.jobs} x JOIN walked b ON b.id = x.id
+    AND j.ctid = ANY(ARRAY(
+      SELECT x.ctid FROM ${t.jobs} x JOIN walked b ON b.id = x.id
       WHERE b.blocked_by IN ('prerequisites', 'tag_barrier', 'group_full')
         AND ${t.stillBlocked}(b.blocked_by, b.id, b.depends_on_job_ids, b.depends_on_tags, b.group_id, $5::integer)
       FOR UPDATE OF x SKIP LOCKED))
@@ -162,15 +160,15 @@ parked AS (
 claimed AS (
   UPDATE ${t.jobs} j
   ${CLAIM_SET}
-  -- By id through the primary key: a join could hash the whole table.
-  WHERE j.id = ANY(ARRAY(SELECT a.id FROM admitted a))
+  -- By address: a join could hash the whole table, a lookup by id become a scan of it.
+  WHERE j.ctid = ANY(ARRAY(SELECT a.row_ctid FROM admitted a))
   RETURNING ${JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
 ),
 promoted AS (
   -- Into the due lane; not the claimed ones, which claimed updates (a row is updated once).
-  -- By id through the primary key, whatever the statistics say about newly_due.
+  -- By address, whatever the statistics say about newly_due.
   UPDATE ${t.jobs} j SET promoted_at = $1::timestamptz
-  WHERE j.id = ANY(ARRAY(SELECT n.id FROM newly_due n WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.id = n.id)))
+  WHERE j.ctid = ANY(ARRAY(SELECT n.row_ctid FROM newly_due n WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.id = n.id)))
 ),
 claimed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
