@@ -3,7 +3,7 @@
  */
 import type { JobEdit, JobSelector } from '../../../backend.js';
 import { deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
-import { filterConditions } from './jobs.js';
+import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
 
 /**
@@ -123,22 +123,29 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM edited ORDER BY id`;
 /**
  * Removes up to $2 finished jobs (completed, cancelled, failed with no retry left) last updated
  * before $1, with their events. Returns how many jobs.
+ *
+ * Both deletes take the batch's ids as an array (`= ANY`), not as a join with the batch: the
+ * only plan for them is a lookup of each id in the primary key, so a batch costs work linear in
+ * its jobs and their events whatever the statistics. As a join, right after a bulk insert
+ * (before ANALYZE) the planner took the batch for large and the events for few, and merged the
+ * batch with the whole events primary key, in every batch.
  */
 export function cleanupJobsSql(t: SchemaNames): string {
   return `
-WITH doomed AS (
+WITH doomed AS MATERIALIZED (
   SELECT j.id FROM ${t.jobs} j
   WHERE j.status IN ('completed', 'cancelled', 'failed')
     AND (j.status <> 'failed' OR j.next_attempt_at IS NULL)
     AND j.updated_at < $1
+  ORDER BY j.updated_at
   LIMIT $2
   FOR UPDATE SKIP LOCKED
 ),
 gone_events AS (
-  DELETE FROM ${t.events} e USING doomed d WHERE e.job_id = d.id
+  DELETE FROM ${t.events} e WHERE e.job_id = ANY (ARRAY(SELECT id FROM doomed))
 ),
 gone AS (
-  DELETE FROM ${t.jobs} j USING doomed d WHERE j.id = d.id RETURNING 1
+  DELETE FROM ${t.jobs} j WHERE j.id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
 )
 SELECT count(*)::int AS n FROM gone`;
 }
