@@ -124,22 +124,17 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM edited ORDER BY id`;
  * Removes up to $2 finished jobs (completed, cancelled, failed with no retry left) last updated
  * before $1, with their events. Returns how many jobs.
  *
- * Both deletes take the batch's ids as an array (`= ANY`), not as a join with the batch: the
- * only plan for them is a lookup of each id in the primary key, so a batch costs work linear in
- * its jobs and their events whatever the statistics. As a join, right after a bulk insert
- * (before ANALYZE) the planner took the batch for large and the events for few, and merged the
+ * The batch comes from job_queue_cleanup_batch (migration 007): the oldest finished jobs, read
+ * in order from the index of finished jobs and no further than the batch, whatever the
+ * statistics. Both deletes then take the batch's ids as an array (`= ANY`), not as a join with
+ * the batch: the only plan for them is a lookup of each id in the primary key. As a join, right
+ * after a burst of adds (before ANALYZE) the planner took the events for few and merged the
  * batch with the whole events primary key, in every batch.
  */
 export function cleanupJobsSql(t: SchemaNames): string {
   return `
 WITH doomed AS MATERIALIZED (
-  SELECT j.id FROM ${t.jobs} j
-  WHERE j.status IN ('completed', 'cancelled', 'failed')
-    AND (j.status <> 'failed' OR j.next_attempt_at IS NULL)
-    AND j.updated_at < $1
-  ORDER BY j.updated_at
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED
+  SELECT id FROM ${t.jobsCleanupBatch}($1, $2) AS id
 ),
 gone_events AS (
   DELETE FROM ${t.events} e WHERE e.job_id = ANY (ARRAY(SELECT id FROM doomed))
