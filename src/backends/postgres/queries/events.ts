@@ -19,7 +19,7 @@ export function cleanupEventsSql(t: SchemaNames): string {
   return `
 WITH gone AS (
   DELETE FROM ${t.events}
-  WHERE ctid = ANY (ARRAY(SELECT ${t.eventsCleanupBatch}($1, $2)))
+  WHERE ctid = ANY (ARRAY(SELECT c FROM ${t.eventsCleanupBatch}($1, $2) AS c))
   RETURNING 1
 )
 SELECT count(*)::int AS n FROM gone`;
