@@ -65,8 +65,9 @@ export const RECENT_WINDOW = 5000;
  * index and sort them, cheap when they are rare. Which one is cheaper depends on how common the
  * matches are, and the planner only knows that from statistics: right after a burst of adds,
  * before ANALYZE, it takes every condition for rare (and two conditions for rarer still), so it
- * walked 230,000 jobs for a tag held by 200 of 1,000,000, or sorted every pending job of a type
- * when most jobs were pending jobs of that type. So the choice is not left to the statistics:
+ * walked 230,000 jobs for a tag held by 200 of 1,000,000, and intersected two bitmaps of most of
+ * the table, then sorted, for pending jobs of a common type. So the choice is not left to the
+ * statistics:
  *
  * 1. The page is first looked for among the newest RECENT_WINDOW jobs. `ORDER BY id DESC LIMIT`
  *    with no condition has one plan, a walk of the primary key, that stops as soon as the page
@@ -78,9 +79,9 @@ export const RECENT_WINDOW = 5000;
  *    large part of the table), and the page is sorted from them: work in the tag's matches.
  *    Other filters keep the planner's plan.
  *
- * Single-condition filters other than tags are served in order by an index or by the primary
- * key with any statistics (status, type) or have no index to choose (priority, run time, tags in
- * `none` mode), and skip the window; so does a page deeper than the window.
+ * A single condition other than tags skips the window: a status or a type is served in order by
+ * its index, and priority, run time and tags in `none` mode have no index to choose (the walk of
+ * the primary key is their plan). So does a page deeper than the window.
  */
 export function listJobsSql(t: SchemaNames, query: JobQuery): { text: string; values: unknown[] } {
   const values: unknown[] = [];
@@ -100,7 +101,8 @@ export function listJobsSql(t: SchemaNames, query: JobQuery): { text: string; va
   const limit = param(query.limit);
   const offset = param(query.offset ?? 0);
   const reach = query.limit + (query.offset ?? 0);
-  const windowed = (where.length > 1 || indexedTags !== null) && reach <= RECENT_WINDOW;
+  const members = Object.values({ ...query.filter, status: query.status }).filter((v) => v !== undefined).length;
+  const windowed = (members > 1 || indexedTags !== null) && reach <= RECENT_WINDOW;
   if (!windowed)
     return { text: `${select(source, others)} ORDER BY j.id DESC LIMIT ${limit} OFFSET ${offset}`, values };
 
