@@ -9,17 +9,15 @@ export function jobEventsSql(t: SchemaNames): string {
 }
 
 /**
- * Deletes up to $2 events created before $1; returns how many. The old events come from
- * job_events_cleanup_batch (migration 007), an ordered walk of the created_at index that stops
- * at the batch whatever the statistics, and are deleted by their row address (a TID scan): no
- * index on id alone exists (the primary key is (job_id, id)), and a join on the key lets the
- * planner hash all events.
+ * Deletes up to $2 events created before $1; returns how many. The old events are found through
+ * the created_at index and deleted by their row address (a TID scan): no index on id alone
+ * exists (the primary key is (job_id, id)), and a join on the key lets the planner hash all events.
  */
 export function cleanupEventsSql(t: SchemaNames): string {
   return `
 WITH gone AS (
   DELETE FROM ${t.events}
-  WHERE ctid = ANY (ARRAY(SELECT c FROM ${t.eventsCleanupBatch}($1, $2) AS c))
+  WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${t.events} WHERE created_at < $1 ORDER BY created_at LIMIT $2))
   RETURNING 1
 )
 SELECT count(*)::int AS n FROM gone`;

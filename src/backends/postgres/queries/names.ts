@@ -23,8 +23,6 @@ export interface SchemaNames {
   hasPendingDependents: string;
   /** `"schema".job_queue_cleanup_batch`, the finished jobs of one cleanup batch (migration 007). */
   jobsCleanupBatch: string;
-  /** `"schema".job_events_cleanup_batch`, the old events of one cleanup batch (migration 007). */
-  eventsCleanupBatch: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
   /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
@@ -45,7 +43,6 @@ export function schemaNames(schema: string): SchemaNames {
     stillBlocked: `${s}.job_queue_still_blocked`,
     hasPendingDependents: `${s}.job_queue_has_pending_dependents`,
     jobsCleanupBatch: `${s}.job_queue_cleanup_batch`,
-    eventsCleanupBatch: `${s}.job_events_cleanup_batch`,
     channel: notifyChannel(schema),
   };
 }
