@@ -127,7 +127,8 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM edited ORDER BY id`;
  * The batch comes from job_queue_cleanup_batch (migration 007): the oldest finished jobs, read
  * in order from the index of finished jobs and no further than the batch, whatever the
  * statistics. Both deletes then take the batch's ids as an array (`= ANY`), not as a join with
- * the batch: the only plan for them is a lookup of each id in the primary key. As a join, right
+ * the batch: each id is looked up in the primary key (index or bitmap scan), with no join for the
+ * planner to misjudge. As a join, right
  * after a burst of adds (before ANALYZE) the planner took the events for few and merged the
  * batch with the whole events primary key, in every batch.
  */
