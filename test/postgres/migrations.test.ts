@@ -21,6 +21,7 @@ const ALL_MIGRATIONS = [
   '004_cheaper_adds',
   '005_completion_wake_hint',
   '006_parked_jobs',
+  '007_cleanup_batches',
   '008_claim_plans',
 ];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
@@ -579,6 +580,47 @@ describe('005_completion_wake_hint on a schema with jobs (postgres)', () => {
   });
 });
 
+describe('007_cleanup_batches on a schema with jobs (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it('keeps every job; a cleanup then removes the finished one with its events, and old events', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 6 })).toHaveLength(6);
+    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const done = await before.addJob({ jobType: 'done', payload: {} });
+    const kept = await before.addJob({ jobType: 'kept', payload: {} });
+    const backend = backendOf(before);
+    expect((await backend.claimJobs({ workerId: 'w', batchSize: 1, now: new Date() })).map((j) => j.id)).toEqual([
+      done,
+    ]);
+    expect(await backend.completeJobs([{ jobId: done, workerId: 'w' }], new Date())).toEqual([done]);
+    await before.close();
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(6).map((name) => ({ name })));
+
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    try {
+      expect((await queue.getJobs()).map((j) => j.id)).toEqual([kept, done]);
+      const later = new Date(Date.now() + 60_000);
+      expect(await backendOf(queue).cleanupOldJobs({ olderThan: later, batchSize: 10 })).toBe(1);
+      expect(await queue.getJob(done)).toBeNull();
+      expect(await queue.getJobEvents(done)).toEqual([]);
+      expect(await backendOf(queue).cleanupOldJobEvents({ olderThan: later, batchSize: 10 })).toBe(1);
+      expect(await queue.getJobEvents(kept)).toEqual([]);
+      expect((await queue.getJob(kept))?.status).toBe('pending');
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
 describe('008_claim_plans on a schema with jobs (postgres)', () => {
   const schema = uniqueName('qpg_mig');
   let pool: pg.Pool;
@@ -596,7 +638,7 @@ describe('008_claim_plans on a schema with jobs (postgres)', () => {
     (await pool.query<{ id: string }>(`SELECT id FROM "${schema}".job_queue ORDER BY id`)).rows.map((r) => r.id);
 
   it('keeps every job; claims then take them in order, by type, once due, and after their prerequisite', async () => {
-    expect(await migrate({ databaseUrl: PG_URL, schema, count: 6 })).toHaveLength(6);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 7 })).toHaveLength(7);
     const before = initJobQueue({ backend: 'postgres', pool, schema });
     const hourAgo = new Date(NOW.getTime() - 3_600_000);
     const low = await before.addJob({ jobType: 'a', payload: {}, runAt: hourAgo });

@@ -6,7 +6,8 @@ import type { AddJobsInput, AddJobsResult, JobQuery, NewJob } from '../../backen
 import { prerequisitesBlocked } from '../../store-facts.js';
 import type { JobEvent, JobRecord, Queryable } from '../../types.js';
 import type { PostgresContext } from './context.js';
-import { INPUT_DEFAULTS, listJobsSql } from './queries/jobs.js';
+import { INPUT_DEFAULTS } from './queries/jobs.js';
+import { listJobsSql } from './queries/list.js';
 import { rowToEvent, rowToJob, toId, type EventRow, type JobRow } from './rows.js';
 
 type AddRow = {

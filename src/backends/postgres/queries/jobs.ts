@@ -1,8 +1,6 @@
 /**
  * Adding and reading jobs (SPEC §4.1, §4.2).
  */
-import type { JobQuery } from '../../../backend.js';
-import type { JobFilter } from '../../../types.js';
 import { jobColumns } from '../rows.js';
 import type { SchemaNames } from './names.js';
 
@@ -193,71 +191,4 @@ WHERE j.id = ANY($1::bigint[]) AND j.depends_on_job_ids && $2::bigint[]`;
 
 export function getJobSql(t: SchemaNames): string {
   return `SELECT ${jobColumns('j')} FROM ${t.jobs} j WHERE j.id = $1`;
-}
-
-/** Appends the WHERE conditions of a job filter (SPEC §2.7), ANDed, to `where`. */
-export function filterConditions(filter: JobFilter | undefined, values: unknown[], alias = 'j'): string[] {
-  const where: string[] = [];
-  if (!filter) return where;
-  const param = (value: unknown): string => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  if (filter.jobType !== undefined) where.push(`${alias}.job_type = ${param(filter.jobType)}`);
-  if (filter.priority !== undefined) where.push(`${alias}.priority = ${param(filter.priority)}`);
-  if (filter.runAt !== undefined) {
-    if (filter.runAt instanceof Date) {
-      where.push(`${alias}.run_at = ${param(filter.runAt)}::timestamptz`);
-    } else {
-      const ops = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '=' } as const;
-      for (const [op, sqlOp] of Object.entries(ops)) {
-        const value = filter.runAt[op as keyof typeof ops];
-        if (value !== undefined) where.push(`${alias}.run_at ${sqlOp} ${param(value)}::timestamptz`);
-      }
-    }
-  }
-  if (filter.tags !== undefined) {
-    const tags = `${param(filter.tags.values)}::text[]`;
-    // A job without tags never matches given tags; saying so lets the planner use
-    // job_queue_tags_idx, which leaves such jobs out (migration 004).
-    const tagged = filter.tags.values.length > 0 ? ` AND ${alias}.tags <> '{}'` : '';
-    switch (filter.tags.mode ?? 'all') {
-      case 'all':
-        where.push(`(${alias}.tags @> ${tags}${tagged})`);
-        break;
-      case 'any':
-        where.push(`(${alias}.tags && ${tags}${tagged})`);
-        break;
-      case 'none':
-        where.push(`NOT (${alias}.tags && ${tags})`);
-        break;
-      case 'exact':
-        // Same set: tags are stored without duplicates, so mutual containment is equality.
-        where.push(`(${alias}.tags @> ${tags} AND ${alias}.tags <@ ${tags})`);
-        break;
-    }
-  }
-  return where;
-}
-
-/** A list query (SPEC §4.2): filters ANDed, newest first, optional limit/offset. */
-export function listJobsSql(t: SchemaNames, query: JobQuery): { text: string; values: unknown[] } {
-  const values: unknown[] = [];
-  const where = filterConditions(query.filter, values);
-  if (query.status !== undefined) {
-    values.push(query.status);
-    where.push(`j.status = $${values.length}`);
-  }
-  let text = `SELECT ${jobColumns('j')} FROM ${t.jobs} j`;
-  if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`;
-  text += ' ORDER BY j.id DESC';
-  if (query.limit !== undefined) {
-    values.push(query.limit);
-    text += ` LIMIT $${values.length}`;
-  }
-  if (query.offset !== undefined) {
-    values.push(query.offset);
-    text += ` OFFSET $${values.length}`;
-  }
-  return { text, values };
 }

@@ -3,7 +3,7 @@
  */
 import type { JobEdit, JobSelector } from '../../../backend.js';
 import { deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
-import { filterConditions } from './jobs.js';
+import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
 
 /**
@@ -123,22 +123,25 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM edited ORDER BY id`;
 /**
  * Removes up to $2 finished jobs (completed, cancelled, failed with no retry left) last updated
  * before $1, with their events. Returns how many jobs.
+ *
+ * The batch comes from job_queue_cleanup_batch (migration 007): the oldest finished jobs, read
+ * in order from the index of finished jobs and no further than the batch, whatever the
+ * statistics. Both deletes then take the batch's ids as an array (`= ANY`), not as a join with
+ * the batch: each id is looked up in the primary key (index or bitmap scan), with no join for the
+ * planner to misjudge. As a join, right
+ * after a burst of adds (before ANALYZE) the planner took the events for few and merged the
+ * batch with the whole events primary key, in every batch.
  */
 export function cleanupJobsSql(t: SchemaNames): string {
   return `
-WITH doomed AS (
-  SELECT j.id FROM ${t.jobs} j
-  WHERE j.status IN ('completed', 'cancelled', 'failed')
-    AND (j.status <> 'failed' OR j.next_attempt_at IS NULL)
-    AND j.updated_at < $1
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED
+WITH doomed AS MATERIALIZED (
+  SELECT id FROM ${t.jobsCleanupBatch}($1, $2) AS id
 ),
 gone_events AS (
-  DELETE FROM ${t.events} e USING doomed d WHERE e.job_id = d.id
+  DELETE FROM ${t.events} e WHERE e.job_id = ANY (ARRAY(SELECT id FROM doomed))
 ),
 gone AS (
-  DELETE FROM ${t.jobs} j USING doomed d WHERE j.id = d.id RETURNING 1
+  DELETE FROM ${t.jobs} j WHERE j.id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
 )
 SELECT count(*)::int AS n FROM gone`;
 }

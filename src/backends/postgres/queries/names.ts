@@ -25,6 +25,8 @@ export interface SchemaNames {
   becameDue: string;
   /** `"schema".job_queue_has_pending_dependents`, the completion's wake-up hint (migration 005). */
   hasPendingDependents: string;
+  /** `"schema".job_queue_cleanup_batch`, the finished jobs of one cleanup batch (migration 007). */
+  jobsCleanupBatch: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
   /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
@@ -46,6 +48,7 @@ export function schemaNames(schema: string): SchemaNames {
     hasPendingDependents: `${s}.job_queue_has_pending_dependents`,
     dueHead: `${s}.job_queue_due_head`,
     becameDue: `${s}.job_queue_became_due`,
+    jobsCleanupBatch: `${s}.job_queue_cleanup_batch`,
     channel: notifyChannel(schema),
   };
 }
