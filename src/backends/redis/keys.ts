@@ -110,7 +110,8 @@ export const KEYS = [
     name: 'claim-hints',
     property: 'claimHints',
     type: 'hash',
-    contents: 'job id → job type and group id, in stores written by earlier versions only; nothing reads it, and cleanup removes an entry with its job',
+    contents:
+      'job id → job type and group id, in stores written by earlier versions only; nothing reads it, and cleanup removes an entry with its job',
   },
   // member pad id, score ready time (ms): pending with a future runAt, failed awaiting retry, timed waits
   {
