@@ -219,6 +219,9 @@ try {
     await read('getJobs { runAt range }', () =>
       queue.getJobs({ runAt: { gte: new Date(now + 100 * HOUR), lt: new Date(now + 101 * HOUR) } }, PAGE),
     );
+    await read('getJobs { runAt wide range }', () =>
+      queue.getJobs({ runAt: { gte: new Date(now + 100 * HOUR), lt: new Date(now + 460 * HOUR) } }, PAGE),
+    );
     await read('getJobs { tags any }', () =>
       queue.getJobs({ tags: { values: ['user:17', 'user:18'], mode: 'any' } }, PAGE),
     );
@@ -253,6 +256,27 @@ try {
   if (await store.analyze()) {
     await readAll((name, run, reps) => timed(`${name}, after VACUUM ANALYZE`, run, reps));
   }
+  // One atomic batch into the full store, alone (no fill or processor running meanwhile).
+  let extra = 0;
+  await timed('addJobs ×1,000 into the full store', async () => {
+    const from = N + extra;
+    extra += BATCH;
+    return queue.addJobs(Array.from({ length: BATCH }, (_, i) => jobAt(from + i, now)));
+  });
+  // A cancel whose every job cascades: 200 jobs with 50 dependents each.
+  for (let r = 0; r < 200; r++) {
+    const [root] = await queue.addJobs([
+      { jobType: 'sync', payload: { r }, tags: ['cascade:root'], runAt: new Date(now + HOUR) },
+    ]);
+    await queue.addJobs(
+      Array.from({ length: 50 }, (_, d) => ({ jobType: 'sync', payload: { r, d }, dependsOn: { jobIds: [root!] } })),
+    );
+  }
+  await timed(
+    'cancelAllUpcomingJobs (200 jobs, 50 dependents each)',
+    () => queue.cancelAllUpcomingJobs({ tags: { values: ['cascade:root'] } }),
+    1,
+  );
   await timed('cleanupOldJobs(0) (every finished job)', () => queue.cleanupOldJobs(0), 1);
   await timed('cleanupOldJobEvents(0)', () => queue.cleanupOldJobEvents(0), 1);
 

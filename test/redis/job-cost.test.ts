@@ -53,12 +53,12 @@ describe('redis cost per job', () => {
     await server.stop();
   });
 
-  it('adds a job of a batch with at most 2 commands, and a single job with at most 17', async () => {
+  it('adds a job of a batch with at most 2 commands, and a single job with at most 18', async () => {
     const jobs = Array.from({ length: BATCH }, (_, i) => ({ jobType: 'email', payload: { i } }));
     const batch = await commandsOf(client, () => q.addJobs(jobs));
     const single = await commandsOf(client, () => q.addJob({ jobType: 'email', payload: { i: 0 } }));
     expect(batch / BATCH).toBeLessThanOrEqual(2);
-    expect(single).toBeLessThanOrEqual(17);
+    expect(single).toBeLessThanOrEqual(18);
   });
 
   it('claims a job of a batch with at most 5 commands and completes it with at most 6', async () => {
@@ -80,13 +80,13 @@ describe('redis cost per job', () => {
     expect(complete / 10).toBeLessThanOrEqual(6);
   });
 
-  it('stores a pending job in at most 1,700 bytes', async () => {
+  it('stores a pending job in at most 1,800 bytes', async () => {
     const count = 10_000;
     const before = await usedMemory(client);
     for (let start = 0; start < count; start += 1000) {
       await q.addJobs(Array.from({ length: 1000 }, (_, i) => ({ jobType: 'email', payload: { i: start + i } })));
     }
     const perJob = ((await usedMemory(client)) - before) / count;
-    expect(perJob).toBeLessThanOrEqual(1700);
+    expect(perJob).toBeLessThanOrEqual(1800);
   }, 60_000);
 });

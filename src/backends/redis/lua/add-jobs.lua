@@ -8,7 +8,7 @@
   KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready, KEYS[17] ready-by-type,
   KEYS[18] claim-hints, KEYS[19] scheduled, KEYS[20] processing, KEYS[21] finished,
   KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
-  KEYS[26] event-times, KEYS[27] wake, KEYS[28] meta, KEYS[29] blocked
+  KEYS[26] event-times, KEYS[27] wake, KEYS[28] meta, KEYS[29] blocked, KEYS[30] run-at
   ARGV[1] now (ms); ARGV[2] the batch, a JSON array of { job, payload, added }: job is the
   stored metadata without id (dependsOnJobIds may hold placeholders -(index + 1)), payload
   the payload's JSON text, added the `added` event's metadata JSON text.
@@ -103,7 +103,7 @@ end
 --    only a placeholder to a repeat of its own idempotency key could produce). Writes to the
 --    keys this script does not read back go out as one command per key (includes/writes.lua);
 --    `jobs` and `status:completed` stay direct, since prerequisitesMet reads them.
-deferWrites({ K['payloads'], K['claim-hints'], K['all'], K['status:pending'], K['types'], K['tags'],
+deferWrites({ K['payloads'], K['claim-hints'], K['all'], K['run-at'], K['status:pending'], K['types'], K['tags'],
   K['tag-deps'], K['deps'], K['idem'], K['ready'], K['ready-by-type'], K['blocked'], K['scheduled'],
   K['events'], K['job-events'], K['event-times'] })
 for i, entry in ipairs(batch) do
