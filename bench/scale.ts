@@ -38,6 +38,11 @@ interface Store {
   /** Longest single call since the last `mark()`, in ms, or undefined (PostgreSQL). */
   mark(): Promise<void>;
   longestCall(): Promise<number | undefined>;
+  /**
+   * Redis: the script calls since the last `mark()` and the commands they ran (INFO
+   * commandstats counts the commands inside scripts); undefined on PostgreSQL.
+   */
+  scriptWork(): Promise<{ calls: number; commands: number } | undefined>;
   /** PostgreSQL: VACUUM ANALYZE the tables, as autovacuum eventually does; false on Redis. */
   analyze(): Promise<boolean>;
   close(): Promise<void>;
@@ -59,6 +64,7 @@ async function openPostgres(): Promise<Store> {
     },
     mark: async () => undefined,
     longestCall: async () => undefined,
+    scriptWork: async () => undefined,
     analyze: async () => {
       await admin.query(`VACUUM ANALYZE "${schema}".job_queue, "${schema}".job_events`);
       return true;
@@ -91,10 +97,21 @@ async function openRedis(port: number): Promise<Store> {
     bytes: async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]) - base,
     mark: async () => {
       await admin.slowlog('RESET');
+      await admin.config('RESETSTAT');
     },
     longestCall: async () => {
       const entries = (await admin.slowlog('GET', -1)) as [number, number, number, string[]][];
       return entries.reduce((max, e) => Math.max(max, e[2] / 1000), 0);
+    },
+    scriptWork: async () => {
+      const info = await admin.info('commandstats');
+      let calls = 0;
+      let commands = 0;
+      for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+        if (m[1] === 'evalsha' || m[1] === 'eval') calls += Number(m[2]);
+        else if (!['slowlog', 'config', 'info', 'ping'].includes(m[1]!)) commands += Number(m[2]);
+      }
+      return { calls, commands };
     },
     analyze: async () => false,
     close: async () => {
@@ -126,13 +143,27 @@ function jobAt(i: number, now: number): JobOptions<Record<string, unknown>> {
 const store = backend === 'redis' ? await openRedis(Number(args.port)) : await openPostgres();
 const queue = initJobQueue(store.config);
 const rows: string[][] = [];
-const record = (name: string, ms: number, longest: number | undefined, note = '') =>
-  rows.push([name, ms.toFixed(1), longest === undefined ? '' : longest === 0 ? '< 0.5' : longest.toFixed(1), note]);
+const record = (name: string, ms: number, longest: number | undefined, note = '', work = '') =>
+  rows.push([
+    name,
+    ms.toFixed(1),
+    longest === undefined ? '' : longest === 0 ? '< 0.5' : longest.toFixed(1),
+    work,
+    note,
+  ]);
+
+/** Script calls and commands per call, as a table cell. */
+async function scriptWork(): Promise<string> {
+  const w = await store.scriptWork();
+  if (!w || w.calls === 0) return '';
+  return `${w.calls.toLocaleString('en')} × ${(w.commands / w.calls).toFixed(0)}`;
+}
 
 async function timed(name: string, run: () => Promise<unknown>, reps = REPS): Promise<void> {
   const times: number[] = [];
   let longest: number | undefined;
   let note = '';
+  let work = '';
   for (let r = 0; r < reps; r++) {
     await store.mark();
     const t0 = performance.now();
@@ -140,10 +171,11 @@ async function timed(name: string, run: () => Promise<unknown>, reps = REPS): Pr
     times.push(performance.now() - t0);
     const l = await store.longestCall();
     if (l !== undefined) longest = Math.max(longest ?? 0, l);
+    work = await scriptWork();
     note = Array.isArray(result) ? `${result.length} rows` : typeof result === 'number' ? `${result} jobs` : '';
   }
   times.sort((a, b) => a - b);
-  record(name, times[Math.floor(times.length / 2)]!, longest, note);
+  record(name, times[Math.floor(times.length / 2)]!, longest, note, work);
   console.error(`${name}: ${times.map((t) => t.toFixed(1)).join(' ')} ms`);
 }
 
@@ -186,6 +218,7 @@ try {
     addSeconds * 1000,
     await store.longestCall(),
     `${Math.round(N / addSeconds)} jobs/s`,
+    await scriptWork(),
   );
   while (handled < dueCount) await new Promise((resolve) => setTimeout(resolve, 200));
   await processor.stopAndDrain();
@@ -281,8 +314,8 @@ try {
   await timed('cleanupOldJobEvents(0)', () => queue.cleanupOldJobEvents(0), 1);
 
   console.log(`\n${backend}, ${N.toLocaleString('en')} jobs, ${Math.round(bytes / N)} bytes per job stored`);
-  console.log(`| operation | median ms | longest Redis call ms | result |`);
-  console.log(`|---|---|---|---|`);
+  console.log(`| operation | median ms | longest Redis call ms | script calls × commands per call | result |`);
+  console.log(`|---|---|---|---|---|`);
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 } finally {
   await queue.close();
