@@ -132,6 +132,24 @@ describe('redis bounded script slices', () => {
     expect(a.result).toHaveLength(5);
   });
 
+  it('walks an index that answers the filter 4 slices of candidates a call, keeping at most a slice of rows', async () => {
+    n += 1;
+    const q = initJobQueue({ backend: 'redis', client, keyPrefix: `slices${String(n)}:` });
+    await q.addJobs(
+      Array.from({ length: JOBS }, (_, i) => ({ jobType: 'mail', payload: { i }, tags: [`t${String(i % 2)}`] })),
+    );
+    const everything = await counted(SLICE, () => q.getJobsByTags(['t0', 't1'], 'any'));
+    // At most SLICE rows per call: ceil(75 / 10) calls, the whole set newest first.
+    expect(everything.calls).toBe(Math.ceil(JOBS / SLICE));
+    expect(everything.result.map((j) => (j.payload as { i: number }).i)).toEqual(
+      Array.from({ length: JOBS }, (_, i) => JOBS - 1 - i),
+    );
+    // Skipping reads 4 slices of index entries a call: 40 skipped in one call, then the page.
+    const page = await counted(SLICE, () => q.getJobsByTags(['t0', 't1'], 'any', 5, 40));
+    expect(page.calls).toBe(2);
+    expect(page.result.map((j) => (j.payload as { i: number }).i)).toEqual([34, 33, 32, 31, 30]);
+  });
+
   it('jumps to a deep offset of an indexed filter by rank: one script call, one range read', async () => {
     const q = await seeded();
     await q.addJobs(Array.from({ length: 1200 }, (_, i) => ({ jobType: 'mail', payload: { i: JOBS + i } })));

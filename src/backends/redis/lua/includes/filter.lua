@@ -155,7 +155,8 @@ end
 -- Most ids of a runAt range that a slice reads whole and sorts newest first; a wider range
 -- matches so many jobs that a walk newest first fills a page within few candidates.
 local RANGE_READ = 2000
--- Candidates checked by their `run-at` score per candidate a slice would decode.
+-- Candidates checked by their `run-at` score, or taken unchecked, per candidate a slice would
+-- decode.
 local CHEAP_CHECKS = 4
 
 -- The jobs of a runAt range of at most RANGE_READ ids, newest first.
@@ -253,10 +254,11 @@ local function sliceIds(q, cursor, budget, skip, limit)
     local more = #ids == want and not (limit and #ids >= limit)
     return ids, math.max(0, math.min(skip, source.count)), more and ids[#ids] or 0
   end
-  -- A check by index score costs a fraction of decoding a job: so many more per slice.
-  if cheap then budget = budget * CHEAP_CHECKS end
+  -- A candidate checked by its index score, or taken unchecked, costs a fraction of decoding
+  -- a job: a slice reads so many more, and keeps at most `budget` of them.
+  local size = (not check or cheap) and budget * CHEAP_CHECKS or budget
   local skipped = 0
-  local page, done = source.fetchBefore(cursor, budget)
+  local page, done = source.fetchBefore(cursor, size)
   for _, id in ipairs(page) do
     if not check or check(id) then
       if skipped < skip then
@@ -264,6 +266,7 @@ local function sliceIds(q, cursor, budget, skip, limit)
       else
         out[#out + 1] = id
         if limit and #out >= limit then return out, skipped, 0 end
+        if #out >= budget then return out, skipped, id end
       end
     end
   end
