@@ -39,10 +39,12 @@ interface Store {
   mark(): Promise<void>;
   longestCall(): Promise<number | undefined>;
   /**
-   * Redis: the script calls since the last `mark()` and the commands they ran (INFO
-   * commandstats counts the commands inside scripts); undefined on PostgreSQL.
+   * Redis: the script calls since the last `mark()`, the commands they ran (INFO
+   * commandstats counts the commands inside scripts) and the CPU time the server's main thread
+   * spent meanwhile, in ms (unlike wall time, not inflated while it waits for a CPU);
+   * undefined on PostgreSQL.
    */
-  scriptWork(): Promise<{ calls: number; commands: number } | undefined>;
+  scriptWork(): Promise<{ calls: number; commands: number; cpuMs: number } | undefined>;
   /** PostgreSQL: VACUUM ANALYZE the tables, as autovacuum eventually does; false on Redis. */
   analyze(): Promise<boolean>;
   close(): Promise<void>;
@@ -92,12 +94,19 @@ async function openRedis(port: number): Promise<Store> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const base = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+  const cpuSeconds = async () => {
+    const info = await admin.info('cpu');
+    const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+    return field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread');
+  };
+  let cpuAtMark = 0;
   return {
     config: { backend: 'redis', redisConfig: { url, keyPrefix: 'scale:' } },
     bytes: async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]) - base,
     mark: async () => {
       await admin.slowlog('RESET');
       await admin.config('RESETSTAT');
+      cpuAtMark = await cpuSeconds();
     },
     longestCall: async () => {
       const entries = (await admin.slowlog('GET', -1)) as [number, number, number, string[]][];
@@ -111,7 +120,7 @@ async function openRedis(port: number): Promise<Store> {
         if (m[1] === 'evalsha' || m[1] === 'eval') calls += Number(m[2]);
         else if (!['slowlog', 'config', 'info', 'ping'].includes(m[1]!)) commands += Number(m[2]);
       }
-      return { calls, commands };
+      return { calls, commands, cpuMs: ((await cpuSeconds()) - cpuAtMark) * 1000 };
     },
     analyze: async () => false,
     close: async () => {
@@ -156,7 +165,8 @@ const record = (name: string, ms: number, longest: number | undefined, note = ''
 async function scriptWork(): Promise<string> {
   const w = await store.scriptWork();
   if (!w || w.calls === 0) return '';
-  return `${w.calls.toLocaleString('en')} × ${(w.commands / w.calls).toFixed(0)}`;
+  const perCall = w.cpuMs / w.calls;
+  return `${w.calls.toLocaleString('en')} × ${(w.commands / w.calls).toFixed(0)} (${perCall.toFixed(perCall < 1 ? 2 : 1)} ms)`;
 }
 
 async function timed(name: string, run: () => Promise<unknown>, reps = REPS): Promise<void> {
@@ -314,7 +324,9 @@ try {
   await timed('cleanupOldJobEvents(0)', () => queue.cleanupOldJobEvents(0), 1);
 
   console.log(`\n${backend}, ${N.toLocaleString('en')} jobs, ${Math.round(bytes / N)} bytes per job stored`);
-  console.log(`| operation | median ms | longest Redis call ms | script calls × commands per call | result |`);
+  console.log(
+    `| operation | median ms | longest Redis call ms | script calls × commands per call (server CPU per call) | result |`,
+  );
   console.log(`|---|---|---|---|---|`);
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 } finally {
