@@ -8,7 +8,7 @@
  * events (`write`, several times the work per job), a cleanup removes each job with every index
  * entry and event (`cleanup`), or events (`events`). Internal: tests lower them to count slices.
  */
-export const scriptSlice = { read: 250, write: 50, cleanup: 50, events: 250 };
+export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250 };
 
 /**
  * The next slice of a bulk change whose last slice of `size` candidates did `work` job changes
