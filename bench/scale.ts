@@ -42,6 +42,13 @@ interface Store {
   /** Longest single call since the last `mark()`, in ms, or undefined (PostgreSQL). */
   mark(): Promise<void>;
   longestCall(): Promise<number | undefined>;
+  /**
+   * Redis: the script calls since the last `mark()`, the commands they ran (INFO
+   * commandstats counts the commands inside scripts) and the CPU time the server's main thread
+   * spent meanwhile, in ms (unlike wall time, not inflated while it waits for a CPU);
+   * undefined on PostgreSQL.
+   */
+  scriptWork(): Promise<{ calls: number; commands: number; cpuMs: number } | undefined>;
   /** PostgreSQL: VACUUM ANALYZE the tables, as autovacuum eventually does; false on Redis. */
   analyze(): Promise<boolean>;
   close(): Promise<void>;
@@ -63,6 +70,7 @@ async function openPostgres(): Promise<Store> {
     },
     mark: async () => undefined,
     longestCall: async () => undefined,
+    scriptWork: async () => undefined,
     analyze: async () => {
       await admin.query(`VACUUM ANALYZE "${schema}".job_queue, "${schema}".job_events`);
       return true;
@@ -90,15 +98,33 @@ async function openRedis(port: number): Promise<Store> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const base = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+  const cpuSeconds = async () => {
+    const info = await admin.info('cpu');
+    const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+    return field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread');
+  };
+  let cpuAtMark = 0;
   return {
     config: { backend: 'redis', redisConfig: { url, keyPrefix: 'scale:' } },
     bytes: async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]) - base,
     mark: async () => {
       await admin.slowlog('RESET');
+      await admin.config('RESETSTAT');
+      cpuAtMark = await cpuSeconds();
     },
     longestCall: async () => {
       const entries = (await admin.slowlog('GET', -1)) as [number, number, number, string[]][];
       return entries.reduce((max, e) => Math.max(max, e[2] / 1000), 0);
+    },
+    scriptWork: async () => {
+      const info = await admin.info('commandstats');
+      let calls = 0;
+      let commands = 0;
+      for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+        if (m[1] === 'evalsha' || m[1] === 'eval') calls += Number(m[2]);
+        else if (!['slowlog', 'config', 'info', 'ping'].includes(m[1]!)) commands += Number(m[2]);
+      }
+      return { calls, commands, cpuMs: ((await cpuSeconds()) - cpuAtMark) * 1000 };
     },
     analyze: async () => false,
     close: async () => {
@@ -130,13 +156,28 @@ function jobAt(i: number, now: number): JobOptions<Record<string, unknown>> {
 const store = backend === 'redis' ? await openRedis(Number(args.port)) : await openPostgres();
 const queue = initJobQueue(store.config);
 const rows: string[][] = [];
-const record = (name: string, ms: number, longest: number | undefined, note = '') =>
-  rows.push([name, ms.toFixed(1), longest === undefined ? '' : longest === 0 ? '< 0.5' : longest.toFixed(1), note]);
+const record = (name: string, ms: number, longest: number | undefined, note = '', work = '') =>
+  rows.push([
+    name,
+    ms.toFixed(1),
+    longest === undefined ? '' : longest === 0 ? '< 0.5' : longest.toFixed(1),
+    work,
+    note,
+  ]);
+
+/** Script calls and commands per call, as a table cell. */
+async function scriptWork(): Promise<string> {
+  const w = await store.scriptWork();
+  if (!w || w.calls === 0) return '';
+  const perCall = w.cpuMs / w.calls;
+  return `${w.calls.toLocaleString('en')} × ${(w.commands / w.calls).toFixed(0)} (${perCall.toFixed(perCall < 1 ? 2 : 1)} ms)`;
+}
 
 async function timed(name: string, run: () => Promise<unknown>, reps = REPS): Promise<void> {
   const times: number[] = [];
   let longest: number | undefined;
   let note = '';
+  let work = '';
   for (let r = 0; r < reps; r++) {
     await store.mark();
     const t0 = performance.now();
@@ -144,10 +185,11 @@ async function timed(name: string, run: () => Promise<unknown>, reps = REPS): Pr
     times.push(performance.now() - t0);
     const l = await store.longestCall();
     if (l !== undefined) longest = Math.max(longest ?? 0, l);
+    work = await scriptWork();
     note = Array.isArray(result) ? `${result.length} rows` : typeof result === 'number' ? `${result} jobs` : '';
   }
   times.sort((a, b) => a - b);
-  record(name, times[Math.floor(times.length / 2)]!, longest, note);
+  record(name, times[Math.floor(times.length / 2)]!, longest, note, work);
   console.error(`${name}: ${times.map((t) => t.toFixed(1)).join(' ')} ms`);
 }
 
@@ -190,6 +232,7 @@ try {
     addSeconds * 1000,
     await store.longestCall(),
     `${Math.round(N / addSeconds)} jobs/s`,
+    await scriptWork(),
   );
   while (handled < dueCount) await new Promise((resolve) => setTimeout(resolve, 200));
   await processor.stopAndDrain();
@@ -222,6 +265,9 @@ try {
     await read('getJobs { priority }', () => queue.getJobs({ priority: 3 }, PAGE));
     await read('getJobs { runAt range }', () =>
       queue.getJobs({ runAt: { gte: new Date(now + 100 * HOUR), lt: new Date(now + 101 * HOUR) } }, PAGE),
+    );
+    await read('getJobs { runAt wide range }', () =>
+      queue.getJobs({ runAt: { gte: new Date(now + 100 * HOUR), lt: new Date(now + 460 * HOUR) } }, PAGE),
     );
     await read('getJobs { tags any }', () =>
       queue.getJobs({ tags: { values: ['user:17', 'user:18'], mode: 'any' } }, PAGE),
@@ -258,13 +304,36 @@ try {
   if (!staleCleanup && (await store.analyze())) {
     await readAll((name, run, reps) => timed(`${name}, after VACUUM ANALYZE`, run, reps));
   }
+  // One atomic batch into the full store, alone (no fill or processor running meanwhile).
+  let extra = 0;
+  await timed('addJobs ×1,000 into the full store', async () => {
+    const from = N + extra;
+    extra += BATCH;
+    return queue.addJobs(Array.from({ length: BATCH }, (_, i) => jobAt(from + i, now)));
+  });
+  // A cancel whose every job cascades: 200 jobs with 50 dependents each.
+  for (let r = 0; r < 200; r++) {
+    const [root] = await queue.addJobs([
+      { jobType: 'sync', payload: { r }, tags: ['cascade:root'], runAt: new Date(now + HOUR) },
+    ]);
+    await queue.addJobs(
+      Array.from({ length: 50 }, (_, d) => ({ jobType: 'sync', payload: { r, d }, dependsOn: { jobIds: [root!] } })),
+    );
+  }
+  await timed(
+    'cancelAllUpcomingJobs (200 jobs, 50 dependents each)',
+    () => queue.cancelAllUpcomingJobs({ tags: { values: ['cascade:root'] } }),
+    1,
+  );
   const when = staleCleanup ? ', before ANALYZE' : '';
   await timed(`cleanupOldJobs(0) (every finished job)${when}`, () => queue.cleanupOldJobs(0), 1);
   await timed(`cleanupOldJobEvents(0)${when}`, () => queue.cleanupOldJobEvents(0), 1);
 
   console.log(`\n${backend}, ${N.toLocaleString('en')} jobs, ${Math.round(bytes / N)} bytes per job stored`);
-  console.log(`| operation | median ms | longest Redis call ms | result |`);
-  console.log(`|---|---|---|---|`);
+  console.log(
+    `| operation | median ms | longest Redis call ms | script calls × commands per call (server CPU per call) | result |`,
+  );
+  console.log(`|---|---|---|---|---|`);
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 } finally {
   await queue.close();

@@ -20,6 +20,10 @@ export async function expectConsistent(redis: Redis, prefix: string): Promise<vo
   const ids = jobs.map((j) => String(j.id));
 
   expect(sorted(await redis.zrange(k.all, 0, '-1')), 'all').toEqual(sorted(ids));
+  const runAt: Record<string, number> = {};
+  const scores = await redis.zrange(k.runAt, 0, '-1', 'WITHSCORES');
+  for (let i = 0; i < scores.length; i += 2) runAt[scores[i]!] = Number(scores[i + 1]);
+  expect(runAt, 'run-at').toEqual(Object.fromEntries(jobs.map((j) => [String(j.id), j.runAt])));
   expect(sorted(await redis.hkeys(k.payloads)), 'payloads').toEqual(sorted(ids));
   for (const status of JOB_STATUSES) {
     const expected = jobs.filter((j) => j.status === status).map((j) => String(j.id));

@@ -77,6 +77,13 @@ describe('redis indexes', () => {
     await q.cancelAllUpcomingJobs({ jobType: 'f' });
     await check();
 
+    // A cancelled job scheduled for later is retried due now: its runAt (and run-at entry) moves.
+    const [future] = await q.addJobs([{ jobType: 'g', payload: 7, runAt: new Date(Date.UTC(2031, 0, 1)) }]);
+    await q.cancelJob(future!);
+    await q.retryJob(future!);
+    expect((await q.getJob(future!))?.runAt.getTime()).toBe(now().getTime());
+    await check();
+
     clock.advance(31 * 86_400_000);
     expect(await q.cleanupOldJobs(30, 2)).toBeGreaterThan(0);
     await check();

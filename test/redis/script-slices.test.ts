@@ -2,8 +2,10 @@
  * Bounded work per script: a bulk cancel or edit by filter and a job listing examine at most
  * `scriptSlice.read` (listings) or `scriptSlice.write` (bulk changes) candidate
  * jobs per script call (slices.ts), newest first, and the result is
- * the same as with one large slice. Script calls are counted with INFO commandstats on a private
- * redis-server, so no other client's commands are counted.
+ * the same as with one large slice; a cancel whose cascades are large takes fewer candidates
+ * per call; a cleanup removes at most `scriptSlice.cleanup` jobs or `scriptSlice.events` events
+ * per call. Script calls are counted with INFO commandstats on a private redis-server, so no
+ * other client's commands are counted.
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -90,13 +92,14 @@ describe('redis bounded script slices', () => {
     return { result, calls };
   }
 
-  it('cancels by an unindexed filter in ceil(candidates / slice) script calls, with the same result and cascades', async () => {
+  it('cancels by an unindexed filter in 1 + ceil((candidates - 1) / slice) script calls, with the same result and cascades', async () => {
     const sliced = await seeded();
     const whole = await seeded();
     const a = await counted(SLICE, () => sliced.cancelAllUpcomingJobs({ priority: 2 }));
     const b = await counted(WHOLE, () => whole.cancelAllUpcomingJobs({ priority: 2 }));
-    expect(a.calls).toBe(Math.ceil(JOBS / SLICE));
-    expect(b.calls).toBe(1);
+    // A first slice of one candidate, then full slices (no cascade is larger than a slice).
+    expect(a.calls).toBe(1 + Math.ceil((JOBS - 1) / SLICE));
+    expect(b.calls).toBe(2);
     expect(a.result).toBe(b.result);
     const after = await states(sliced);
     expect(after).toEqual(await states(whole));
@@ -129,6 +132,24 @@ describe('redis bounded script slices', () => {
     expect(a.result).toHaveLength(5);
   });
 
+  it('walks an index that answers the filter 4 slices of candidates a call, keeping at most a slice of rows', async () => {
+    n += 1;
+    const q = initJobQueue({ backend: 'redis', client, keyPrefix: `slices${String(n)}:` });
+    await q.addJobs(
+      Array.from({ length: JOBS }, (_, i) => ({ jobType: 'mail', payload: { i }, tags: [`t${String(i % 2)}`] })),
+    );
+    const everything = await counted(SLICE, () => q.getJobsByTags(['t0', 't1'], 'any'));
+    // At most SLICE rows per call: ceil(75 / 10) calls, the whole set newest first.
+    expect(everything.calls).toBe(Math.ceil(JOBS / SLICE));
+    expect(everything.result.map((j) => (j.payload as { i: number }).i)).toEqual(
+      Array.from({ length: JOBS }, (_, i) => JOBS - 1 - i),
+    );
+    // Skipping reads 4 slices of index entries a call: 40 skipped in one call, then the page.
+    const page = await counted(SLICE, () => q.getJobsByTags(['t0', 't1'], 'any', 5, 40));
+    expect(page.calls).toBe(2);
+    expect(page.result.map((j) => (j.payload as { i: number }).i)).toEqual([34, 33, 32, 31, 30]);
+  });
+
   it('jumps to a deep offset of an indexed filter by rank: one script call, one range read', async () => {
     const q = await seeded();
     await q.addJobs(Array.from({ length: 1200 }, (_, i) => ({ jobType: 'mail', payload: { i: JOBS + i } })));
@@ -138,5 +159,69 @@ describe('redis bounded script slices', () => {
     expect((await rangeReads(client)) - reads).toBe(1);
     const all = await q.getJobs({ jobType: 'mail' });
     expect(a.result.map((j) => j.id)).toEqual(all.slice(1100, 1105).map((j) => j.id));
+  });
+
+  it('shrinks the slices of a cancel whose cascades are large, so no call cancels more than a slice of jobs', async () => {
+    /** 30 jobs tagged `root`, each with 9 dependents: cancelling one cancels 10 jobs. */
+    async function withCascades(): Promise<JobQueue> {
+      n += 1;
+      const q = initJobQueue({ backend: 'redis', client, keyPrefix: `slices${String(n)}:` });
+      for (let r = 0; r < 30; r++) {
+        const [root] = await q.addJobs([{ jobType: 'mail', payload: { i: r * 10 }, tags: ['root'] }]);
+        await q.addJobs(
+          Array.from({ length: 9 }, (_, d) => ({
+            jobType: 'mail',
+            payload: { i: r * 10 + d + 1 },
+            dependsOn: { jobIds: [root!] },
+          })),
+        );
+      }
+      return q;
+    }
+    const sliced = await withCascades();
+    const whole = await withCascades();
+    // The work of each call: jobs cancelled by the filter plus dependents cancelled by cascade.
+    const work: number[] = [];
+    const commands = client as unknown as Record<
+      string,
+      (...args: unknown[]) => Promise<[number[], unknown[], number]>
+    >;
+    const cancel = commands.queuedevCancelJobs!;
+    commands.queuedevCancelJobs = async (...args: unknown[]) => {
+      const reply = await cancel.apply(client, args);
+      work.push(reply[0].length + reply[1].length);
+      return reply;
+    };
+    try {
+      scriptSlice.write = SLICE;
+      expect(await sliced.cancelAllUpcomingJobs({ tags: { values: ['root'] } })).toBe(30);
+    } finally {
+      commands.queuedevCancelJobs = cancel;
+      Object.assign(scriptSlice, DEFAULT_SLICE);
+    }
+    scriptSlice.write = WHOLE;
+    expect(await whole.cancelAllUpcomingJobs({ tags: { values: ['root'] } })).toBe(30);
+    expect(await states(sliced)).toEqual(await states(whole));
+    expect((await states(sliced)).every((s) => s.includes(':cancelled:'))).toBe(true);
+    // One root and its 9 dependents per call (and a last call that finds none left): never
+    // more than a slice of jobs.
+    expect(work.filter((w) => w > 0)).toEqual(Array.from({ length: 30 }, () => SLICE));
+    expect(work.every((w) => w <= SLICE)).toBe(true);
+  });
+
+  it('cleans up in script calls of at most scriptSlice.cleanup jobs and scriptSlice.events events', async () => {
+    n += 1;
+    const q = initJobQueue({ backend: 'redis', client, keyPrefix: `slices${String(n)}:` });
+    await q.addJobs(Array.from({ length: 250 }, (_, i) => ({ jobType: 'mail', payload: { i }, tags: ['old'] })));
+    await q.cancelAllUpcomingJobs({ tags: { values: ['old'] } });
+    // 250 jobs with 2 events each (added, cancelled).
+    scriptSlice.events = 100;
+    const events = await counted(WHOLE, () => q.cleanupOldJobEvents(0));
+    scriptSlice.cleanup = 100;
+    const jobs = await counted(WHOLE, () => q.cleanupOldJobs(0));
+    expect(events.result).toBe(500);
+    expect(events.calls).toBe(6); // 5 full slices, then one that finds nothing
+    expect(jobs.result).toBe(250);
+    expect(jobs.calls).toBe(3); // 100, 100, then 50: short, nothing older is left
   });
 });

@@ -78,6 +78,13 @@ export const KEYS = [
   { name: 'types', property: 'types', type: 'sorted set', contents: '`<jobType>\\0<id>` members: lookup by job type' },
   // score 0, member `<tag>\0<pad id>`: lookup by tag
   { name: 'tags', property: 'tags', type: 'sorted set', contents: '`<tag>\\0<id>` members: lookup by tag' },
+  // member id, score runAt (ms): listings filtered by a runAt range read the range
+  {
+    name: 'run-at',
+    property: 'runAt',
+    type: 'sorted set',
+    contents: 'every job, by `runAt`: listings filtered by a `runAt` range read the range instead of walking jobs',
+  },
   // member pad id, score -priority: claimable now, best first
   { name: 'ready', property: 'ready', type: 'sorted set', contents: 'claimable now, scored by priority (best first)' },
   // score 0, member `<jobType>\0<2147483647 - priority, 10 digits>\0<pad id>`: the same jobs as `ready`, best first within each type (claims limited to some types read only their types)

@@ -1,13 +1,14 @@
 /**
  * Managing jobs (SPEC §4.3) on Redis: retry, cancel, edit, cleanup and reclaim, each one Lua
- * script (cleanup: one script per batch; a cancel or edit by filter: one script per slice of
- * candidate jobs, slices.ts, so each job changes atomically but the whole set does not).
+ * script (a cleanup: one script per slice of its batch; a cancel or edit by filter: one script
+ * per slice of candidate jobs, slices.ts, so each job changes atomically but the whole set does
+ * not).
  */
 import type { CancelResult, CleanupInput, JobEdit, JobSelector, ReclaimInput, ReclaimResult } from '../../backend.js';
 import type { BackendContext } from './context.js';
 import { toLuaQuery } from './query.js';
 import { floatText, type StoredJob } from './record.js';
-import { scriptSlice, walkSlices } from './slices.js';
+import { nextWriteSlice, scriptSlice, walkSlices } from './slices.js';
 
 type Cascaded = [number, number][];
 
@@ -29,11 +30,16 @@ async function cancelJobs(ctx: BackendContext, selector: JobSelector, now: Date)
   const cancelledIds: number[] = [];
   const cascaded: Cascaded = [];
   const args = [now.getTime(), ...selectorArgs(selector)];
+  // A slice's cascades may cancel many dependents: the first slice takes one candidate, and
+  // each next one as many as keep the work of one call near `scriptSlice.write` jobs at the
+  // last slice's rate (one job and its whole cascade at the least).
+  let size = 1;
   await walkSlices(
-    (cursor) => ctx.run<[number[], Cascaded, number]>('cancelJobs', [...args, cursor, scriptSlice.write]),
+    (cursor) => ctx.run<[number[], Cascaded, number]>('cancelJobs', [...args, cursor, size]),
     ([ids, pairs, next]) => {
       cancelledIds.push(...ids);
       cascaded.push(...pairs);
+      size = nextWriteSlice(size, ids.length + pairs.length);
       return next;
     },
   );
@@ -67,30 +73,46 @@ async function editJobs(ctx: BackendContext, selector: JobSelector, edit: JobEdi
   return edited;
 }
 
-/** Runs a cleanup script batch after batch until a batch comes back short. */
-async function inBatches(run: () => Promise<{ removed: number; scanned: number }>, batchSize: number): Promise<number> {
+/**
+ * Runs a cleanup script slice after slice until one comes back short. A slice is the batch
+ * size, capped at `cap` (slices.ts), so one call stays short whatever the batch size.
+ */
+async function inSlices(
+  run: (size: number) => Promise<{ removed: number; scanned: number }>,
+  batchSize: number,
+  cap: number,
+): Promise<number> {
+  const size = Math.max(1, Math.min(batchSize, cap));
   let total = 0;
   for (;;) {
-    const { removed, scanned } = await run();
+    const { removed, scanned } = await run(size);
     total += removed;
-    if (scanned < batchSize) return total;
+    if (scanned < size) return total;
   }
 }
 
 export function cleanupOldJobs(ctx: BackendContext, input: CleanupInput): Promise<number> {
-  const args = [input.olderThan.getTime(), input.batchSize];
-  return inBatches(async () => {
-    const [removed, scanned] = await ctx.run<[number, number]>('cleanupJobs', args);
-    return { removed, scanned };
-  }, input.batchSize);
+  const olderThan = input.olderThan.getTime();
+  return inSlices(
+    async (size) => {
+      const [removed, scanned] = await ctx.run<[number, number]>('cleanupJobs', [olderThan, size]);
+      return { removed, scanned };
+    },
+    input.batchSize,
+    scriptSlice.cleanup,
+  );
 }
 
 export function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInput): Promise<number> {
-  const args = [input.olderThan.getTime(), input.batchSize];
-  return inBatches(async () => {
-    const removed = await ctx.run<number>('cleanupEvents', args);
-    return { removed, scanned: removed };
-  }, input.batchSize);
+  const olderThan = input.olderThan.getTime();
+  return inSlices(
+    async (size) => {
+      const removed = await ctx.run<number>('cleanupEvents', [olderThan, size]);
+      return { removed, scanned: removed };
+    },
+    input.batchSize,
+    scriptSlice.events,
+  );
 }
 
 async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promise<ReclaimResult> {

@@ -8,7 +8,8 @@
   KEYS[13] tags, KEYS[14] tag-deps, KEYS[15] deps, KEYS[16] ready, KEYS[17] ready-by-type,
   KEYS[18] claim-hints, KEYS[19] scheduled, KEYS[20] processing, KEYS[21] finished,
   KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
-  KEYS[26] event-times, KEYS[27] wake, KEYS[28] meta, KEYS[29] blocked, KEYS[30] parked
+  KEYS[26] event-times, KEYS[27] wake, KEYS[28] meta, KEYS[29] blocked, KEYS[30] parked,
+  KEYS[31] run-at
   ARGV[1] now (ms); ARGV[2] the batch, a JSON array of { job, payload, added }: job is the
   stored metadata without id (dependsOnJobIds may hold placeholders -(index + 1)), payload
   the payload's JSON text, added the `added` event's metadata JSON text.
@@ -106,7 +107,7 @@ end
 --    prerequisitesMet reads them. A single job writes each key once anyway: gathering its
 --    writes would only cost time.
 if #batch > 1 then
-  deferWrites({ K['payloads'], K['all'], K['status:pending'], K['types'], K['tags'],
+  deferWrites({ K['payloads'], K['all'], K['run-at'], K['status:pending'], K['types'], K['tags'],
     K['tag-deps'], K['deps'], K['idem'], K['ready'], K['ready-by-type'], K['blocked'], K['scheduled'],
     K['events'], K['job-events'], K['event-times'] })
 end

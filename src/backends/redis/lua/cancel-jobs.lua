@@ -8,8 +8,8 @@
   KEYS[9] ready-by-type, KEYS[10] scheduled, KEYS[11] processing, KEYS[12] finished,
   KEYS[13] groups, KEYS[14] event:id, KEYS[15] events, KEYS[16] job-events,
   KEYS[17] event-times, KEYS[18] deps, KEYS[19] tag-deps, KEYS[20] all, KEYS[21] types,
-  KEYS[22] tags, KEYS[23] token-waiters, KEYS[24] blocked, KEYS[25] parked,
-  KEYS[26] wake
+  KEYS[22] tags, KEYS[23] token-waiters, KEYS[24] blocked, KEYS[25] parked, KEYS[26] wake,
+  KEYS[27] run-at
   ARGV[1] now (ms); ARGV[2] job id, or '' to select by filter; ARGV[3] filter query JSON
   (see includes/filter.lua), used when ARGV[2] is ''; ARGV[4] the slice cursor ('' for the
   first slice), ARGV[5] the most candidate jobs this call examines (a filter selects in bounded

@@ -9,7 +9,7 @@
   KEYS[14] tags, KEYS[15] tag-deps, KEYS[16] deps, KEYS[17] ready, KEYS[18] ready-by-type,
   KEYS[19] claim-hints, KEYS[20] scheduled, KEYS[21] processing, KEYS[22] finished,
   KEYS[23] events, KEYS[24] job-events, KEYS[25] event-times, KEYS[26] step-names,
-  KEYS[27] blocked, KEYS[28] groups, KEYS[29] parked
+  KEYS[27] blocked, KEYS[28] groups, KEYS[29] parked, KEYS[30] run-at
   ARGV[1] olderThan (ms, exclusive); ARGV[2] batch size.
   Returns { removed, scanned }: jobs removed, and finished entries examined (fewer than the
   batch size: nothing older is left).
@@ -19,6 +19,7 @@
 --- @include "steps"
 --- @include "state"
 --- @include "release"
+--- @include "run-at"
 
 local STATUSES = { 'pending', 'processing', 'completed', 'failed', 'cancelled', 'waiting' }
 local members = redis.call('ZRANGEBYSCORE', K['finished'], '-inf', '(' .. ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
@@ -48,6 +49,7 @@ for _, m in ipairs(members) do
       redis.call('HDEL', K['idem'], job.idempotencyKey)
     end
     redis.call('ZREM', K['all'], sid)
+    unindexRunAt(id)
     for _, s in ipairs(STATUSES) do redis.call('ZREM', K['status:' .. s], sid) end
     redis.call('ZREM', K['types'], job.jobType .. '\0' .. pid)
     for _, tag in ipairs(list(job.tags)) do redis.call('ZREM', K['tags'], tag .. '\0' .. pid) end

@@ -8,7 +8,7 @@
   KEYS[8] status:waiting, KEYS[9] ready, KEYS[10] ready-by-type, KEYS[11] scheduled,
   KEYS[12] processing, KEYS[13] finished, KEYS[14] groups, KEYS[15] event:id, KEYS[16] events,
   KEYS[17] job-events, KEYS[18] event-times, KEYS[19] wake, KEYS[20] all, KEYS[21] types,
-  KEYS[22] tags, KEYS[23] blocked, KEYS[24] parked
+  KEYS[22] tags, KEYS[23] blocked, KEYS[24] parked, KEYS[25] run-at
   ARGV[1] now (ms); ARGV[2] job id, or '' to select by filter; ARGV[3] filter query JSON;
   ARGV[4] the changed metadata fields as JSON (stored names and forms, no payload);
   ARGV[5] the new payload's JSON text, or '' to keep it; ARGV[6] the `edited` event's
@@ -24,6 +24,7 @@
 --- @include "wake"
 --- @include "state"
 --- @include "filter"
+--- @include "run-at"
 
 local now = tonumber(ARGV[1])
 local changes = cjson.decode(ARGV[4])
@@ -57,6 +58,7 @@ for _, id in ipairs(ids) do
     job.updatedAt = now
     local _, inLane = store(job, now)
     if wasReady and not inLane then leftGroupLane(job) end
+    if changes.runAt then indexRunAt(job) end
     if payload ~= '' then redis.call('HSET', K['payloads'], int(id), payload) end
     addEvent(id, 'edited', now, metadata)
     edited[#edited + 1] = id

@@ -13,7 +13,7 @@
   KEYS[18] claim-hints, KEYS[19] scheduled, KEYS[20] processing, KEYS[21] finished,
   KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
   KEYS[26] event-times, KEYS[27] wake, KEYS[28] cron, KEYS[29] cron-due, KEYS[30] meta,
-  KEYS[31] blocked, KEYS[32] parked
+  KEYS[31] blocked, KEYS[32] parked, KEYS[33] run-at
   ARGV[1] now (ms); ARGV[2] JSON array of { scheduleId, expectedNextRunAt, nextRunAt (ms),
   job, payload, added }: job is the stored job metadata without id, payload its JSON text,
   added the `added` event's metadata JSON text.

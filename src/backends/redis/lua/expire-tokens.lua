@@ -6,7 +6,8 @@
   KEYS[5] status:pending, KEYS[6] status:processing, KEYS[7] status:completed,
   KEYS[8] status:failed, KEYS[9] status:cancelled, KEYS[10] status:waiting, KEYS[11] ready,
   KEYS[12] ready-by-type, KEYS[13] scheduled, KEYS[14] processing, KEYS[15] finished,
-  KEYS[16] groups, KEYS[17] wake, KEYS[18] blocked, KEYS[19] tags, KEYS[20] parked
+  KEYS[16] groups, KEYS[17] wake, KEYS[18] blocked, KEYS[19] tags, KEYS[20] parked,
+  KEYS[21] run-at
   ARGV[1] now (ms, inclusive); ARGV[2] batch size.
   Returns { expired, scanned }: tokens timed out, and entries examined (fewer than the batch
   size: nothing else is due).

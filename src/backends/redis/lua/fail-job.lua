@@ -12,7 +12,7 @@
   KEYS[18] claim-hints, KEYS[19] scheduled, KEYS[20] processing, KEYS[21] finished,
   KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
   KEYS[26] event-times, KEYS[27] wake, KEYS[28] token-waiters, KEYS[29] meta, KEYS[30] blocked,
-  KEYS[31] parked
+  KEYS[31] parked, KEYS[32] run-at
   ARGV[1] job id; ARGV[2] worker id; ARGV[3] message; ARGV[4] failure reason;
   ARGV[5] retry time (ms), or '' when no retry follows; ARGV[6] now (ms);
   ARGV[7] now as an ISO-8601 string.

@@ -3,7 +3,7 @@
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] all,
   KEYS[6] status:pending, KEYS[7] status:processing, KEYS[8] status:completed,
   KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting,
-  KEYS[12] types, KEYS[13] tags, KEYS[14] step-names
+  KEYS[12] types, KEYS[13] tags, KEYS[14] step-names, KEYS[15] run-at
   ARGV[1] query JSON (see includes/filter.lua); ARGV[2] limit ('' for all); ARGV[3] matches
   still to skip (the offset); ARGV[4] the slice cursor ('' for the first slice); ARGV[5] the
   most candidate jobs this call examines. A listing runs in bounded slices, newest first, so no

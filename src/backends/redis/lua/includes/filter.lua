@@ -35,105 +35,86 @@ local function matches(job, q)
   return true
 end
 
--- A source of candidate ids, newest first: a whole sorted set (scored by id), or one value's
--- range of a `<value>\0<pad id>` index. `fetch(start, n)` reads by rank (O(log n + n), for
--- jumping to an offset); `fetchBefore(before, n)` reads the n newest ids below `before` (nil:
--- from the newest), the cursor of a sliced walk.
-local function setSource(key)
-  local function ids(members)
-    for i, m in ipairs(members) do members[i] = tonumber(m) end
-    return members
-  end
-  return {
-    count = redis.call('ZCARD', key),
-    fetch = function(start, n)
-      return ids(redis.call('ZREVRANGE', key, start, start + n - 1))
-    end,
-    fetchBefore = function(before, n)
-      local max = before and '(' .. int(before) or '+inf'
-      return ids(redis.call('ZREVRANGEBYSCORE', key, max, '-inf', 'LIMIT', 0, n))
-    end,
-  }
-end
+--- @include "sources"
+--- @include "run-at-range"
 
-local function lexSource(key, value)
-  local min, max = '[' .. value .. '\0', '(' .. value .. '\1'
-  local function ids(members)
-    for i, m in ipairs(members) do members[i] = idFromMember(m) end
-    return members
-  end
-  return {
-    count = redis.call('ZLEXCOUNT', key, min, max),
-    fetch = function(start, n)
-      -- By rank: the members after the range come first in reverse order.
-      local above = redis.call('ZLEXCOUNT', key, max, '+')
-      local first = above + start
-      local last = math.min(first + n, above + redis.call('ZLEXCOUNT', key, min, max)) - 1
-      if last < first then return {} end
-      return ids(redis.call('ZREVRANGE', key, first, last))
-    end,
-    fetchBefore = function(before, n)
-      local upper = before and '(' .. value .. '\0' .. pad(before) or max
-      return ids(redis.call('ZREVRANGEBYLEX', key, upper, min, 'LIMIT', 0, n))
-    end,
-  }
-end
+-- Candidates checked by their `run-at` score, or taken unchecked, per candidate a slice would
+-- decode.
+local CHEAP_CHECKS = 4
 
--- The smallest index that the query pins down, and whether that index is the whole query
--- (then jobs need not even be decoded).
+-- The smallest index that the query pins down, and how to check its candidates: nil when
+-- that index is the whole query (then jobs need not even be decoded), a check by the `run-at`
+-- score when runAt is all that is left, or else a check of the decoded job.
 local function bestSource(q)
-  local constraints = 0
+  local pending = {}
   for _, name in ipairs({ 'status', 'jobType', 'priority', 'runAt', 'tags' }) do
-    if q[name] then constraints = constraints + 1 end
+    if q[name] then pending[#pending + 1] = name end
   end
-  local best, exact = setSource(K['all']), constraints == 0
-  local function consider(source, alone)
-    if source.count < best.count or (alone and source.count == best.count) then
-      best = source
-      exact = alone and constraints == 1
+  local best, served = setSource(K['all']), nil
+  -- `serves`: the one constraint the source answers exactly, or nil for a partial one.
+  local function consider(source, serves)
+    if source.count < best.count or (serves and source.count == best.count) then
+      best, served = source, serves
     end
   end
-  if q.status then consider(setSource(K['status:' .. q.status]), true) end
-  if q.jobType then consider(lexSource(K['types'], q.jobType), true) end
+  if q.status then consider(setSource(K['status:' .. q.status]), 'status') end
+  if q.jobType then consider(lexSource(K['types'], q.jobType), 'jobType') end
   local mode = q.tags and (q.tags.mode or 'all')
   if mode == 'all' or mode == 'exact' then
-    for _, t in ipairs(list(q.tags.values)) do consider(lexSource(K['tags'], t), false) end
+    for _, t in ipairs(list(q.tags.values)) do consider(lexSource(K['tags'], t), nil) end
+  elseif mode == 'any' then
+    consider(unionSource(K['tags'], list(q.tags.values)), 'tags')
   end
-  return best, exact
+  local indexed = q.runAt and runAtIndexed()
+  local min, max
+  if indexed then
+    min, max = runAtBounds(q.runAt)
+    local count = redis.call('ZCOUNT', K['run-at'], min, max)
+    if count <= RANGE_READ then consider(rangeSource(min, max, count), 'runAt') end
+  end
+  local left = {}
+  for _, name in ipairs(pending) do
+    if name ~= served then left[#left + 1] = name end
+  end
+  if #left == 0 then return best, nil end
+  if #left == 1 and left[1] == 'runAt' and indexed then return best, runAtCheck(min, max), true end
+  return best, function(id)
+    local job = loadJob(id)
+    return job ~= nil and matches(job, q)
+  end
 end
 
--- One bounded slice of a walk over the jobs matching `q`, newest first: examines at most
+-- One bounded slice of a walk over the jobs matching `q`, newest first: examines about
 -- `budget` candidates with an id below `cursor` (nil: from the newest), skips the first `skip`
 -- matches and keeps at most `limit` (nil: all) of the rest. Returns the kept ids, the number of
 -- matches skipped, and the cursor of the next slice (0 when the walk is over). A query its index
 -- answers exactly starts at the offset by rank, so a deep offset costs no walk.
 local function sliceIds(q, cursor, budget, skip, limit)
-  local source, exact = bestSource(q)
+  local source, check, cheap = bestSource(q)
   local out = {}
   if limit == 0 then return out, 0, 0 end
-  if exact and not cursor then
+  if not check and source.fetch and not cursor then
     -- By rank, whatever the offset; at most `budget` ids, the walk goes on from the last.
     local want = math.min(limit or budget, budget)
     local ids = source.fetch(skip, want)
     local more = #ids == want and not (limit and #ids >= limit)
     return ids, math.max(0, math.min(skip, source.count)), more and ids[#ids] or 0
   end
+  -- A candidate checked by its index score, or taken unchecked, costs a fraction of decoding
+  -- a job: a slice reads so many more, and keeps at most `budget` of them.
+  local size = (not check or cheap) and budget * CHEAP_CHECKS or budget
   local skipped = 0
-  local page = source.fetchBefore(cursor, budget)
+  local page, done = source.fetchBefore(cursor, size)
   for _, id in ipairs(page) do
-    local ok = exact
-    if not ok then
-      local job = loadJob(id)
-      ok = job ~= nil and matches(job, q)
-    end
-    if ok then
+    if not check or check(id) then
       if skipped < skip then
         skipped = skipped + 1
       else
         out[#out + 1] = id
         if limit and #out >= limit then return out, skipped, 0 end
+        if #out >= budget then return out, skipped, id end
       end
     end
   end
-  return out, skipped, (#page < budget) and 0 or page[#page]
+  return out, skipped, (done or #page == 0) and 0 or page[#page]
 end

@@ -1,5 +1,6 @@
 -- Inserting a job: metadata, payload and every index, plus its `added` event.
 --- @include "writes"
+--- @include "run-at"
 
 local function newId()
   return redis.call('INCR', K['id'])
@@ -19,6 +20,7 @@ local function insertJob(job, payload, now, added)
   for _, tag in ipairs(list(job.dependsOnTags)) do write('ZADD', K['tag-deps'], 0, tag .. '\0' .. pid) end
   for _, dep in ipairs(list(job.dependsOnJobIds)) do write('ZADD', K['deps'], 0, pad(dep) .. '\0' .. pid) end
   if not isnull(job.idempotencyKey) then write('HSET', K['idem'], job.idempotencyKey, sid) end
+  indexRunAt(job)
   store(job, now, 'new')
   addEvent(id, 'added', now, added)
   return id

@@ -3,6 +3,7 @@
 -- it), due now. No lost wake-up: enter-wait checks the token in the same atomic step.
 --- @include "tokens"
 --- @include "waiters"
+--- @include "run-at"
 
 -- Settles the open `token` as `status` ('completed' or 'timed_out') at `now`. Returns the
 -- number of jobs resumed.
@@ -21,7 +22,10 @@ local function settleToken(token, status, now)
       job.waitTokenId = NULL
       job.waitUntil = NULL
       -- Ready now (runAt is already past for a job that ran, unless clocks disagree).
-      if job.runAt > now then job.runAt = now end
+      if job.runAt > now then
+        job.runAt = now
+        indexRunAt(job)
+      end
       store(job, now)
       resumed = resumed + 1
     end
