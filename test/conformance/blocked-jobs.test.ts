@@ -143,4 +143,98 @@ forEachBackend('blocked due jobs (§2.10, §4.8)', (ctx) => {
     expect(await claim({ batchSize: 1 })).toEqual([own]);
     expect(await claim()).toEqual([other]);
   });
+
+  /**
+   * Random steps on two groups of three job types, some jobs holding or waiting for tag `t`:
+   * adds, claims (limited to a type or not, groupConcurrency 1 or 2), completions, failures
+   * for a retry, cancels and edits (run time, tags) of pending jobs. The last steps add nothing,
+   * so no new job comes to free a group. Then claims of any type and completions, later, until
+   * a claim finds nothing: no job may be left that could still run.
+   */
+  async function randomSteps(seed: number): Promise<void> {
+    let state = seed * 7919;
+    const rnd = (n: number) => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state % n;
+    };
+    const q = ctx.queue;
+    const backend = backendOf(q);
+    const types = ['a', 'b', 'c'];
+    const running: number[] = [];
+    const pendingJob = async () => {
+      const pending = await q.getJobsByStatus('pending');
+      return pending.length ? pending[rnd(pending.length)]!.id : undefined;
+    };
+    for (let step = 0; step < 100; step++) {
+      const op = step < 40 ? rnd(8) : 2 + rnd(6);
+      if (op <= 1) {
+        const dependsOn = rnd(5) === 0 ? { tags: ['t'] } : undefined;
+        await q.addJob({
+          jobType: types[rnd(3)]!,
+          payload: {},
+          group: { id: `g${rnd(2)}` },
+          priority: rnd(5),
+          runAt: EARLIER,
+          tags: !dependsOn && rnd(4) === 0 ? ['t'] : [],
+          dependsOn,
+        });
+      } else if (op <= 3) {
+        const jobTypes = rnd(2) ? [types[rnd(3)]!] : undefined;
+        const groupConcurrency = 1 + rnd(2);
+        const jobs = await backend.claimJobs({
+          workerId: W,
+          batchSize: 1 + rnd(3),
+          now: NOW,
+          groupConcurrency,
+          jobTypes,
+        });
+        running.push(...jobs.map((j) => j.id));
+      } else if (op === 4 && running.length > 0) {
+        await complete(q, running.splice(rnd(running.length), 1)[0]!);
+      } else if (op === 5) {
+        const id = await pendingJob();
+        if (id !== undefined) await q.cancelJob(id);
+      } else if (op === 6) {
+        const id = await pendingJob();
+        const edit = rnd(2) ? { runAt: rnd(2) ? LATER : EARLIER } : { tags: rnd(2) ? [] : ['u'] };
+        if (id !== undefined) await q.editJob(id, edit);
+      } else if (op === 7 && running.length > 0) {
+        const jobId = running.splice(rnd(running.length), 1)[0]!;
+        await backend.failJob({
+          jobId,
+          workerId: W,
+          message: 'no',
+          reason: 'handler_error',
+          retryAt: EARLIER,
+          now: NOW,
+        });
+      }
+    }
+    await complete(q, ...running);
+    const end = new Date(LATER.getTime() + 60_000);
+    for (;;) {
+      const jobs = await backend.claimJobs({ workerId: W, batchSize: 5, now: end, groupConcurrency: 1 });
+      if (jobs.length === 0) break;
+      await backend.completeJobs(
+        jobs.map((j) => ({ jobId: j.id, workerId: W })),
+        end,
+      );
+    }
+    const left = [
+      ...(await q.getJobsByStatus('pending')),
+      ...(await q.getJobsByStatus('processing')),
+      ...(await q.getJobsByStatus('waiting')),
+      ...(await q.getJobsByStatus('failed')).filter((j) => j.nextAttemptAt !== null),
+    ];
+    expect(
+      left.map((j) => j.id),
+      `seed ${seed}`,
+    ).toEqual([]);
+  }
+
+  it('leaves no job that could run after random adds, claims, completions, failures, cancels and edits', async () => {
+    // Each seed ends with every job finished, so the next starts from an idle store. Migration
+    // 006 alone left jobs behind at seeds 60 and 95.
+    for (let seed = 51; seed <= 100; seed++) await randomSteps(seed);
+  }, 120_000);
 });
