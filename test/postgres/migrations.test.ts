@@ -23,6 +23,7 @@ const ALL_MIGRATIONS = [
   '006_parked_jobs',
   '007_cleanup_batches',
   '008_claim_plans',
+  '009_parked_group_turns',
 ];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
@@ -649,7 +650,7 @@ describe('008_claim_plans on a schema with jobs (postgres)', () => {
     const later = await before.addJob({ jobType: 'a', payload: {}, runAt: new Date(NOW.getTime() - 1000) });
     await before.close();
     const stored = await ids();
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '008_claim_plans' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '008_claim_plans' }]);
     expect(await ids()).toEqual(stored);
 
     const queue = initJobQueue({ backend: 'postgres', pool, schema });
@@ -678,7 +679,98 @@ describe('008_claim_plans on a schema with jobs (postgres)', () => {
       [schema],
     );
     expect(rows).toEqual([{ proname: 'job_queue_has_pending_dependents', lanname: 'sql' }]);
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '008_claim_plans' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '008_claim_plans' }]);
+  });
+});
+
+describe('009_parked_group_turns on a schema with parked jobs (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+  const NOW = new Date('2030-01-01T00:00:00.000Z');
+  const before = new Date(NOW.getTime() - 60_000);
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  const count = async (where: string) =>
+    Number((await pool.query(`SELECT count(*) AS n FROM "${schema}".job_queue WHERE ${where}`)).rows[0].n);
+  /** The trigger function's definition and the parked-job indexes. */
+  const parkingDefinitions = async () => ({
+    unpark: (
+      await pool.query(
+        `SELECT pg_get_functiondef(p.oid) AS def FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+         WHERE n.nspname = $1 AND p.proname = 'job_queue_unpark'`,
+        [schema],
+      )
+    ).rows[0].def as string,
+    indexes: (
+      await pool.query(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'job_queue_parked%' ORDER BY 1`,
+        [schema],
+      )
+    ).rows.map((r) => r.indexname as string),
+  });
+
+  it('keeps every job and gives back the parked jobs that 006 left with no turn coming', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 8 })).toHaveLength(8);
+    const at006 = await parkingDefinitions();
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const backend = backendOf(queue);
+    const claim = async (jobTypes?: string[]) =>
+      (await backend.claimJobs({ workerId: 'w', batchSize: 10, now: NOW, groupConcurrency: 1, jobTypes })).map(
+        (j) => j.id,
+      );
+    try {
+      const job = (jobType: string, group: string, priority: number) => ({
+        jobType,
+        payload: {},
+        group: { id: group },
+        priority,
+        runAt: before,
+      });
+      // Group g: a runs, b and c parked; h: h1 runs, h2 (type x) and h3 (type y) parked.
+      const [a, b, c, h1, h2, h3] = (await queue.addJobs([
+        job('work', 'g', 9),
+        job('work', 'g', 5),
+        job('work', 'g', 1),
+        job('x', 'h', 9),
+        job('x', 'h', 5),
+        job('y', 'h', 1),
+      ])) as [number, number, number, number, number, number];
+      expect((await backend.claimJobs({ workerId: 'w', batchSize: 2, now: NOW, groupConcurrency: 1 })).length).toBe(2);
+      expect(await claim()).toEqual([]);
+      expect(await count('parked')).toBe(4);
+      // 006 gives each freed slot one job, b and h2; b is then cancelled: c waits for a slot
+      // no job will free, and h3 for a claim of any type.
+      await backend.completeJobs(
+        [a, h1].map((jobId) => ({ jobId, workerId: 'w' })),
+        NOW,
+      );
+      await queue.cancelJob(b);
+      expect(await claim(['y'])).toEqual([]);
+      expect(await count('parked')).toBe(2);
+      const jobs = await count('true');
+
+      expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(8).map((name) => ({ name })));
+      expect(await count('true')).toBe(jobs);
+      expect(await count('parked')).toBe(0);
+      expect(await claim(['y'])).toEqual([h3]);
+      expect(await claim()).toEqual([c]);
+      expect(await count('parked')).toBe(1); // h2, behind h3
+      await backend.completeJobs([{ jobId: h3, workerId: 'w' }], NOW);
+      expect(await claim()).toEqual([h2]);
+    } finally {
+      await queue.close();
+    }
+    // And back: the down part restores 006's trigger function and index.
+    expect(await parkingDefinitions()).not.toEqual(at006);
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    expect(await parkingDefinitions()).toEqual(at006);
   });
 });
 

@@ -21,6 +21,14 @@ describe('parked jobs (postgres)', () => {
     return Object.fromEntries(rows.map((r) => [r.job_type, r.parked_reason]));
   }
 
+  /** Parked jobs in insertion order: [job type, priority]. */
+  async function parkedRows(): Promise<[string, number][]> {
+    const { rows } = await ctx.sql.query<{ job_type: string; priority: number }>(
+      `SELECT job_type, priority FROM "${ctx.schema}".job_queue WHERE parked ORDER BY id`,
+    );
+    return rows.map((r) => [r.job_type, r.priority]);
+  }
+
   function claimer(queue: JobQueue, groupConcurrency?: number) {
     const backend = backendOf(queue);
     return async (batchSize = 10) =>
@@ -59,26 +67,32 @@ describe('parked jobs (postgres)', () => {
     expect((await queue.getJob(drain))?.status).toBe('processing');
   });
 
-  it('puts back one job of a full group per slot that frees, best first', async () => {
+  it('puts back, per slot that frees, the best parked job of each job type of a full group', async () => {
     const queue = ctx.queue();
     const backend = backendOf(queue);
     const claim = claimer(queue, 1);
-    const first = await queue.addJob({
-      jobType: 'first',
-      payload: {},
-      group: { id: 'g' },
-      priority: 9,
-      runAt: earlier,
-    });
-    await queue.addJob({ jobType: 'low', payload: {}, group: { id: 'g' }, priority: 1, runAt: earlier });
-    await queue.addJob({ jobType: 'high', payload: {}, group: { id: 'g' }, priority: 5, runAt: earlier });
+    const group = { id: 'g' };
+    const first = await queue.addJob({ jobType: 'first', payload: {}, group, priority: 9, runAt: earlier });
+    await queue.addJob({ jobType: 'low', payload: {}, group, priority: 1, runAt: earlier });
+    await queue.addJob({ jobType: 'high', payload: {}, group, priority: 5, runAt: earlier });
+    await queue.addJob({ jobType: 'low', payload: { n: 2 }, group, priority: 0, runAt: earlier });
     await queue.addJob({ jobType: 'free', payload: {}, priority: 0, runAt: earlier });
     expect(await claim(1)).toEqual(['first']);
     expect(await claim()).toEqual(['free']);
-    expect(await parked()).toEqual({ low: 'group_full', high: 'group_full' });
+    expect(await parkedRows()).toEqual([
+      ['low', 1],
+      ['high', 5],
+      ['low', 0],
+    ]);
     await backend.completeJobs([{ jobId: first, workerId: 'w' }], NOW);
-    expect(await parked()).toEqual({ low: 'group_full' });
+    expect(await parkedRows()).toEqual([['low', 0]]);
     expect(await claim()).toEqual(['high']);
+    expect(await parkedRows()).toEqual([['low', 0]]);
+    expect(await claim()).toEqual([]);
+    expect(await parkedRows()).toEqual([
+      ['low', 1],
+      ['low', 0],
+    ]);
   });
 
   it('puts a dependent back when its prerequisite completes, and a retried job is never parked', async () => {
