@@ -9,32 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cleanupEventsSql, jobEventsSql } from '../../src/backends/postgres/queries/events.js';
 import { schemaNames } from '../../src/backends/postgres/queries/names.js';
 import { usePostgres } from './support.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Join Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-
-/** Rows produced or discarded by every node, over all its loops. */
-const rowWork = (plan: PlanNode): number =>
-  nodes(plan).reduce(
-    (sum, n) =>
-      sum +
-      n['Actual Loops'] *
-        (n['Actual Rows'] +
-          (n['Rows Removed by Filter'] ?? 0) +
-          (n['Rows Removed by Join Filter'] ?? 0) +
-          (n['Rows Removed by Index Recheck'] ?? 0)),
-    0,
-  );
+import { nodes, rowWork, type PlanNode } from './plans.js';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const OLD = new Date('2029-01-01T00:00:00.000Z');

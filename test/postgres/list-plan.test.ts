@@ -11,32 +11,7 @@ import type { JobQuery } from '../../src/backend.js';
 import { RECENT_WINDOW, listJobsSql } from '../../src/backends/postgres/queries/list.js';
 import { schemaNames } from '../../src/backends/postgres/queries/names.js';
 import { usePostgres } from './support.js';
-
-interface PlanNode {
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Shared Hit Blocks': number;
-  'Shared Read Blocks': number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Join Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-
-/** Rows produced or discarded by every node, over all its loops. */
-const rowWork = (plan: PlanNode): number =>
-  nodes(plan).reduce(
-    (sum, n) =>
-      sum +
-      n['Actual Loops'] *
-        (n['Actual Rows'] +
-          (n['Rows Removed by Filter'] ?? 0) +
-          (n['Rows Removed by Join Filter'] ?? 0) +
-          (n['Rows Removed by Index Recheck'] ?? 0)),
-    0,
-  );
+import { rowWork, type PlanNode } from './plans.js';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const HOUR = 3_600_000;
@@ -111,7 +86,7 @@ describe('listing plans (postgres)', () => {
       const plan = (rows[0] as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0]!.Plan;
       cost[name] = {
         rows: rowWork(plan),
-        buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'],
+        buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
       };
     }
     return cost;
