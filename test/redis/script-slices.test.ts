@@ -4,13 +4,13 @@
  * jobs per script call (slices.ts), newest first, and the result is
  * the same as with one large slice; a cancel whose cascades are large takes fewer candidates
  * per call; a cleanup removes at most `scriptSlice.cleanup` jobs or `scriptSlice.events` events
- * per call. Script calls are counted with INFO commandstats on a private redis-server, so no
+ * per call; a reclaim examines at most `scriptSlice.write` stuck jobs per call. Script calls are counted with INFO commandstats on a private redis-server, so no
  * other client's commands are counted.
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scriptSlice } from '../../src/backends/redis/slices.js';
-import { initJobQueue, type JobQueue } from '../../src/queue.js';
+import { backendOf, initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { JobRecord } from '../../src/types.js';
 import { startPrivateRedis, type PrivateServer } from '../helpers/private-servers.js';
 
@@ -223,5 +223,46 @@ describe('redis bounded script slices', () => {
     expect(events.calls).toBe(6); // 5 full slices, then one that finds nothing
     expect(jobs.result).toBe(250);
     expect(jobs.calls).toBe(3); // 100, 100, then 50: short, nothing older is left
+  });
+
+  it('reclaims stuck jobs in ceil(candidates / slice) script calls, walking past the jobs whose own timeout is longer', async () => {
+    const claimedAt = Date.now() + 1_000;
+    /** 25 jobs claimed at one time: every fourth with a timeout of an hour, every third out of attempts. */
+    async function stuck(): Promise<JobQueue> {
+      n += 1;
+      const q = initJobQueue({ backend: 'redis', client, keyPrefix: `slices${String(n)}:` });
+      const ids = await q.addJobs(
+        Array.from({ length: 25 }, (_, i) => ({
+          jobType: 'mail',
+          payload: { i },
+          ...(i % 4 === 0 ? { timeoutMs: 3_600_000 } : {}),
+          maxAttempts: i % 3 === 0 ? 1 : 3,
+        })),
+      );
+      // A dependent of the first job that fails for good: the reclaim cancels it.
+      await q.addJobs([{ jobType: 'mail', payload: { i: 25 }, dependsOn: { jobIds: [ids[3]!] } }]);
+      const claimed = await backendOf(q).claimJobs({ workerId: 'w', batchSize: 25, now: new Date(claimedAt) });
+      expect(claimed).toHaveLength(25);
+      return q;
+    }
+    const reclaim = (q: JobQueue) =>
+      backendOf(q).reclaimStuckJobs({ maxProcessingMs: 60_000, now: new Date(claimedAt + 120_000) });
+    const sliced = await stuck();
+    const whole = await stuck();
+    const a = await counted(SLICE, () => reclaim(sliced));
+    const b = await counted(WHOLE, () => reclaim(whole));
+    expect(a.calls).toBe(Math.ceil(25 / SLICE));
+    expect(b.calls).toBe(1);
+    const sorted = (ids: number[]) => [...ids].sort((x, y) => x - y);
+    expect(sorted(a.result.requeuedIds)).toEqual(sorted(b.result.requeuedIds));
+    expect(sorted(a.result.failedIds)).toEqual(sorted(b.result.failedIds));
+    expect(a.result.cascaded).toEqual(b.result.cascaded);
+    // 7 jobs keep running (their own timeout), 6 of the others fail for good, 12 go back to pending.
+    expect(a.result.requeuedIds).toHaveLength(12);
+    expect(a.result.failedIds).toHaveLength(6);
+    expect(a.result.cascaded).toHaveLength(1);
+    const after = await states(sliced);
+    expect(after).toEqual(await states(whole));
+    expect(after.filter((s) => s.includes(':processing:'))).toHaveLength(7);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Managing jobs (SPEC §4.3) on Redis: retry, cancel, edit, cleanup and reclaim, each one Lua
- * script (a cleanup: one script per slice of its batch; a cancel or edit by filter: one script
- * per slice of candidate jobs, slices.ts, so each job changes atomically but the whole set does
- * not).
+ * script (a cleanup: one script per slice of its batch; a cancel or edit by filter and a
+ * reclaim: one script per slice of candidate jobs, slices.ts, so each job changes atomically
+ * but the whole set does not).
  */
 import type { CancelResult, CleanupInput, JobEdit, JobSelector, ReclaimInput, ReclaimResult } from '../../backend.js';
 import type { BackendContext } from './context.js';
@@ -116,12 +116,26 @@ export function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInput): P
 }
 
 async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promise<ReclaimResult> {
-  const [requeuedIds, failedIds, deadLetterJobIds, cascaded] = await ctx.run<[number[], number[], number[], Cascaded]>(
-    'reclaimStuck',
-    [input.now.getTime(), input.maxProcessingMs, input.now.toISOString()],
-  );
-  ctx.sawJobIds(deadLetterJobIds);
-  return { requeuedIds, failedIds, deadLetterJobIds, cascaded: cascadedPairs(cascaded) };
+  const result: ReclaimResult = { requeuedIds: [], failedIds: [], deadLetterJobIds: [], cascaded: [] };
+  const args = [input.now.getTime(), input.maxProcessingMs, input.now.toISOString()];
+  // Slices of `scriptSlice.write` candidates, oldest lock first. A job that one call leaves
+  // processing (its own timeoutMs is longer) stays at the front of the walk, so the next call
+  // skips the candidates kept so far. A kept job that finishes between two calls makes the
+  // walk skip one candidate too many: the next reclaim takes it.
+  let skip = 0;
+  for (;;) {
+    const slice = scriptSlice.write;
+    const [requeuedIds, failedIds, deadLetterJobIds, cascaded, examined, kept] = await ctx.run<
+      [number[], number[], number[], Cascaded, number, number]
+    >('reclaimStuck', [...args, skip, slice]);
+    ctx.sawJobIds(deadLetterJobIds);
+    result.requeuedIds.push(...requeuedIds);
+    result.failedIds.push(...failedIds);
+    result.deadLetterJobIds.push(...deadLetterJobIds);
+    result.cascaded.push(...cascadedPairs(cascaded));
+    if (examined < slice) return result;
+    skip += kept;
+  }
 }
 
 export const manageOperations = {

@@ -12,9 +12,13 @@
   KEYS[26] event-times, KEYS[27] wake, KEYS[28] token-waiters, KEYS[29] meta, KEYS[30] blocked,
   KEYS[31] parked, KEYS[32] run-at
   ARGV[1] now (ms); ARGV[2] threshold (ms); ARGV[3] now as an ISO-8601 string.
-  ARGV[4] the store id the queue expects (includes/store.lua): a different or missing one
+  ARGV[4] skip: candidates that earlier calls of this reclaim examined and left processing
+  (still within their own timeoutMs); ARGV[5] slice: candidates to examine at most (slices.ts).
+  ARGV[6] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
-  Returns { requeuedIds, failedIds, deadLetterJobIds, cascaded } (cascaded: { jobId, cascadeFrom }).
+  Returns { requeuedIds, failedIds, deadLetterJobIds, cascaded, examined, kept } (cascaded:
+  { jobId, cascadeFrom }; examined: candidates read, fewer than the slice when none is left;
+  kept: those of them left processing, for the next call's skip).
 ]]
 --- @include "util"
 --- @include "job"
@@ -24,17 +28,21 @@
 --- @include "fail"
 --- @include "store"
 
-checkStore(ARGV[4])
+checkStore(ARGV[6])
 
 local now = tonumber(ARGV[1])
 local threshold = tonumber(ARGV[2])
 local nowIso = ARGV[3]
 local requeued, failed, deadLetters, cascaded = {}, {}, {}, {}
+local kept = 0
 
--- Locked before now - threshold (lock times are whole ms, hence ceil): candidates; the job's
--- own timeoutMs may lengthen its limit.
-local members = redis.call('ZRANGEBYSCORE', K['processing'], '-inf', '(' .. int(math.ceil(now - threshold)))
+-- Locked before now - threshold (lock times are whole ms, hence ceil): candidates, oldest lock
+-- first; the job's own timeoutMs may lengthen its limit. A reclaimed job leaves `processing`,
+-- a kept one stays where it was: skipping the kept ones of earlier calls resumes the walk.
+local members = redis.call('ZRANGEBYSCORE', K['processing'], '-inf', '(' .. int(math.ceil(now - threshold)),
+  'LIMIT', tonumber(ARGV[4]), tonumber(ARGV[5]))
 for _, m in ipairs(members) do
+  local before = #requeued + #failed
   local job = loadJob(idFromMember(m))
   if job and job.status == 'processing' then
     local limit = threshold
@@ -56,6 +64,7 @@ for _, m in ipairs(members) do
       end
     end
   end
+  if #requeued + #failed == before then kept = kept + 1 end
 end
 if #requeued > 0 or #deadLetters > 0 or releasedAny() then signalWake() end
-return { requeued, failed, deadLetters, cascaded }
+return { requeued, failed, deadLetters, cascaded, #members, kept }
