@@ -68,10 +68,22 @@ export function floatText(value: number | null): string | null {
  * the field's default.
  */
 export function toStoredJob(job: NewJob, now: Date): Omit<StoredJob, 'id'> {
-  const kept = Object.entries(storedFields(job, now.getTime())).filter(
-    ([, value]) => value !== null && !(Array.isArray(value) && value.length === 0),
-  );
-  return Object.fromEntries(kept) as unknown as Omit<StoredJob, 'id'>;
+  const fields = storedFields(job, now.getTime()) as unknown as Record<string, unknown>;
+  const kept: Record<string, unknown> = {};
+  for (const name in fields) {
+    const value = fields[name];
+    if (value !== null && !(Array.isArray(value) && value.length === 0)) kept[name] = value;
+  }
+  return kept as unknown as Omit<StoredJob, 'id'>;
+}
+
+/**
+ * The stored metadata of a new job as JSON text, without id: the add scripts put the id in
+ * front (includes/new-job.lua) and save the rest as is, so they never encode it. Numbers are
+ * exact here (JSON.stringify), which cjson's 14 digits would not always be.
+ */
+export function toStoredJobText(job: NewJob, now: Date): string {
+  return JSON.stringify(toStoredJob(job, now));
 }
 
 function storedFields(job: NewJob, t: number): Omit<StoredJob, 'id'> {

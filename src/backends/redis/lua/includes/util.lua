@@ -6,14 +6,29 @@ local function isnull(v)
   return v == nil or v == NULL
 end
 
--- Integer text without exponent (tostring would switch to 1e+15 notation).
+-- Both formats below are remembered for the rest of the script: a script formats the same ids
+-- and times several times over, and a table lookup costs far less than string.format.
+local intTexts, padTexts = {}, {}
+
+-- Integer text without exponent (tostring would switch to 1e+15 notation). Also the form to
+-- pass a number to redis.call in: Redis would format a Lua number itself, with %.17g.
 local function int(n)
-  return string.format('%d', n)
+  local text = intTexts[n]
+  if not text then
+    text = string.format('%d', n)
+    intTexts[n] = text
+  end
+  return text
 end
 
 -- Zero-padded id for sorted-set members, so lexicographic order is numeric order.
 local function pad(id)
-  return string.format('%015d', id)
+  local text = padTexts[id]
+  if not text then
+    text = string.format('%015d', id)
+    padTexts[id] = text
+  end
+  return text
 end
 
 -- The id at the end of a `<prefix>\0<pad id>` member.
