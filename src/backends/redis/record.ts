@@ -65,16 +65,36 @@ export function floatText(value: number | null): string | null {
 /**
  * The stored metadata of a new job, without id (add-jobs.lua allocates it). Null fields and
  * empty arrays are left out, as scripts store them (includes/job.lua): absent reads as null or
- * the field's default.
+ * the field's default. A new job has no lock, failure, completion, progress, wait or
+ * dead-letter record yet, so only its options can be set besides the fields every job has.
  */
 export function toStoredJob(job: NewJob, now: Date): Omit<StoredJob, 'id'> {
-  const fields = storedFields(job, now.getTime()) as unknown as Record<string, unknown>;
-  const kept: Record<string, unknown> = {};
-  for (const name in fields) {
-    const value = fields[name];
-    if (value !== null && !(Array.isArray(value) && value.length === 0)) kept[name] = value;
+  const t = now.getTime();
+  const stored: Omit<StoredJob, 'id'> = {
+    jobType: job.jobType,
+    status: 'pending',
+    createdAt: t,
+    updatedAt: t,
+    attempts: 0,
+    maxAttempts: job.maxAttempts,
+    priority: job.priority,
+    runAt: job.runAt.getTime(),
+  };
+  if (job.timeoutMs !== null) stored.timeoutMs = job.timeoutMs;
+  stored.forceKillOnTimeout = job.forceKillOnTimeout;
+  if (job.tags.length > 0) stored.tags = job.tags;
+  if (job.idempotencyKey !== null) stored.idempotencyKey = job.idempotencyKey;
+  if (job.retryDelay !== null) stored.retryDelay = floatText(job.retryDelay);
+  if (job.retryBackoff !== null) stored.retryBackoff = job.retryBackoff;
+  if (job.retryDelayMax !== null) stored.retryDelayMax = floatText(job.retryDelayMax);
+  if (job.deadLetterJobType !== null) stored.deadLetterJobType = job.deadLetterJobType;
+  if (job.group !== null) {
+    stored.groupId = job.group.id;
+    if (job.group.tier !== null) stored.groupTier = job.group.tier;
   }
-  return kept as unknown as Omit<StoredJob, 'id'>;
+  if (job.dependsOnJobIds !== null && job.dependsOnJobIds.length > 0) stored.dependsOnJobIds = job.dependsOnJobIds;
+  if (job.dependsOnTags !== null && job.dependsOnTags.length > 0) stored.dependsOnTags = job.dependsOnTags;
+  return stored;
 }
 
 /**
@@ -84,47 +104,6 @@ export function toStoredJob(job: NewJob, now: Date): Omit<StoredJob, 'id'> {
  */
 export function toStoredJobText(job: NewJob, now: Date): string {
   return JSON.stringify(toStoredJob(job, now));
-}
-
-function storedFields(job: NewJob, t: number): Omit<StoredJob, 'id'> {
-  return {
-    jobType: job.jobType,
-    status: 'pending',
-    createdAt: t,
-    updatedAt: t,
-    lockedAt: null,
-    lockedBy: null,
-    attempts: 0,
-    maxAttempts: job.maxAttempts,
-    nextAttemptAt: null,
-    priority: job.priority,
-    runAt: job.runAt.getTime(),
-    pendingReason: null,
-    errorHistory: [],
-    timeoutMs: job.timeoutMs,
-    forceKillOnTimeout: job.forceKillOnTimeout,
-    failureReason: null,
-    completedAt: null,
-    startedAt: null,
-    lastRetriedAt: null,
-    lastFailedAt: null,
-    lastCancelledAt: null,
-    tags: job.tags,
-    idempotencyKey: job.idempotencyKey,
-    progress: null,
-    retryDelay: floatText(job.retryDelay),
-    retryBackoff: job.retryBackoff,
-    retryDelayMax: floatText(job.retryDelayMax),
-    deadLetterJobType: job.deadLetterJobType,
-    deadLetteredAt: null,
-    deadLetterJobId: null,
-    groupId: job.group?.id ?? null,
-    groupTier: job.group?.tier ?? null,
-    dependsOnJobIds: job.dependsOnJobIds,
-    dependsOnTags: job.dependsOnTags,
-    waitUntil: null,
-    waitTokenId: null,
-  };
 }
 
 function date(ms: number | null | undefined): Date | null {

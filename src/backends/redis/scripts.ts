@@ -28,10 +28,17 @@ function register(client: Redis): void {
 /** A runner calling the scripts on `client` with the keys of the queue under `prefix`. */
 export function createScriptRunner(client: Redis, prefix: string): ScriptRunner {
   register(client);
-  const keysOf = new Map(Object.values(scripts).map((s) => [s.name, s.keys.map((k) => keyName(prefix, k))]));
+  type Command = (...a: ScriptArg[]) => Promise<unknown>;
+  const commands = client as unknown as Record<string, Command>;
+  // Per script, once: its command and its keys under `prefix`.
+  const calls = new Map(
+    Object.values(scripts).map((s) => [
+      s.name,
+      { command: commands[commandName(s)]!, keys: s.keys.map((k) => keyName(prefix, k)) },
+    ]),
+  );
   return <T>(name: ScriptName, args: ScriptArg[]) => {
-    const script = scripts[name];
-    const command = (client as unknown as Record<string, (...a: ScriptArg[]) => Promise<T>>)[commandName(script)]!;
-    return command.call(client, ...keysOf.get(script.name)!, ...args.map(String));
+    const { command, keys } = calls.get(name)!;
+    return command.call(client, ...keys, ...args.map(String)) as Promise<T>;
   };
 }

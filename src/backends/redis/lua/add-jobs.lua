@@ -73,11 +73,14 @@ local function checkExisting(id)
   end
 end
 for _, entry in ipairs(batch) do
-  for _, dep in ipairs(list(entry.job.dependsOnJobIds)) do
-    if dep > 0 then
-      checkExisting(dep)
-    elseif existing[target(-dep)] then
-      checkExisting(existing[target(-dep)])
+  local deps = entry.job.dependsOnJobIds
+  if deps then
+    for _, dep in ipairs(list(deps)) do
+      if dep > 0 then
+        checkExisting(dep)
+      elseif existing[target(-dep)] then
+        checkExisting(existing[target(-dep)])
+      end
     end
   end
 end

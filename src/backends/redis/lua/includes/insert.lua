@@ -9,9 +9,16 @@ local function insertJob(job, payload, now, added, text)
   local id = job.id
   local pid = pad(id)
   writeNewJob(job, payload, now, added)
-  for _, tag in ipairs(list(job.tags)) do write('ZADD', K['tags'], 0, tag .. '\0' .. pid) end
-  for _, tag in ipairs(list(job.dependsOnTags)) do write('ZADD', K['tag-deps'], 0, tag .. '\0' .. pid) end
-  for _, dep in ipairs(list(job.dependsOnJobIds)) do write('ZADD', K['deps'], 0, pad(dep) .. '\0' .. pid) end
+  -- Most jobs have none of these: tested before list(), which would make an empty table each.
+  if job.tags then
+    for _, tag in ipairs(list(job.tags)) do write('ZADD', K['tags'], 0, tag .. '\0' .. pid) end
+  end
+  if job.dependsOnTags then
+    for _, tag in ipairs(list(job.dependsOnTags)) do write('ZADD', K['tag-deps'], 0, tag .. '\0' .. pid) end
+  end
+  if job.dependsOnJobIds then
+    for _, dep in ipairs(list(job.dependsOnJobIds)) do write('ZADD', K['deps'], 0, pad(dep) .. '\0' .. pid) end
+  end
   if not isnull(job.idempotencyKey) then write('HSET', K['idem'], job.idempotencyKey, int(id)) end
   store(job, now, 'new', text and withId(int(id), text))
   return id

@@ -38,8 +38,14 @@ end
 
 -- The `ready-by-type` member of a job: `<jobType>\0<2147483647 - priority, 10 digits>\0<pad id>`,
 -- so that within one type, text order is priority desc, then id asc.
+local rankTexts = {}
 local function typedReadyMember(job)
-  return job.jobType .. '\0' .. string.format('%010d', 2147483647 - job.priority) .. '\0' .. pad(job.id)
+  local rank = rankTexts[job.priority]
+  if not rank then
+    rank = string.format('%010d', 2147483647 - job.priority)
+    rankTexts[job.priority] = rank
+  end
+  return job.jobType .. '\0' .. rank .. '\0' .. pad(job.id)
 end
 
 -- A JSON array decoded by cjson, or an empty table for null/absent.
