@@ -28,17 +28,17 @@ function register(client: Redis): void {
 /** A runner calling the scripts on `client` with the keys of the queue under `prefix`. */
 export function createScriptRunner(client: Redis, prefix: string): ScriptRunner {
   register(client);
-  type Command = (...a: ScriptArg[]) => Promise<unknown>;
-  const commands = client as unknown as Record<string, Command>;
-  // Per script, once: its command and its keys under `prefix`.
+  const commands = client as unknown as Record<string, (...a: ScriptArg[]) => Promise<unknown>>;
+  // Per script, once: its command's name and its keys under `prefix`. The command itself is
+  // looked up at each call, as ioredis keeps it on the client.
   const calls = new Map(
     Object.values(scripts).map((s) => [
       s.name,
-      { command: commands[commandName(s)]!, keys: s.keys.map((k) => keyName(prefix, k)) },
+      { command: commandName(s), keys: s.keys.map((k) => keyName(prefix, k)) },
     ]),
   );
   return <T>(name: ScriptName, args: ScriptArg[]) => {
     const { command, keys } = calls.get(name)!;
-    return command.call(client, ...keys, ...args.map(String)) as Promise<T>;
+    return commands[command]!.call(client, ...keys, ...args.map(String)) as Promise<T>;
   };
 }
