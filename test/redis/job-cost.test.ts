@@ -36,6 +36,12 @@ async function commandsOf(client: Redis, run: () => Promise<unknown>): Promise<n
   return (await commandsSoFar(client)) - before;
 }
 
+/** Bytes the server received from clients so far, the probe (INFO stats) included. */
+async function bytesReceived(client: Redis): Promise<number> {
+  const info = await client.info('stats');
+  return Number(/^total_net_input_bytes:(\d+)/m.exec(info)![1]);
+}
+
 async function usedMemory(client: Redis): Promise<number> {
   const info = await client.info('memory');
   return Number(/^used_memory:(\d+)/m.exec(info)![1]);
@@ -80,6 +86,16 @@ describe('redis cost per job', () => {
     // A wake-up nobody took yet stays a single entry.
     await q.addJob({ jobType: 'email', payload: { i: 1 } });
     expect(await client.llen('cost{q}:wake')).toBe(1);
+  });
+
+  it('sends a single job without options in at most 850 bytes: only the keys its script touches', async () => {
+    const probe = -((await bytesReceived(client)) - (await bytesReceived(client)));
+    const before = await bytesReceived(client);
+    await q.addJob({ jobType: 'email', payload: { i: 0 } });
+    const sent = (await bytesReceived(client)) - before - probe;
+    // The EVALSHA with 16 keys, the stored metadata, payload and `added` texts and the store id
+    // (31 keys and the job as JSON to decode before: 1,148 bytes).
+    expect(sent).toBeLessThanOrEqual(850);
   });
 
   it('writes no claim hint, with or without a group', async () => {

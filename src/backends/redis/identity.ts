@@ -70,7 +70,8 @@ export class StoreIdentity {
   runner(): ScriptRunner {
     return async <T>(name: ScriptName, args: (string | number)[]): Promise<T> => {
       if (!CHECKED.has(name)) return this.raw<T>(name, args);
-      const expected = await this.current();
+      // Known once the store was identified: no wait then, as on every call but the first.
+      const expected = this.storeId ?? (await this.current());
       try {
         return await this.raw<T>(name, [...args, expected]);
       } catch (err) {

@@ -66,9 +66,14 @@ async function closeClient(client: Redis): Promise<void> {
 export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): Backend & CronStore & WaitStore {
   const { client, owned, ready } = openConnection(config);
   const runScript = createScriptRunner(client, config.keyPrefix);
-  // Nothing is sent before the client is known to be on its database (see openConnection).
+  // Nothing is sent before the client is known to be on its database (see openConnection);
+  // once it is, scripts go out without waiting for that check again.
+  let onDatabase = false;
   const run: ScriptRunner = async (name, args) => {
-    await ready();
+    if (!onDatabase) {
+      await ready();
+      onDatabase = true;
+    }
     return runScript(name, args);
   };
   const describeStore = `under key prefix ${JSON.stringify(config.keyPrefix)}`;

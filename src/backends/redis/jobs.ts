@@ -1,34 +1,83 @@
 /**
  * Adding and reading jobs (SPEC §4.1, §4.2) on Redis.
  */
-import type { AddJobsInput, AddJobsResult, JobQuery } from '../../backend.js';
+import type { AddJobsInput, AddJobsResult, JobQuery, NewJob } from '../../backend.js';
 import { StoreFact, prerequisitesBlocked } from '../../store-facts.js';
 import type { JobEvent, JobRecord } from '../../types.js';
 import type { BackendContext } from './context.js';
 import { toLuaQuery } from './query.js';
-import { toJobEvent, toJobRecord, toStoredJob, type JobRow } from './record.js';
+import { toJobEvent, toJobRecord, toStoredJob, toStoredJobText, type JobRow } from './record.js';
 import { scriptSlice, walkSlices } from './slices.js';
 
 /** ['ok', ids, insertedIds], or ['blocked', ids, statuses] (add-jobs.lua). */
 type AddReply = ['ok', number[], number[]] | ['blocked', number[], string[]];
 
+/** A job that needs no more than the writes every job makes (add-job.lua). */
+function isPlain(job: NewJob): boolean {
+  return (
+    job.idempotencyKey === null &&
+    job.group === null &&
+    job.tags.length === 0 &&
+    (job.dependsOnJobIds === null || job.dependsOnJobIds.length === 0) &&
+    (job.dependsOnTags === null || job.dependsOnTags.length === 0)
+  );
+}
+
+function addedMetadata(job: NewJob): string {
+  return JSON.stringify({ jobType: job.jobType, tags: job.tags, idempotencyKey: job.idempotencyKey });
+}
+
+/**
+ * A batch entry of add-jobs.lua. The stored metadata travels as text the script saves as is
+ * (`meta`), with `job` holding only the fields it reads; a job naming dependencies by id gets
+ * its full metadata as `job` instead, since the script rewrites that list (placeholders).
+ */
+function batchEntry(job: NewJob, now: Date) {
+  const payload = JSON.stringify(job.payload);
+  const added = addedMetadata(job);
+  if (job.dependsOnJobIds !== null && job.dependsOnJobIds.length > 0) {
+    return { job: toStoredJob(job, now), payload, added };
+  }
+  const read: Record<string, unknown> = {
+    jobType: job.jobType,
+    status: 'pending',
+    priority: job.priority,
+    runAt: job.runAt.getTime(),
+  };
+  if (job.tags.length > 0) read.tags = job.tags;
+  if (job.dependsOnTags !== null && job.dependsOnTags.length > 0) read.dependsOnTags = job.dependsOnTags;
+  if (job.idempotencyKey !== null) read.idempotencyKey = job.idempotencyKey;
+  return { job: read, meta: toStoredJobText(job, now), payload, added };
+}
+
 async function addJobs(ctx: BackendContext, input: AddJobsInput): Promise<AddJobsResult> {
   if (input.db !== undefined) {
     throw new StoreFact({ kind: 'unsupported-on-backend', operation: 'db' });
   }
-  if (input.jobs.length === 0) return { ids: [], insertedIds: [] };
-  // Payloads and `added` metadata travel as JSON text, stored verbatim: the script never
-  // decodes them, so numbers keep full precision.
-  const batch = input.jobs.map((job) => ({
-    job: toStoredJob(job, input.now),
-    payload: JSON.stringify(job.payload),
-    added: JSON.stringify({ jobType: job.jobType, tags: job.tags, idempotencyKey: job.idempotencyKey }),
-  }));
+  const jobs = input.jobs;
+  if (jobs.length === 0) return { ids: [], insertedIds: [] };
+  // Payloads and `added` metadata travel as JSON text, stored verbatim: the scripts never
+  // decode them, so numbers keep full precision.
+  if (jobs.length === 1 && isPlain(jobs[0]!)) {
+    const job = jobs[0]!;
+    const id = await ctx.run<number>('addJob', [
+      input.now.getTime(),
+      toStoredJobText(job, input.now),
+      JSON.stringify(job.payload),
+      addedMetadata(job),
+      job.jobType,
+      job.priority,
+      job.runAt.getTime(),
+    ]);
+    ctx.sawJobIds([id]);
+    return { ids: [id], insertedIds: [id] };
+  }
+  const batch = jobs.map((job) => batchEntry(job, input.now));
   const reply = await ctx.run<AddReply>('addJobs', [input.now.getTime(), JSON.stringify(batch)]);
   if (reply[0] === 'blocked') {
     const statuses = reply[2];
     throw prerequisitesBlocked(
-      input.jobs,
+      jobs,
       reply[1].map((id, i) => ({ id, status: statuses[i] || null })),
     );
   }

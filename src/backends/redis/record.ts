@@ -65,54 +65,45 @@ export function floatText(value: number | null): string | null {
 /**
  * The stored metadata of a new job, without id (add-jobs.lua allocates it). Null fields and
  * empty arrays are left out, as scripts store them (includes/job.lua): absent reads as null or
- * the field's default.
+ * the field's default. A new job has no lock, failure, completion, progress, wait or
+ * dead-letter record yet, so only its options can be set besides the fields every job has.
  */
 export function toStoredJob(job: NewJob, now: Date): Omit<StoredJob, 'id'> {
-  const kept = Object.entries(storedFields(job, now.getTime())).filter(
-    ([, value]) => value !== null && !(Array.isArray(value) && value.length === 0),
-  );
-  return Object.fromEntries(kept) as unknown as Omit<StoredJob, 'id'>;
-}
-
-function storedFields(job: NewJob, t: number): Omit<StoredJob, 'id'> {
-  return {
+  const t = now.getTime();
+  const stored: Omit<StoredJob, 'id'> = {
     jobType: job.jobType,
     status: 'pending',
     createdAt: t,
     updatedAt: t,
-    lockedAt: null,
-    lockedBy: null,
     attempts: 0,
     maxAttempts: job.maxAttempts,
-    nextAttemptAt: null,
     priority: job.priority,
     runAt: job.runAt.getTime(),
-    pendingReason: null,
-    errorHistory: [],
-    timeoutMs: job.timeoutMs,
-    forceKillOnTimeout: job.forceKillOnTimeout,
-    failureReason: null,
-    completedAt: null,
-    startedAt: null,
-    lastRetriedAt: null,
-    lastFailedAt: null,
-    lastCancelledAt: null,
-    tags: job.tags,
-    idempotencyKey: job.idempotencyKey,
-    progress: null,
-    retryDelay: floatText(job.retryDelay),
-    retryBackoff: job.retryBackoff,
-    retryDelayMax: floatText(job.retryDelayMax),
-    deadLetterJobType: job.deadLetterJobType,
-    deadLetteredAt: null,
-    deadLetterJobId: null,
-    groupId: job.group?.id ?? null,
-    groupTier: job.group?.tier ?? null,
-    dependsOnJobIds: job.dependsOnJobIds,
-    dependsOnTags: job.dependsOnTags,
-    waitUntil: null,
-    waitTokenId: null,
   };
+  if (job.timeoutMs !== null) stored.timeoutMs = job.timeoutMs;
+  stored.forceKillOnTimeout = job.forceKillOnTimeout;
+  if (job.tags.length > 0) stored.tags = job.tags;
+  if (job.idempotencyKey !== null) stored.idempotencyKey = job.idempotencyKey;
+  if (job.retryDelay !== null) stored.retryDelay = floatText(job.retryDelay);
+  if (job.retryBackoff !== null) stored.retryBackoff = job.retryBackoff;
+  if (job.retryDelayMax !== null) stored.retryDelayMax = floatText(job.retryDelayMax);
+  if (job.deadLetterJobType !== null) stored.deadLetterJobType = job.deadLetterJobType;
+  if (job.group !== null) {
+    stored.groupId = job.group.id;
+    if (job.group.tier !== null) stored.groupTier = job.group.tier;
+  }
+  if (job.dependsOnJobIds !== null && job.dependsOnJobIds.length > 0) stored.dependsOnJobIds = job.dependsOnJobIds;
+  if (job.dependsOnTags !== null && job.dependsOnTags.length > 0) stored.dependsOnTags = job.dependsOnTags;
+  return stored;
+}
+
+/**
+ * The stored metadata of a new job as JSON text, without id: the add scripts put the id in
+ * front (includes/new-job.lua) and save the rest as is, so they never encode it. Numbers are
+ * exact here (JSON.stringify), which cjson's 14 digits would not always be.
+ */
+export function toStoredJobText(job: NewJob, now: Date): string {
+  return JSON.stringify(toStoredJob(job, now));
 }
 
 function date(ms: number | null | undefined): Date | null {

@@ -28,10 +28,17 @@ function register(client: Redis): void {
 /** A runner calling the scripts on `client` with the keys of the queue under `prefix`. */
 export function createScriptRunner(client: Redis, prefix: string): ScriptRunner {
   register(client);
-  const keysOf = new Map(Object.values(scripts).map((s) => [s.name, s.keys.map((k) => keyName(prefix, k))]));
+  const commands = client as unknown as Record<string, (...a: ScriptArg[]) => Promise<unknown>>;
+  // Per script, once: its command's name and its keys under `prefix`. The command itself is
+  // looked up at each call, as ioredis keeps it on the client.
+  const calls = new Map(
+    Object.values(scripts).map((s) => [
+      s.name,
+      { command: commandName(s), keys: s.keys.map((k) => keyName(prefix, k)) },
+    ]),
+  );
   return <T>(name: ScriptName, args: ScriptArg[]) => {
-    const script = scripts[name];
-    const command = (client as unknown as Record<string, (...a: ScriptArg[]) => Promise<T>>)[commandName(script)]!;
-    return command.call(client, ...keysOf.get(script.name)!, ...args.map(String));
+    const { command, keys } = calls.get(name)!;
+    return commands[command]!.call(client, ...keys, ...args.map(String)) as Promise<T>;
   };
 }

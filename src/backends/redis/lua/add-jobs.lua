@@ -10,9 +10,12 @@
   KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
   KEYS[26] event-times, KEYS[27] wake, KEYS[28] meta, KEYS[29] blocked, KEYS[30] parked,
   KEYS[31] run-at
-  ARGV[1] now (ms); ARGV[2] the batch, a JSON array of { job, payload, added }: job is the
-  stored metadata without id (dependsOnJobIds may hold placeholders -(index + 1)), payload
-  the payload's JSON text, added the `added` event's metadata JSON text.
+  ARGV[1] now (ms); ARGV[2] the batch, a JSON array of { job, meta?, payload, added }: job is
+  the stored metadata without id (dependsOnJobIds may hold placeholders -(index + 1)), or,
+  when meta is given, only the fields this script reads (jobType, status, priority, runAt,
+  tags, dependsOnTags, idempotencyKey), meta being the stored metadata as JSON text without id
+  (saved as is, includes/insert.lua); payload the payload's JSON text, added the `added`
+  event's metadata JSON text.
   ARGV[3] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
   Returns { 'ok', ids, insertedIds } (ids in input order; a taken or repeated idempotency key
@@ -70,11 +73,14 @@ local function checkExisting(id)
   end
 end
 for _, entry in ipairs(batch) do
-  for _, dep in ipairs(list(entry.job.dependsOnJobIds)) do
-    if dep > 0 then
-      checkExisting(dep)
-    elseif existing[target(-dep)] then
-      checkExisting(existing[target(-dep)])
+  local deps = entry.job.dependsOnJobIds
+  if deps then
+    for _, dep in ipairs(list(deps)) do
+      if dep > 0 then
+        checkExisting(dep)
+      elseif existing[target(-dep)] then
+        checkExisting(existing[target(-dep)])
+      end
     end
   end
 end
@@ -126,7 +132,7 @@ for i, entry in ipairs(batch) do
       end
       job.dependsOnJobIds = #resolved > 0 and resolved or NULL
     end
-    insertJob(job, entry.payload, now, entry.added)
+    insertJob(job, entry.payload, now, entry.added, entry.meta)
   end
 end
 flushWrites()

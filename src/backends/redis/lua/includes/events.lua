@@ -6,11 +6,12 @@
 local queuedEvents = {}
 
 local function writeEvent(eid, jobId, eventType, now, metadata)
-  local text = '{"id":' .. int(eid) .. ',"jobId":' .. int(jobId) .. ',"eventType":"' .. eventType
-    .. '","createdAt":' .. int(now) .. (metadata and (',"metadata":' .. metadata) or '') .. '}'
-  write('HSET', K['events'], int(eid), text)
-  write('ZADD', K['job-events'], 0, pad(jobId) .. '\0' .. pad(eid))
-  write('ZADD', K['event-times'], now, int(eid))
+  local id, at = int(eid), int(now)
+  local text = '{"id":' .. id .. ',"jobId":' .. int(jobId) .. ',"eventType":"' .. eventType
+    .. '","createdAt":' .. at .. (metadata and (',"metadata":' .. metadata) or '') .. '}'
+  write('HSET', K['events'], id, text)
+  write('ZADD', K['job-events'], '0', pad(jobId) .. '\0' .. pad(eid))
+  write('ZADD', K['event-times'], at, id)
 end
 
 -- Appends an event to a job's history. `metadata` is JSON text (nil for null, then not stored),

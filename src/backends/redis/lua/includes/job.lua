@@ -9,7 +9,13 @@ local function loadJob(id)
   return cjson.decode(text)
 end
 
-local function saveJob(job)
+-- `text`, when given, is the job's JSON text already encoded (a new job the client encoded):
+-- saved as is.
+local function saveJob(job, text)
+  if text then
+    write('HSET', K['jobs'], int(job.id), text)
+    return text
+  end
   for field, value in pairs(job) do
     if value == NULL or (type(value) == 'table' and next(value) == nil) then job[field] = nil end
   end

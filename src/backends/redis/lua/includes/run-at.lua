@@ -5,7 +5,7 @@
 
 -- After insert or a change of runAt (ZADD moves an existing entry).
 local function indexRunAt(job)
-  write('ZADD', K['run-at'], job.runAt, int(job.id))
+  write('ZADD', K['run-at'], int(job.runAt), int(job.id))
 end
 
 local function unindexRunAt(id)

@@ -4,6 +4,7 @@
 -- metadata, and the jobs parked behind a block that ended come back (includes/unpark.lua).
 --- @include "writes"
 --- @include "parked"
+--- @include "places"
 local PLACEMENTS = { 'ready', 'blocked', 'scheduled', 'processing', 'finished' }
 
 -- Where a caller knows the job sits before store(): 'new' (a job being inserted: nowhere),
@@ -95,9 +96,7 @@ local function markReady(job)
     block(job)
     return false
   end
-  -- Score -priority: ZRANGE order is priority desc, then (equal scores) id asc.
-  write('ZADD', K['ready'], -job.priority, pad(job.id))
-  write('ZADD', K['ready-by-type'], 0, typedReadyMember(job))
+  enterReady(job)
   return true
 end
 
@@ -107,8 +106,9 @@ end
 -- without a wake-up time) and saves its metadata, then releases the parked jobs whose block
 -- ended (includes/unpark.lua). `from`: where the job was, when the caller knows (KNOWN_PLACES).
 -- Returns the saved JSON text, and true when the job is now processing or ready (in its
--- group's lane, includes/unpark.lua).
-local function store(job, now, from)
+-- group's lane, includes/unpark.lua). `text`: the metadata's JSON text when the caller has it
+-- already (saveJob).
+local function store(job, now, from, text)
   local m = pad(job.id)
   local wasReady = unplace(job, from)
   local s = job.status
@@ -123,10 +123,10 @@ local function store(job, now, from)
     if due <= now then
       inLane = markReady(job)
     else
-      write('ZADD', K['scheduled'], due, m)
+      enterScheduled(job, due)
     end
   end
-  local text = saveJob(job)
+  text = saveJob(job, text)
   if wasReady and not inLane then leftGroupLane(job) end
   releaseEnded()
   return text, inLane

@@ -6,14 +6,29 @@ local function isnull(v)
   return v == nil or v == NULL
 end
 
--- Integer text without exponent (tostring would switch to 1e+15 notation).
+-- Both formats below are remembered for the rest of the script: a script formats the same ids
+-- and times several times over, and a table lookup costs far less than string.format.
+local intTexts, padTexts = {}, {}
+
+-- Integer text without exponent (tostring would switch to 1e+15 notation). Also the form to
+-- pass a number to redis.call in: Redis would format a Lua number itself, with %.17g.
 local function int(n)
-  return string.format('%d', n)
+  local text = intTexts[n]
+  if not text then
+    text = string.format('%d', n)
+    intTexts[n] = text
+  end
+  return text
 end
 
 -- Zero-padded id for sorted-set members, so lexicographic order is numeric order.
 local function pad(id)
-  return string.format('%015d', id)
+  local text = padTexts[id]
+  if not text then
+    text = string.format('%015d', id)
+    padTexts[id] = text
+  end
+  return text
 end
 
 -- The id at the end of a `<prefix>\0<pad id>` member.
@@ -23,8 +38,14 @@ end
 
 -- The `ready-by-type` member of a job: `<jobType>\0<2147483647 - priority, 10 digits>\0<pad id>`,
 -- so that within one type, text order is priority desc, then id asc.
+local rankTexts = {}
 local function typedReadyMember(job)
-  return job.jobType .. '\0' .. string.format('%010d', 2147483647 - job.priority) .. '\0' .. pad(job.id)
+  local rank = rankTexts[job.priority]
+  if not rank then
+    rank = string.format('%010d', 2147483647 - job.priority)
+    rankTexts[job.priority] = rank
+  end
+  return job.jobType .. '\0' .. rank .. '\0' .. pad(job.id)
 end
 
 -- A JSON array decoded by cjson, or an empty table for null/absent.
