@@ -33,6 +33,37 @@ describe('subscribeJobAvailable on redis', () => {
     expect(await ctx.redis.llen(`${ctx.prefix}{q}:wake`)).toBe(1);
   });
 
+  it("writes the woken listener's command before the next BLPOP", async () => {
+    const listening = ctx.queue();
+    const adding = ctx.queue();
+    const marker = `${ctx.prefix}marker`;
+    // Like a processor: the listener resolves a promise, and a later callback sends the claim.
+    await backendOf(listening).subscribeJobAvailable(() => {
+      void Promise.resolve()
+        .then(() => undefined)
+        .then(() => ctx.redis.exists(marker));
+    });
+    await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, { what: 'the wake-up connection' });
+
+    const admin = new Redis(REDIS_URL);
+    const seen: string[] = [];
+    try {
+      const monitor = await admin.monitor();
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (!source.includes('lua') && args.some((a) => a.startsWith(ctx.prefix))) seen.push(args[0]!.toLowerCase());
+      });
+      await adding.addJob({ jobType: 'x', payload: {} });
+      await waitFor(async () => seen.includes('exists') && seen.lastIndexOf('blpop') > seen.indexOf('evalsha'), {
+        what: 'the listener command and the next BLPOP',
+      });
+      monitor.disconnect();
+    } finally {
+      admin.disconnect();
+    }
+    const afterAdd = seen.slice(seen.indexOf('evalsha') + 1);
+    expect(afterAdd.filter((c) => c === 'exists' || c === 'blpop').slice(0, 2)).toEqual(['exists', 'blpop']);
+  });
+
   it('keeps listening after its connection is killed', async () => {
     const q = ctx.queue();
     let calls = 0;

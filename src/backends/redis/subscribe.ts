@@ -42,6 +42,11 @@ export function createSubscriptions(client: Redis, wakeKey: string, connectionNa
             } catch {
               // A throwing listener must not end the subscription; polling still runs.
             }
+            // The woken processor sends its claim from the promise callbacks that follow the
+            // listener: the next BLPOP waits for them, so the claim is written first and does
+            // not queue behind a socket write on the pickup's path. A push meanwhile stays in
+            // the list for that BLPOP.
+            await new Promise((resolve) => setImmediate(resolve));
           }
         } catch {
           if (!isStopped()) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
