@@ -11,11 +11,52 @@ import { JobLostError, QueueClosedError } from './errors.js';
 import { toError } from './events.js';
 import type { JobRecord } from './types.js';
 
+/**
+ * Whether a run was given up: lost once its job is found to be no longer this worker's. Most
+ * runs are never lost, and an AbortController with a listener costs a processor more CPU per
+ * job than the rest of its bookkeeping: the listeners here are plain callbacks, and an abort
+ * signal is made only for a run that asks for one (a forced-timeout run's worker thread).
+ */
+export class RunLoss {
+  private error: JobLostError | undefined;
+  private listeners: ((error: JobLostError) => void)[] = [];
+  private controller: AbortController | undefined;
+
+  get isLost(): boolean {
+    return this.error !== undefined;
+  }
+
+  /** Calls `listener` with the JobLostError once the run is lost (at once if it is already). */
+  onLost(listener: (error: JobLostError) => void): void {
+    if (this.error) listener(this.error);
+    else this.listeners.push(listener);
+  }
+
+  /** An abort signal that fires (reason: the JobLostError) when the run is lost. */
+  signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.error) this.controller.abort(this.error);
+    }
+    return this.controller.signal;
+  }
+
+  /** Marks the run lost; the first call wins. */
+  giveUp(error: JobLostError): void {
+    if (this.error) return;
+    this.error = error;
+    this.controller?.abort(error);
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const listener of listeners) listener(error);
+  }
+}
+
 export interface HeldRun {
   readonly job: JobRecord;
   readonly startedAt: Date;
-  /** Aborted (reason: JobLostError) once the job is found to be no longer this worker's. */
-  readonly lost: AbortController;
+  /** Lost (with a JobLostError) once the job is found to be no longer this worker's. */
+  readonly lost: RunLoss;
 }
 
 export class HeldRuns {
@@ -33,7 +74,7 @@ export class HeldRuns {
   ) {}
 
   add(job: JobRecord): HeldRun {
-    const run: HeldRun = { job, startedAt: new Date(), lost: new AbortController() };
+    const run: HeldRun = { job, startedAt: new Date(), lost: new RunLoss() };
     this.runs.add(run);
     this.schedule();
     return run;
@@ -52,9 +93,9 @@ export class HeldRuns {
     return [...this.runs];
   }
 
-  /** Gives the run up: its signal fires; the runner then ends it as `lost`. */
+  /** Gives the run up: its loss is signalled; the runner then ends it as `lost`. */
   giveUp(run: HeldRun, error: JobLostError): void {
-    if (!run.lost.signal.aborted) run.lost.abort(error);
+    run.lost.giveUp(error);
   }
 
   private schedule(): void {
@@ -71,7 +112,7 @@ export class HeldRuns {
     if (this.checking) return;
     const due = Date.now() - this.intervalMs;
     // Only runs held for a whole interval: most jobs end long before and cost no query.
-    const runs = [...this.runs].filter((r) => r.startedAt.getTime() <= due && !r.lost.signal.aborted);
+    const runs = [...this.runs].filter((r) => r.startedAt.getTime() <= due && !r.lost.isLost);
     if (runs.length === 0) return;
     this.checking = true;
     try {

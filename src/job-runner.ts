@@ -6,6 +6,7 @@ import { JobLostError, JobTimeoutError, NoHandlerError } from './errors.js';
 import { toError } from './events.js';
 import { runInWorkerThread } from './forced-timeout/worker-runner.js';
 import { HandlerContext, type ContextDeps } from './handler-context.js';
+import type { RunLoss } from './held-runs.js';
 import { JobDeadline } from './job-deadline.js';
 import type { JobHandler } from './processor-options.js';
 import type { FailureReason, JobRecord } from './types.js';
@@ -26,12 +27,12 @@ export type RunOutcome = (
   abandoned?: Promise<void>;
 };
 
-/** `lost` aborts, with a JobLostError as its reason, when the job is found to be no longer ours. */
+/** `lost` is given up, with a JobLostError, when the job is found to be no longer ours. */
 export async function runJob(
   job: JobRecord,
   handler: JobHandler | undefined,
   deps: ContextDeps,
-  lost: AbortSignal,
+  lost: RunLoss,
 ): Promise<RunOutcome> {
   if (!handler) {
     return {
@@ -48,7 +49,7 @@ async function runInProcess(
   job: JobRecord,
   handler: JobHandler,
   deps: ContextDeps,
-  lost: AbortSignal,
+  lost: RunLoss,
 ): Promise<RunOutcome> {
   const controller = new AbortController();
   const deadline = new JobDeadline(job.timeoutMs, (ms) => ctx.recordProlong(ms), deps.report);
@@ -64,7 +65,7 @@ async function runInProcess(
     return { status: 'failed', reason: 'timeout', error };
   };
   const timedOut = deadline.expired.then(timeout);
-  const givenUp = aborted(lost).then((error): RunOutcome => {
+  const givenUp = new Promise<JobLostError>((resolve) => lost.onLost(resolve)).then((error): RunOutcome => {
     controller.abort(error);
     // A job that just entered a wait is no longer processing, but that run ended as a wait.
     return ctx.waiting ? { status: 'waiting' } : { status: 'lost', error };
@@ -98,17 +99,12 @@ async function runInProcess(
   }
 }
 
-async function runForced(
-  job: JobRecord,
-  handler: JobHandler,
-  deps: ContextDeps,
-  lost: AbortSignal,
-): Promise<RunOutcome> {
+async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps, lost: RunLoss): Promise<RunOutcome> {
   // prolong and onTimeout do nothing in this mode (SPEC §4.7 rule 3); progress and output are relayed.
   const ctx = new HandlerContext(deps, null);
   try {
     // A lost job terminates the thread, as a timeout does.
-    const result = await runInWorkerThread({ job, handler, ctx, report: deps.report, lost });
+    const result = await runInWorkerThread({ job, handler, ctx, report: deps.report, lost: lost.signal() });
     // Relayed progress and output were sent before the result; let their writes land first.
     await ctx.idle();
     return completion(ctx, result, job, deps);
@@ -117,14 +113,6 @@ async function runForced(
     const error = toError(err);
     return { status: 'failed', reason: error instanceof JobTimeoutError ? 'timeout' : 'handler_error', error };
   }
-}
-
-/** Resolves with the signal's reason once it aborts. */
-function aborted(signal: AbortSignal): Promise<JobLostError> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(signal.reason as JobLostError);
-    else signal.addEventListener('abort', () => resolve(signal.reason as JobLostError), { once: true });
-  });
 }
 
 /** The return value is the output unless ctx.setOutput was used (DETAILS "Handler context"). */

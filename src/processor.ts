@@ -345,7 +345,7 @@ class JobProcessor implements Processor {
         report: (e: Error) => this.report(e),
         jobLost: (e: JobLostError) => this.held.giveUp(run, e),
       };
-      outcome = await runJob(job, this.handlers[job.jobType], deps, run.lost.signal);
+      outcome = await runJob(job, this.handlers[job.jobType], deps, run.lost);
     } finally {
       // The slot is refilled at once, while the outcome is still being written.
       this.held.remove(run);

@@ -3,7 +3,7 @@
  * and background runs, handler arguments, output, filters, batches, concurrency, order, wake-up,
  * stop and drain, hooks and error reporting.
  */
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { ConfigError, NoHandlerError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import { createProcessor } from '../../src/processor.js';
@@ -189,6 +189,29 @@ forEachBackend('processor (§4.6)', (ctx) => {
     const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
     expect(jobs.every((j) => j?.status === 'completed')).toBe(true);
     expect(new Set(jobs.map((j) => j?.completedAt?.getTime())).size).toBe(1);
+  });
+
+  it('makes one abort signal per run: the one its handler gets', async () => {
+    // A run's loss (its job reclaimed meanwhile) is watched without a signal of its own: an
+    // AbortController and its listener cost a processor more CPU per job than the rest.
+    await ctx.queue.addJobs(Array.from({ length: 5 }, () => ({ jobType: 'work', payload: {} })));
+    const Original = globalThis.AbortController;
+    let made = 0;
+    vi.stubGlobal(
+      'AbortController',
+      class extends Original {
+        constructor() {
+          super();
+          made++;
+        }
+      },
+    );
+    try {
+      expect(await ctx.queue.createProcessor({ work: async () => {} }, { batchSize: 5 }).start()).toBe(5);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(made).toBe(5);
   });
 
   it('never runs more than `concurrency` handlers at once', async () => {

@@ -125,6 +125,16 @@ end
 -- 4. Walk them.
 local claimed = {}
 local claimedIds = {}
+-- The `ready` and `ready-by-type` entries of the jobs claimed since the last dropClaimed(): one
+-- ZREM per key for them all. A claimed job is processing, so nothing in this call puts it back.
+local claimedReady = {}
+local claimedTyped = {}
+local function dropClaimed()
+  if #claimedReady == 0 then return end
+  redis.call('ZREM', K['ready'], unpack(claimedReady))
+  redis.call('ZREM', K['ready-by-type'], unpack(claimedTyped))
+  claimedReady, claimedTyped = {}, {}
+end
 
 local function claim(job)
   -- Resuming from a wait does not consume an attempt (DETAILS "Handler context").
@@ -140,7 +150,9 @@ local function claim(job)
   job.pendingReason = NULL
   job.waitUntil = NULL
   job.waitTokenId = NULL
-  local meta = store(job, now, 'ready')
+  claimedReady[#claimedReady + 1] = pad(job.id)
+  claimedTyped[#claimedTyped + 1] = typedReadyMember(job)
+  local meta = store(job, now, 'claimed')
   addEvent(job.id, 'processing', now, nil)
   -- The payload is read with the others' at the end (one HMGET).
   claimed[#claimed + 1] = jobRow(job.id, meta, neverStarted, true)
@@ -194,6 +206,8 @@ local function walk()
       consider(c[1], c[2])
     end
   end
+  -- Before `ready` is read again.
+  dropClaimed()
 end
 
 -- Writes nothing here reads back go out as one command per key at the end. A claimed job's
@@ -201,7 +215,7 @@ end
 -- active (pending or processing) and with its tags either way; each job is considered once.
 deferWrites({ K['processing'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:pending'],
   K['status:processing'], K['status:waiting'], K['status:failed'] })
-local window = math.min(SCAN_LIMIT, math.max(batchSize * 4, 64))
+local window = math.min(SCAN_LIMIT, batchSize * 2)
 local more = gather(window)
 walk()
 if #claimed < batchSize and more and moved < MOVE_LIMIT then

@@ -26,6 +26,10 @@
 local now = tonumber(ARGV[1])
 local recorded = {}
 local unblocks = false
+-- Dependents and step data are the exception: when no job has any (no `deps`, `tag-deps` or
+-- `step-names` key), one EXISTS per call replaces their range reads per job.
+local anyDependents = redis.call('EXISTS', K['deps'], K['tag-deps']) > 0
+local anySteps = redis.call('EXISTS', K['step-names']) > 0
 
 -- True when a pending job waits on `job`: listed it in dependsOn.jobIds, or has a tag barrier
 -- its tags cover.
@@ -68,11 +72,13 @@ for _, c in ipairs(cjson.decode(ARGV[2])) do
     job.completedAt = now
     store(job, now, 'processing')
     if c.output then redis.call('HSET', K['outputs'], sid, c.output) end
-    clearSteps(job.id)
+    if anySteps then clearSteps(job.id) end
     addEvent(job.id, 'completed', now, nil)
     recorded[#recorded + 1] = job.id
-    if releaseDependents(job.id) then unblocks = true end
-    if not unblocks and holdsBackPending(job) then unblocks = true end
+    if anyDependents then
+      if releaseDependents(job.id) then unblocks = true end
+      if not unblocks and holdsBackPending(job) then unblocks = true end
+    end
   end
 end
 flushWrites()

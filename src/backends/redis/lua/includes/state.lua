@@ -8,9 +8,10 @@
 local PLACEMENTS = { 'ready', 'blocked', 'scheduled', 'processing', 'finished' }
 
 -- Where a caller knows the job sits before store(): 'new' (a job being inserted: nowhere),
--- 'ready' (taken from `ready` or `ready-by-type` by a claim: both), 'processing' (checked
+-- 'ready' (taken from `ready` or `ready-by-type` by a claim: both), 'claimed' (the same, but
+-- the claim removes those entries itself, for its whole batch at once), 'processing' (checked
 -- processing). Without it, store() clears every placement.
-local KNOWN_PLACES = { new = {}, ready = { 'ready' }, processing = { 'processing' } }
+local KNOWN_PLACES = { new = {}, ready = { 'ready' }, claimed = {}, processing = { 'processing' } }
 
 -- When a claimable job becomes due: pending at runAt, a failed job at its retry time, a
 -- waiting job at its wake-up time. nil when the job cannot be claimed.
