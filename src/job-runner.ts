@@ -6,6 +6,7 @@ import { JobLostError, JobTimeoutError, NoHandlerError } from './errors.js';
 import { toError } from './events.js';
 import { runInWorkerThread } from './forced-timeout/worker-runner.js';
 import { HandlerContext, type ContextDeps } from './handler-context.js';
+import type { RunLoss } from './held-runs.js';
 import { JobDeadline } from './job-deadline.js';
 import type { JobHandler } from './processor-options.js';
 import type { FailureReason, JobRecord } from './types.js';
@@ -26,12 +27,12 @@ export type RunOutcome = (
   abandoned?: Promise<void>;
 };
 
-/** `lost` aborts, with a JobLostError as its reason, when the job is found to be no longer ours. */
+/** `lost` fires, with a JobLostError as its reason, when the job is found to be no longer ours. */
 export async function runJob(
   job: JobRecord,
   handler: JobHandler | undefined,
   deps: ContextDeps,
-  lost: AbortSignal,
+  lost: RunLoss,
 ): Promise<RunOutcome> {
   if (!handler) {
     return {
@@ -48,10 +49,19 @@ async function runInProcess(
   job: JobRecord,
   handler: JobHandler,
   deps: ContextDeps,
-  lost: AbortSignal,
+  lost: RunLoss,
 ): Promise<RunOutcome> {
   const controller = new AbortController();
-  const deadline = new JobDeadline(job.timeoutMs, (ms) => ctx.recordProlong(ms), deps.report);
+  // The ends that do not wait for the handler: its deadline, or the loss of the job. One promise
+  // for both (the first settles it): every run pays for it, and almost none ends this way.
+  let interrupt!: (outcome: RunOutcome) => void;
+  const interrupted = new Promise<RunOutcome>((resolve) => (interrupt = resolve));
+  const deadline = new JobDeadline(
+    job.timeoutMs,
+    (ms) => ctx.recordProlong(ms),
+    deps.report,
+    () => interrupt(timeout()),
+  );
   const ctx = new HandlerContext(deps, deadline);
   const startedAt = Date.now();
   const timeout = (): RunOutcome => {
@@ -63,11 +73,10 @@ async function runInProcess(
     controller.abort(error);
     return { status: 'failed', reason: 'timeout', error };
   };
-  const timedOut = deadline.expired.then(timeout);
-  const givenUp = aborted(lost).then((error): RunOutcome => {
+  lost.onAbort((error) => {
     controller.abort(error);
     // A job that just entered a wait is no longer processing, but that run ended as a wait.
-    return ctx.waiting ? { status: 'waiting' } : { status: 'lost', error };
+    interrupt(ctx.waiting ? { status: 'waiting' } : { status: 'lost', error });
   });
   // Widened to boolean: the run below sets it, which narrowing cannot see.
   let handlerReturned = false as boolean;
@@ -90,7 +99,7 @@ async function runInProcess(
   })();
   try {
     // A handler that ignores the abort keeps running, but the job fails at the deadline.
-    const outcome = await Promise.race([finished, timedOut, givenUp]);
+    const outcome = await Promise.race([finished, interrupted]);
     if (handlerReturned) return outcome;
     return { ...outcome, abandoned: finished.then(() => undefined) };
   } finally {
@@ -98,17 +107,14 @@ async function runInProcess(
   }
 }
 
-async function runForced(
-  job: JobRecord,
-  handler: JobHandler,
-  deps: ContextDeps,
-  lost: AbortSignal,
-): Promise<RunOutcome> {
+async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps, lost: RunLoss): Promise<RunOutcome> {
   // prolong and onTimeout do nothing in this mode (SPEC §4.7 rule 3); progress and output are relayed.
   const ctx = new HandlerContext(deps, null);
   try {
     // A lost job terminates the thread, as a timeout does.
-    const result = await runInWorkerThread({ job, handler, ctx, report: deps.report, lost });
+    const aborter = new AbortController();
+    lost.onAbort((error) => aborter.abort(error));
+    const result = await runInWorkerThread({ job, handler, ctx, report: deps.report, lost: aborter.signal });
     // Relayed progress and output were sent before the result; let their writes land first.
     await ctx.idle();
     return completion(ctx, result, job, deps);
@@ -117,14 +123,6 @@ async function runForced(
     const error = toError(err);
     return { status: 'failed', reason: error instanceof JobTimeoutError ? 'timeout' : 'handler_error', error };
   }
-}
-
-/** Resolves with the signal's reason once it aborts. */
-function aborted(signal: AbortSignal): Promise<JobLostError> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(signal.reason as JobLostError);
-    else signal.addEventListener('abort', () => resolve(signal.reason as JobLostError), { once: true });
-  });
 }
 
 /** The return value is the output unless ctx.setOutput was used (DETAILS "Handler context"). */
