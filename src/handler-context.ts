@@ -71,6 +71,8 @@ export interface JobContext {
   waitForToken<T = unknown>(tokenId: string): Promise<TokenWaitResult<T>>;
 }
 
+const RESOLVED = Promise.resolve();
+
 /** Step names starting with this are the context's own (wait markers). */
 const RESERVED_STEP_PREFIX = '__';
 
@@ -251,7 +253,12 @@ export class HandlerContext implements JobContext {
    * recording the outcome: a progress or output write still in flight after completion would
    * be fenced off and lost.
    */
-  async idle(): Promise<void> {
+  idle(): Promise<void> {
+    // Most handlers write nothing: no async function (and its promise) per job for them.
+    return this.pending.size > 0 ? this.drainWrites() : RESOLVED;
+  }
+
+  private async drainWrites(): Promise<void> {
     while (this.pending.size > 0) await Promise.all(this.pending);
   }
 

@@ -11,52 +11,39 @@ import { JobLostError, QueueClosedError } from './errors.js';
 import { toError } from './events.js';
 import type { JobRecord } from './types.js';
 
-/**
- * Whether a run was given up: lost once its job is found to be no longer this worker's. Most
- * runs are never lost, and an AbortController with a listener costs a processor more CPU per
- * job than the rest of its bookkeeping: the listeners here are plain callbacks, and an abort
- * signal is made only for a run that asks for one (a forced-timeout run's worker thread).
- */
-export class RunLoss {
-  private error: JobLostError | undefined;
-  private listeners: ((error: JobLostError) => void)[] = [];
-  private controller: AbortController | undefined;
-
-  get isLost(): boolean {
-    return this.error !== undefined;
-  }
-
-  /** Calls `listener` with the JobLostError once the run is lost (at once if it is already). */
-  onLost(listener: (error: JobLostError) => void): void {
-    if (this.error) listener(this.error);
-    else this.listeners.push(listener);
-  }
-
-  /** An abort signal that fires (reason: the JobLostError) when the run is lost. */
-  signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.error) this.controller.abort(this.error);
-    }
-    return this.controller.signal;
-  }
-
-  /** Marks the run lost; the first call wins. */
-  giveUp(error: JobLostError): void {
-    if (this.error) return;
-    this.error = error;
-    this.controller?.abort(error);
-    const listeners = this.listeners;
-    this.listeners = [];
-    for (const listener of listeners) listener(error);
-  }
-}
-
 export interface HeldRun {
   readonly job: JobRecord;
   readonly startedAt: Date;
-  /** Lost (with a JobLostError) once the job is found to be no longer this worker's. */
+  /** Fires (reason: JobLostError) once the job is found to be no longer this worker's. */
   readonly lost: RunLoss;
+}
+
+/**
+ * The loss of a run: an AbortController's abort and reason with one listener, without its cost.
+ * Every job run holds one, and almost none fires: an AbortController with its signal and an
+ * event listener cost several microseconds per job, a sizeable part of a no-op job's run.
+ */
+export class RunLoss {
+  /** Set once the run is lost. */
+  reason: JobLostError | undefined = undefined;
+  private listener: ((reason: JobLostError) => void) | undefined;
+
+  get aborted(): boolean {
+    return this.reason !== undefined;
+  }
+
+  /** Marks the run lost and calls the listener; later calls do nothing. */
+  abort(reason: JobLostError): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.listener?.(reason);
+  }
+
+  /** Calls `listener` once the run is lost (at once if it already is); replaces an earlier listener. */
+  onAbort(listener: (reason: JobLostError) => void): void {
+    if (this.reason) listener(this.reason);
+    else this.listener = listener;
+  }
 }
 
 export class HeldRuns {
@@ -93,9 +80,9 @@ export class HeldRuns {
     return [...this.runs];
   }
 
-  /** Gives the run up: its loss is signalled; the runner then ends it as `lost`. */
+  /** Gives the run up: its signal fires; the runner then ends it as `lost`. */
   giveUp(run: HeldRun, error: JobLostError): void {
-    run.lost.giveUp(error);
+    run.lost.abort(error);
   }
 
   private schedule(): void {
@@ -112,7 +99,7 @@ export class HeldRuns {
     if (this.checking) return;
     const due = Date.now() - this.intervalMs;
     // Only runs held for a whole interval: most jobs end long before and cost no query.
-    const runs = [...this.runs].filter((r) => r.startedAt.getTime() <= due && !r.lost.isLost);
+    const runs = [...this.runs].filter((r) => r.startedAt.getTime() <= due && !r.lost.aborted);
     if (runs.length === 0) return;
     this.checking = true;
     try {

@@ -15,9 +15,6 @@ export class JobDeadline {
   private expiresAt: number | null = null;
   private readonly callbacks: TimeoutCallback[] = [];
   private settled = false;
-  private resolveExpired!: () => void;
-  /** Resolves once the deadline has passed for good (no callback extended it). */
-  readonly expired = new Promise<void>((resolve) => (this.resolveExpired = resolve));
 
   /** The deadline was moved by prolong or an onTimeout extension after it was first set. */
   moved = false;
@@ -27,6 +24,11 @@ export class JobDeadline {
     /** Called when an onTimeout callback extends the deadline, to record it like a prolong. */
     private readonly onExtended: (ms: number) => void,
     private readonly report: (error: Error) => void,
+    /**
+     * Called once the deadline has passed for good (no callback extended it), in a microtask of
+     * its own. A callback rather than a promise: every run has a deadline, and almost none expires.
+     */
+    private readonly onExpired: () => void,
   ) {
     this.reset(timeoutMs);
     this.moved = false;
@@ -97,6 +99,6 @@ export class JobDeadline {
       return;
     }
     this.settled = true;
-    this.resolveExpired();
+    queueMicrotask(this.onExpired);
   }
 }

@@ -27,7 +27,7 @@ export type RunOutcome = (
   abandoned?: Promise<void>;
 };
 
-/** `lost` is given up, with a JobLostError, when the job is found to be no longer ours. */
+/** `lost` fires, with a JobLostError as its reason, when the job is found to be no longer ours. */
 export async function runJob(
   job: JobRecord,
   handler: JobHandler | undefined,
@@ -52,7 +52,16 @@ async function runInProcess(
   lost: RunLoss,
 ): Promise<RunOutcome> {
   const controller = new AbortController();
-  const deadline = new JobDeadline(job.timeoutMs, (ms) => ctx.recordProlong(ms), deps.report);
+  // The ends that do not wait for the handler: its deadline, or the loss of the job. One promise
+  // for both (the first settles it): every run pays for it, and almost none ends this way.
+  let interrupt!: (outcome: RunOutcome) => void;
+  const interrupted = new Promise<RunOutcome>((resolve) => (interrupt = resolve));
+  const deadline = new JobDeadline(
+    job.timeoutMs,
+    (ms) => ctx.recordProlong(ms),
+    deps.report,
+    () => interrupt(timeout()),
+  );
   const ctx = new HandlerContext(deps, deadline);
   const startedAt = Date.now();
   const timeout = (): RunOutcome => {
@@ -64,11 +73,10 @@ async function runInProcess(
     controller.abort(error);
     return { status: 'failed', reason: 'timeout', error };
   };
-  const timedOut = deadline.expired.then(timeout);
-  const givenUp = new Promise<JobLostError>((resolve) => lost.onLost(resolve)).then((error): RunOutcome => {
+  lost.onAbort((error) => {
     controller.abort(error);
     // A job that just entered a wait is no longer processing, but that run ended as a wait.
-    return ctx.waiting ? { status: 'waiting' } : { status: 'lost', error };
+    interrupt(ctx.waiting ? { status: 'waiting' } : { status: 'lost', error });
   });
   // Widened to boolean: the run below sets it, which narrowing cannot see.
   let handlerReturned = false as boolean;
@@ -91,7 +99,7 @@ async function runInProcess(
   })();
   try {
     // A handler that ignores the abort keeps running, but the job fails at the deadline.
-    const outcome = await Promise.race([finished, timedOut, givenUp]);
+    const outcome = await Promise.race([finished, interrupted]);
     if (handlerReturned) return outcome;
     return { ...outcome, abandoned: finished.then(() => undefined) };
   } finally {
@@ -104,7 +112,9 @@ async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps,
   const ctx = new HandlerContext(deps, null);
   try {
     // A lost job terminates the thread, as a timeout does.
-    const result = await runInWorkerThread({ job, handler, ctx, report: deps.report, lost: lost.signal() });
+    const aborter = new AbortController();
+    lost.onAbort((error) => aborter.abort(error));
+    const result = await runInWorkerThread({ job, handler, ctx, report: deps.report, lost: aborter.signal });
     // Relayed progress and output were sent before the result; let their writes land first.
     await ctx.idle();
     return completion(ctx, result, job, deps);

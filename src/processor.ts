@@ -314,15 +314,27 @@ class JobProcessor implements Processor {
 
   /** Runs a job and keeps it in `active` until its outcome is recorded. */
   private track(job: JobRecord, claimedAt?: number): Promise<void> {
-    const run = this.process(job, claimedAt)
-      .catch((err: unknown) => this.report(toError(err, `processing job ${job.id} failed`)))
-      .finally(() => {
-        this.active.delete(run);
-        // A recorded outcome may have released dependents or a group slot: look for work.
-        this.wake();
-      });
+    const entry: { run?: Promise<void> } = {};
+    const run = this.settle(entry, job, claimedAt);
+    entry.run = run;
     this.active.add(run);
     return run;
+  }
+
+  /**
+   * process() with its errors reported, leaving `active` once settled: one promise per job
+   * rather than a chain of three. `entry.run` is set before the first await of process() ends.
+   */
+  private async settle(entry: { run?: Promise<void> }, job: JobRecord, claimedAt?: number): Promise<void> {
+    try {
+      await this.process(job, claimedAt);
+    } catch (err) {
+      this.report(toError(err, `processing job ${job.id} failed`));
+    } finally {
+      if (entry.run) this.active.delete(entry.run);
+      // A recorded outcome may have released dependents or a group slot: look for work.
+      this.wake();
+    }
   }
 
   private async process(job: JobRecord, claimedAt?: number): Promise<void> {

@@ -5,7 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
+import { loadDriver } from '../../load-driver.js';
 import type { Queryable } from '../../types.js';
+import { withFastTimestamps, type TypeParsers } from './timestamps.js';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -39,12 +41,26 @@ function statementName(text: string): string {
   return name;
 }
 
+/**
+ * The parsers of the hot path's rows: the pool's own (its `types` option, else the driver's), with
+ * `timestamptz` read by position (timestamps.ts), which matters for claims of hundreds of jobs.
+ */
+function hotPathTypes(pool: Pool): TypeParsers {
+  const own = (pool as { options?: { types?: TypeParsers } }).options?.types;
+  return withFastTimestamps(own ?? loadDriver('pg').types);
+}
+
 /** A Connection over a pg.Pool (the library's own pool or the caller's). */
 export function poolConnection(pool: Pool): Connection {
+  let types: TypeParsers | undefined;
   return {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names its row type, as with pg's own query<R>(); rows are not checked at runtime
     query: async <R>(text: string, values?: unknown[], prepared = false) => {
-      const result = await pool.query(prepared ? { name: statementName(text), text, values } : { text, values });
+      const result = await pool.query(
+        prepared
+          ? { name: statementName(text), text, values, types: (types ??= hotPathTypes(pool)) }
+          : { text, values },
+      );
       return { rows: result.rows as R[], rowCount: result.rowCount };
     },
     transaction: async <T>(fn: (tx: Queryable) => Promise<T>) => {
