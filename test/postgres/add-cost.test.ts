@@ -109,4 +109,28 @@ describe('the cost of adding plain jobs (postgres)', () => {
     // page splits left pages half full: about 58 bytes per job.
     for (const r of rows) expect(Number(r.bytes) / 5000, r.relname as string).toBeLessThan(40);
   });
+
+  it('stores no metadata in the added event of a job without tags or key, and reads it back whole', async () => {
+    const queue = ctx.queue();
+    try {
+      const [plain, tagged, keyed] = await queue.addJobs([
+        { jobType: 'plain', payload: {} },
+        { jobType: 'tagged', payload: {}, tags: ['t'] },
+        { jobType: 'keyed', payload: {}, idempotencyKey: 'k' },
+      ]);
+      const { rows } = await ctx.sql.query(
+        `SELECT job_id, metadata FROM ${ctx.table('job_events')} WHERE event_type = 'added' ORDER BY job_id`,
+      );
+      expect(rows.map((r) => [Number(r.job_id), r.metadata])).toEqual([
+        [plain, null],
+        [tagged, { jobType: 'tagged', tags: ['t'], idempotencyKey: null }],
+        [keyed, { jobType: 'keyed', tags: [], idempotencyKey: 'k' }],
+      ]);
+      expect((await queue.getJobEvents(plain!)).map((e) => e.metadata)).toEqual([
+        { jobType: 'plain', tags: [], idempotencyKey: null },
+      ]);
+    } finally {
+      await queue.close();
+    }
+  });
 });

@@ -2,6 +2,7 @@
  * Adding and reading jobs (SPEC §4.1, §4.2).
  */
 import { jobColumns } from '../rows.js';
+import { addedMetadata } from './events.js';
 import type { SchemaNames } from './names.js';
 
 /**
@@ -31,11 +32,15 @@ const insertValues = (x: string) => `${x}.job_type, COALESCE(${x}.payload, 'null
     ${x}.retry_delay_max, ${x}.dead_letter_job_type, ${x}.group_id, ${x}.group_tier,
     ${x}.depends_on_tags, $2, $2`;
 
-/** The `added` event of each row of `inserted` (id, job_type, tags, idempotency_key) at $2. */
+/**
+ * The `added` event of each row of `inserted` (id, job_type, tags, idempotency_key) at $2. A job
+ * without tags or key stores no metadata: the read puts back `{ jobType, tags: [], idempotencyKey:
+ * null }` (see jobEventsSql), so the common event skips building a JSON object and is ~60 bytes
+ * smaller.
+ */
 const addedEvents = (t: SchemaNames) => `added_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'added', $2,
-    jsonb_build_object('jobType', job_type, 'tags', to_jsonb(tags), 'idempotencyKey', idempotency_key)
+  SELECT id, 'added', $2, ${addedMetadata('')}
   FROM inserted
 )`;
 
