@@ -133,4 +133,57 @@ describe('the cost of adding plain jobs (postgres)', () => {
       await queue.close();
     }
   });
+
+  it('adds a single job with its options as parameters, one statement, storing what a batch stores', async () => {
+    const options = {
+      payload: { a: [1, 'x'] },
+      maxAttempts: 5,
+      priority: 7,
+      runAt: new Date('2031-02-03T04:05:06.789Z'),
+      timeoutMs: 1500,
+      forceKillOnTimeout: true,
+      tags: ['x', 'y'],
+      retryDelay: 2,
+      retryBackoff: false,
+      retryDelayMax: 30,
+      deadLetterJobType: 'dead',
+      group: { id: 'g', tier: 'gold' },
+      dependsOn: { tags: ['other'] },
+    };
+    const sent: { text: string; values: unknown[] }[] = [];
+    const pool = recordingPool(sent);
+    let alone: number, inBatch: number, plain: number;
+    try {
+      const queue = ctx.queue({ pool });
+      alone = await queue.addJob({ jobType: 'full', ...options });
+      plain = await queue.addJob({ jobType: 'plain', payload: null });
+      [inBatch] = (await queue.addJobs([
+        { jobType: 'full', ...options },
+        { jobType: 'plain', payload: null },
+      ])) as [number, number];
+      await queue.close();
+    } finally {
+      await pool.end();
+    }
+    const adds = sent.filter((s) => s.text.includes('INSERT INTO'));
+    expect(adds).toHaveLength(3);
+    expect(adds.slice(0, 2).map((a) => a.text.includes('jsonb_to_recordset'))).toEqual([false, false]);
+    // Every column but the id and the times of the add (run_at and ready_at are those times
+    // for a job without runAt).
+    const row = async (id: number) => {
+      const { rows } = await ctx.sql.query(
+        `SELECT *, run_at = created_at AS run_now, ready_at = created_at AS ready_now
+         FROM ${ctx.table('job_queue')} WHERE id = $1`,
+        [id],
+      );
+      const skipped = new Set(['id', 'created_at', 'updated_at']);
+      const r = Object.fromEntries(Object.entries(rows[0] as object).filter(([column]) => !skipped.has(column)));
+      return r.run_now ? { ...r, run_at: 'now', ready_at: r.ready_now } : r;
+    };
+    expect(await row(alone)).toEqual(await row(inBatch));
+    expect(await row(plain)).toEqual(await row(inBatch + 1));
+    expect((await row(plain)).payload).toBeNull();
+    const events = async (id: number) => (await ctx.queue().getJobEvents(id)).map((e) => [e.eventType, e.metadata]);
+    expect(await events(alone)).toEqual(await events(inBatch));
+  });
 });

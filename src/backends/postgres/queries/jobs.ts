@@ -71,6 +71,30 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM inserted ORDER BY id
 }
 
 /**
+ * Adds ONE job without idempotency key or prerequisites, its options as parameters: the same
+ * row, event and wake-up as {@link addPlainJobsSql} for a batch of one, without the JSON input
+ * (no function scan to set up, no document to parse). $1 job_type, $2 payload (JSON text),
+ * $3 max_attempts, $4 priority, $5 run_at, $6 timeout_ms, $7 force_kill_on_timeout, $8 tags,
+ * $9 retry_delay, $10 retry_backoff, $11 retry_delay_max, $12 dead_letter_job_type,
+ * $13 group_id, $14 group_tier, $15 depends_on_tags, $16 now, $17 the NOTIFY channel.
+ * Row: id.
+ */
+export function addOnePlainJobSql(t: SchemaNames): string {
+  return `
+WITH inserted AS (
+  INSERT INTO ${t.jobs} (${INSERT_COLUMNS})
+  VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+  RETURNING id, job_type, tags, idempotency_key
+),
+added_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'added', $16, ${addedMetadata('')}
+  FROM inserted
+)
+SELECT id, pg_notify($17, id::text) AS notified FROM inserted`;
+}
+
+/**
  * Adds a batch of jobs in ONE statement, whatever its size: the jobs travel as one JSON array
  * ($1), so there is no bind-parameter limit. $2 now, $3 the NOTIFY channel.
  *
