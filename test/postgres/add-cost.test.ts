@@ -186,4 +186,20 @@ describe('the cost of adding plain jobs (postgres)', () => {
     const events = async (id: number) => (await ctx.queue().getJobEvents(id)).map((e) => [e.eventType, e.metadata]);
     expect(await events(alone)).toEqual(await events(inBatch));
   });
+
+  it('answers a batch with one row holding every id, not a row per job', async () => {
+    const { text, values } = await addPlainBatch();
+    const client = await ctx.sql.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query(text, values);
+      await client.query('ROLLBACK');
+      expect(rows).toHaveLength(1);
+      const ids = (rows[0].ids as string).split(',').map(Number);
+      expect(ids).toHaveLength(JOBS);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    } finally {
+      client.release();
+    }
+  });
 });

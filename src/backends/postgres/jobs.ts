@@ -54,7 +54,7 @@ export async function insertJobs(
   // Without keys or prerequisites every job is inserted: the plain statement looks nothing up.
   if (plain) {
     const { rows } = await run(ctx.sql.addPlainJobs);
-    const ids = (rows as { id: string }[]).map((r) => toId(r.id));
+    const ids = (rows as { ids: string }[])[0]!.ids.split(',').map(Number);
     return { ids, insertedIds: ids };
   }
   const { rows } = await run(ctx.sql.addJobs);

@@ -55,7 +55,8 @@ const NOTIFIED = `notified AS (
  * (JSON array of input rows), $2 now, $3 the NOTIFY channel.
  *
  * Ids come from the column default as the rows are inserted, in input order, so sorting them
- * gives the input order back. Rows: id, one per job, in input order.
+ * gives the input order back. One row: `ids`, the ids in input order joined by commas (one
+ * value to send and parse instead of a row per job).
  */
 export function addPlainJobsSql(t: SchemaNames): string {
   return `
@@ -67,7 +68,7 @@ WITH inserted AS (
 ),
 ${addedEvents(t)},
 ${NOTIFIED}
-SELECT id, (SELECT count(*) FROM notified) AS notified FROM inserted ORDER BY id`;
+SELECT string_agg(id::text, ',' ORDER BY id) AS ids, (SELECT count(*) FROM notified) AS notified FROM inserted`;
 }
 
 /**
