@@ -24,6 +24,7 @@ const ALL_MIGRATIONS = [
   '007_cleanup_batches',
   '008_claim_plans',
   '009_parked_group_turns',
+  '010_ascending_list_indexes',
 ];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
@@ -767,10 +768,85 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
     } finally {
       await queue.close();
     }
-    // And back: the down part restores 006's trigger function and index.
+    // And back (with the migrations after it): the down part restores 006's trigger function and index.
     expect(await parkingDefinitions()).not.toEqual(at006);
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 8 });
     expect(await parkingDefinitions()).toEqual(at006);
+  });
+});
+
+describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
+  const schema = uniqueName('qpg_mig');
+  let pool: pg.Pool;
+
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  /** The definitions of the two listing indexes. */
+  const listIndexes = async () =>
+    (
+      await pool.query(
+        `SELECT indexdef FROM pg_indexes
+         WHERE schemaname = $1 AND indexname IN ('job_queue_status_idx', 'job_queue_job_type_idx') ORDER BY 1`,
+        [schema],
+      )
+    ).rows.map((r) => (r.indexdef as string).replace(` "${schema}".`, ' ').replace(` ${schema}.`, ' '));
+  /** The index a listing of `where`, newest first, reads (sequential scans off, as on a large table). */
+  async function listingIndex(where: string): Promise<string | undefined> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      const sql = `SELECT id FROM "${schema}".job_queue WHERE ${where} ORDER BY id DESC LIMIT 10`;
+      const plan = JSON.stringify((await client.query(`EXPLAIN (FORMAT JSON) ${sql}`)).rows[0]['QUERY PLAN']);
+      await client.query('COMMIT');
+      return /"Index Name":"([a-z_]+)"/.exec(plan)?.[1];
+    } finally {
+      client.release();
+    }
+  }
+
+  it('keeps every job; listings by status and by type keep their newest-first order through the ascending indexes', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 9 })).toHaveLength(9);
+    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const ids = await before.addJobs(['a', 'b', 'a', 'b', 'a'].map((jobType, n) => ({ jobType, payload: { n } })));
+    await before.cancelJob(ids[2]!);
+    await before.close();
+    const at009 = await listIndexes();
+    const jobs = async () => (await pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows;
+    const stored = await jobs();
+
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(9).map((name) => ({ name })));
+    expect(await jobs()).toEqual(stored);
+    expect(await listIndexes()).toEqual([
+      'CREATE INDEX job_queue_job_type_idx ON job_queue USING btree (job_type, id)',
+      'CREATE INDEX job_queue_status_idx ON job_queue USING btree (status, id)',
+    ]);
+    expect(await listingIndex(`status = 'pending'`)).toBe('job_queue_status_idx');
+    expect(await listingIndex(`job_type = 'a'`)).toBe('job_queue_job_type_idx');
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    try {
+      const [a0, b1, , b3, a4] = ids as [number, number, number, number, number];
+      expect((await queue.getJobsByStatus('pending')).map((j) => j.id)).toEqual([a4, b3, b1, a0]);
+      expect((await queue.getJobs({ jobType: 'a' })).map((j) => j.id)).toEqual([a4, ids[2], a0]);
+      expect((await queue.getJobsByStatus('cancelled')).map((j) => j.id)).toEqual([ids[2]]);
+      // A job added after the migration comes first.
+      const added = await queue.addJob({ jobType: 'a', payload: {} });
+      expect((await queue.getJobsByStatus('pending')).map((j) => j.id)).toEqual([added, a4, b3, b1, a0]);
+    } finally {
+      await queue.close();
+    }
+
+    // And back: the down part restores the descending indexes without touching a row.
+    const rows = (await jobs()).length;
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    expect(await listIndexes()).toEqual(at009);
+    expect((await jobs()).length).toBe(rows);
   });
 });
 

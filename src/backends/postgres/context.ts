@@ -18,7 +18,14 @@ import {
   removeCronScheduleSql,
 } from './queries/cron.js';
 import { cleanupEventsSql, jobEventsSql } from './queries/events.js';
-import { addJobsSql, addPlainJobsSql, getJobSql, idsByKeysSql, repointDependenciesSql } from './queries/jobs.js';
+import {
+  addJobsSql,
+  addOnePlainJobSql,
+  addPlainJobsSql,
+  getJobSql,
+  idsByKeysSql,
+  repointDependenciesSql,
+} from './queries/jobs.js';
 import { heldJobIdsSql } from './queries/leases.js';
 import { cleanupJobsSql, reclaimSql, retryJobSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
@@ -76,6 +83,7 @@ function buildStatements(t: SchemaNames) {
   return {
     addJobs: addJobsSql(t),
     addPlainJobs: addPlainJobsSql(t),
+    addOnePlainJob: addOnePlainJobSql(t),
     idsByKeys: idsByKeysSql(t),
     repointDependencies: repointDependenciesSql(t),
     getJob: getJobSql(t),

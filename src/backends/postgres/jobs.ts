@@ -40,13 +40,21 @@ export async function insertJobs(
   jobs: NewJob[],
   now: Date,
 ): Promise<AddJobsResult> {
+  const plain = !jobs.some((j) => j.idempotencyKey !== null || j.dependsOnJobIds !== null);
+  if (plain && jobs.length === 1) {
+    const values = oneJobValues(jobs[0]!, now, ctx.names.channel);
+    const text = ctx.sql.addOnePlainJob;
+    const { rows } = await (target === null ? ctx.conn.query(text, values, true) : target.query(text, values));
+    const ids = (rows as { id: string }[]).map((r) => toId(r.id));
+    return { ids, insertedIds: ids };
+  }
   const payload = JSON.stringify(jobs.map((job) => toInputRow(job, now)));
   const values = [payload, now, ctx.names.channel];
   const run = (text: string) => (target === null ? ctx.conn.query(text, values, true) : target.query(text, values));
   // Without keys or prerequisites every job is inserted: the plain statement looks nothing up.
-  if (!jobs.some((j) => j.idempotencyKey !== null || j.dependsOnJobIds !== null)) {
+  if (plain) {
     const { rows } = await run(ctx.sql.addPlainJobs);
-    const ids = (rows as { id: string }[]).map((r) => toId(r.id));
+    const ids = (rows as { ids: string }[])[0]!.ids.split(',').map(Number);
     return { ids, insertedIds: ids };
   }
   const { rows } = await run(ctx.sql.addJobs);
@@ -114,6 +122,29 @@ async function getJobEvents(ctx: PostgresContext, jobId: number): Promise<JobEve
 }
 
 export const jobOperations = { addJobs, getJob, getJobs, getJobEvents };
+
+/** The parameters of addOnePlainJobSql for `job` (no idempotency key, no prerequisite jobs). */
+function oneJobValues(job: NewJob, now: Date, channel: string): unknown[] {
+  return [
+    job.jobType,
+    JSON.stringify(job.payload ?? null),
+    job.maxAttempts,
+    job.priority,
+    job.runAt,
+    job.timeoutMs,
+    job.forceKillOnTimeout,
+    job.tags,
+    job.retryDelay,
+    job.retryBackoff,
+    job.retryDelayMax,
+    job.deadLetterJobType,
+    job.group?.id ?? null,
+    job.group?.tier ?? null,
+    job.dependsOnTags,
+    now,
+    channel,
+  ];
+}
 
 /**
  * The input row of one job for the add statements: only the options the job sets, so a plain

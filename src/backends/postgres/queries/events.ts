@@ -3,9 +3,24 @@
  */
 import type { SchemaNames } from './names.js';
 
-/** $1 job id. Oldest first. */
+/**
+ * The metadata an `added` event stores for a job of `job_type`, `tags` and `idempotency_key`
+ * (columns of the row `x.`, or unqualified with ''): none when the job has neither tags nor a
+ * key, the common case; the read restores it from the job's type (which no edit changes).
+ */
+export const addedMetadata = (x: string) =>
+  `CASE WHEN ${x}tags <> '{}' OR ${x}idempotency_key IS NOT NULL
+    THEN jsonb_build_object('jobType', ${x}job_type, 'tags', to_jsonb(${x}tags), 'idempotencyKey', ${x}idempotency_key) END`;
+
+/** $1 job id. Oldest first; an `added` event stored without metadata gets it back (addedMetadata). */
 export function jobEventsSql(t: SchemaNames): string {
-  return `SELECT id, job_id, event_type, created_at, metadata FROM ${t.events} WHERE job_id = $1 ORDER BY id`;
+  return `
+SELECT e.id, e.job_id, e.event_type, e.created_at,
+  CASE WHEN e.metadata IS NULL AND e.event_type = 'added'
+    THEN jsonb_build_object('jobType', (SELECT j.job_type FROM ${t.jobs} j WHERE j.id = e.job_id),
+      'tags', '[]'::jsonb, 'idempotencyKey', NULL)
+    ELSE e.metadata END AS metadata
+FROM ${t.events} e WHERE e.job_id = $1 ORDER BY e.id`;
 }
 
 /**
