@@ -8,26 +8,16 @@
  * later claims do not walk them.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { redisKeys } from '../../src/backends/redis/keys.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { JobOptions } from '../../src/types.js';
-import { startPrivateRedis, type PrivateServer } from '../helpers/private-servers.js';
+import { commandCalls, usePrivateRedis } from './counters.js';
 import { storeOf } from './support.js';
 
 const WORKER = 'w1';
 const CHUNK = 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Commands executed by the server so far, except INFO itself (the probe). */
-async function commandsSoFar(client: Redis): Promise<number> {
-  const info = await client.info('commandstats');
-  let total = 0;
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    if (m[1] !== 'info') total += Number(m[2]);
-  }
-  return total;
-}
 
 async function addInChunks(q: JobQueue, count: number, make: (i: number) => JobOptions): Promise<void> {
   for (let start = 0; start < count; start += CHUNK) {
@@ -104,7 +94,7 @@ async function measureClaim(
   groupConcurrency?: number,
 ): Promise<ClaimCost> {
   await q.addJobs(Array.from({ length: 10 }, (_, i) => ({ jobType: 'wanted', payload: { i }, priority: 0 })));
-  const before = await commandsSoFar(client);
+  const before = await commandCalls(client);
   const claimed = await storeOf(q).claimJobs({
     workerId: WORKER,
     batchSize: 10,
@@ -112,7 +102,7 @@ async function measureClaim(
     ...(groupConcurrency === undefined ? {} : { groupConcurrency }),
     now: new Date(),
   });
-  const commands = (await commandsSoFar(client)) - before;
+  const commands = (await commandCalls(client)) - before;
   return { commands, claimed: claimed.length };
 }
 
@@ -135,17 +125,10 @@ async function claimCosts(
 }
 
 describe('redis claim cost', () => {
-  let server: PrivateServer;
+  const server = usePrivateRedis();
   let client: Redis;
-
-  beforeAll(async () => {
-    server = await startPrivateRedis();
-    client = new Redis({ port: server.port });
-  }, 30_000);
-
-  afterAll(async () => {
-    client.disconnect();
-    await server.stop();
+  beforeAll(() => {
+    client = server.client;
   });
 
   it('runs the same number of commands with 1,000 and with 200,000 future, blocked, waiting, other-type and finished jobs', async () => {

@@ -8,21 +8,11 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
-import { startPrivateRedis, type PrivateServer } from '../helpers/private-servers.js';
+import { commandCalls, usePrivateRedis } from './counters.js';
 import { storeOf } from './support.js';
 
 const WORKER = 'w1';
 const BATCH = 100;
-
-/** Commands executed by the server so far, except INFO itself (the probe). */
-async function commandsSoFar(client: Redis): Promise<number> {
-  const info = await client.info('commandstats');
-  let total = 0;
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    if (m[1] !== 'info') total += Number(m[2]);
-  }
-  return total;
-}
 
 /** Calls per command name so far (lower case, as INFO names them). */
 async function callsByCommand(client: Redis): Promise<Map<string, number>> {
@@ -31,9 +21,9 @@ async function callsByCommand(client: Redis): Promise<Map<string, number>> {
 }
 
 async function commandsOf(client: Redis, run: () => Promise<unknown>): Promise<number> {
-  const before = await commandsSoFar(client);
+  const before = await commandCalls(client);
   await run();
-  return (await commandsSoFar(client)) - before;
+  return (await commandCalls(client)) - before;
 }
 
 /** Bytes the server received from clients so far, the probe (INFO stats) included. */
@@ -48,21 +38,18 @@ async function usedMemory(client: Redis): Promise<number> {
 }
 
 describe('redis cost per job', () => {
-  let server: PrivateServer;
+  const server = usePrivateRedis();
   let client: Redis;
   let q: JobQueue;
 
   beforeAll(async () => {
-    server = await startPrivateRedis();
-    client = new Redis({ port: server.port });
+    client = server.client;
     q = initJobQueue({ backend: 'redis', client, keyPrefix: 'cost' });
     await q.addJob({ jobType: 'warm-up', payload: {} }); // the store identity and the scripts
   }, 30_000);
 
   afterAll(async () => {
     await q.close();
-    client.disconnect();
-    await server.stop();
   });
 
   it('adds a job of a batch with at most 2 commands, and a single job with at most 17 (the EVALSHA included)', async () => {

@@ -6,11 +6,11 @@
  * stored, and the pages equal a filter applied to every job.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { redisKeys } from '../../src/backends/redis/keys.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { JobFilter, JobRecord } from '../../src/types.js';
-import { startPrivateRedis, type PrivateServer } from '../helpers/private-servers.js';
+import { commandCalls, usePrivateRedis } from './counters.js';
 
 const HOUR = 3_600_000;
 const SMALL = 1_000;
@@ -18,20 +18,10 @@ const LARGE = 20_000;
 /** The start of the hour the target jobs run in; the other jobs run days later. */
 const WINDOW = Date.UTC(2031, 0, 1);
 
-/** Commands executed by the server so far, except INFO itself (the probe). */
-async function commandsSoFar(client: Redis): Promise<number> {
-  const info = await client.info('commandstats');
-  let total = 0;
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    if (m[1] !== 'info') total += Number(m[2]);
-  }
-  return total;
-}
-
 async function commandsOf<T>(client: Redis, run: () => Promise<T>): Promise<{ result: T; commands: number }> {
-  const before = await commandsSoFar(client);
+  const before = await commandCalls(client);
   const result = await run();
-  return { result, commands: (await commandsSoFar(client)) - before };
+  return { result, commands: (await commandCalls(client)) - before };
 }
 
 /** The ids of `jobs` matching `keep`, newest first, as a listing orders them. */
@@ -43,19 +33,12 @@ function expected(jobs: JobRecord[], keep: (job: JobRecord) => boolean): number[
 }
 
 describe('redis listings at scale', () => {
-  let server: PrivateServer;
+  const server = usePrivateRedis();
   let client: Redis;
-  let n = 0;
-
-  beforeAll(async () => {
-    server = await startPrivateRedis();
-    client = new Redis({ port: server.port });
-  }, 30_000);
-
-  afterAll(async () => {
-    client.disconnect();
-    await server.stop();
+  beforeAll(() => {
+    client = server.client;
   });
+  let n = 0;
 
   /**
    * A queue under a fresh prefix: first 12 target jobs (tagged `a`, `b` or both, run in the

@@ -8,11 +8,11 @@
  * other client's commands are counted.
  */
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scriptSlice } from '../../src/backends/redis/slices.js';
 import { backendOf, initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { JobRecord } from '../../src/types.js';
-import { startPrivateRedis, type PrivateServer } from '../helpers/private-servers.js';
+import { commandCalls, usePrivateRedis } from './counters.js';
 
 const SLICE = 10;
 const DEFAULT_SLICE = { ...scriptSlice };
@@ -22,20 +22,10 @@ const WHOLE = 100_000;
 const JOBS = 75;
 
 /** Script calls the server ran so far (EVALSHA, and EVAL after a script-cache miss). */
-async function scriptCalls(client: Redis): Promise<number> {
-  const info = await client.info('commandstats');
-  let total = 0;
-  for (const m of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) total += Number(m[2]);
-  return total;
-}
+const scriptCalls = (client: Redis) => commandCalls(client, (name) => name === 'evalsha' || name === 'eval');
 
 /** Range reads of sorted sets the server ran so far, inside scripts too. */
-async function rangeReads(client: Redis): Promise<number> {
-  const info = await client.info('commandstats');
-  let total = 0;
-  for (const m of info.matchAll(/^cmdstat_zrevrange\w*:calls=(\d+)/gm)) total += Number(m[1]);
-  return total;
-}
+const rangeReads = (client: Redis) => commandCalls(client, (name) => name.startsWith('zrevrange'));
 
 /**
  * JOBS pending jobs, every third of priority 2 and the rest of priority 1, then one job of
@@ -55,22 +45,15 @@ async function states(q: JobQueue): Promise<string[]> {
 }
 
 describe('redis bounded script slices', () => {
-  let server: PrivateServer;
+  const server = usePrivateRedis();
   let client: Redis;
+  beforeAll(() => {
+    client = server.client;
+  });
   let n = 0;
-
-  beforeAll(async () => {
-    server = await startPrivateRedis();
-    client = new Redis({ port: server.port });
-  }, 30_000);
 
   afterEach(() => {
     Object.assign(scriptSlice, DEFAULT_SLICE);
-  });
-
-  afterAll(async () => {
-    client.disconnect();
-    await server.stop();
   });
 
   /** A seeded queue under a fresh prefix, with its store identity already checked. */

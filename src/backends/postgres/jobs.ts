@@ -40,24 +40,23 @@ export async function insertJobs(
   jobs: NewJob[],
   now: Date,
 ): Promise<AddJobsResult> {
+  const run = (text: string, values: unknown[]) =>
+    target === null ? ctx.conn.query(text, values, true) : target.query(text, values);
   const plain = !jobs.some((j) => j.idempotencyKey !== null || j.dependsOnJobIds !== null);
   if (plain && jobs.length === 1) {
-    const values = oneJobValues(jobs[0]!, now, ctx.names.channel);
-    const text = ctx.sql.addOnePlainJob;
-    const { rows } = await (target === null ? ctx.conn.query(text, values, true) : target.query(text, values));
+    const { rows } = await run(ctx.sql.addOnePlainJob, oneJobValues(jobs[0]!, now, ctx.names.channel));
     const ids = (rows as { id: string }[]).map((r) => toId(r.id));
     return { ids, insertedIds: ids };
   }
   const payload = JSON.stringify(jobs.map((job) => toInputRow(job, now)));
   const values = [payload, now, ctx.names.channel];
-  const run = (text: string) => (target === null ? ctx.conn.query(text, values, true) : target.query(text, values));
   // Without keys or prerequisites every job is inserted: the plain statement looks nothing up.
   if (plain) {
-    const { rows } = await run(ctx.sql.addPlainJobs);
-    const ids = (rows as { ids: string }[])[0]!.ids.split(',').map(Number);
+    const { rows } = await run(ctx.sql.addPlainJobs, values);
+    const ids = (rows as { ids: string }[])[0]!.ids.split(',').map((id) => toId(id));
     return { ids, insertedIds: ids };
   }
-  const { rows } = await run(ctx.sql.addJobs);
+  const { rows } = await run(ctx.sql.addJobs, values);
   const result = rows as AddRow[];
   const bad = result[0]?.bad;
   if (bad) throw prerequisitesBlocked(jobs, bad);

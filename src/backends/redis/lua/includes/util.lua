@@ -6,30 +6,28 @@ local function isnull(v)
   return v == nil or v == NULL
 end
 
--- Both formats below are remembered for the rest of the script: a script formats the same ids
--- and times several times over, and a table lookup costs far less than string.format.
-local intTexts, padTexts = {}, {}
+-- A function formatting its number with `pattern`, each text remembered for the rest of the
+-- script: a script formats the same ids and times several times over, and a table lookup
+-- costs far less than string.format.
+local function formatter(pattern)
+  local texts = {}
+  return function(n)
+    local text = texts[n]
+    if not text then
+      text = string.format(pattern, n)
+      -- NaN cannot be a table key; it is formatted every time.
+      if n == n then texts[n] = text end
+    end
+    return text
+  end
+end
 
 -- Integer text without exponent (tostring would switch to 1e+15 notation). Also the form to
 -- pass a number to redis.call in: Redis would format a Lua number itself, with %.17g.
-local function int(n)
-  local text = intTexts[n]
-  if not text then
-    text = string.format('%d', n)
-    intTexts[n] = text
-  end
-  return text
-end
+local int = formatter('%d')
 
 -- Zero-padded id for sorted-set members, so lexicographic order is numeric order.
-local function pad(id)
-  local text = padTexts[id]
-  if not text then
-    text = string.format('%015d', id)
-    padTexts[id] = text
-  end
-  return text
-end
+local pad = formatter('%015d')
 
 -- The id at the end of a `<prefix>\0<pad id>` member.
 local function idFromMember(m)
