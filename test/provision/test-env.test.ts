@@ -1,0 +1,230 @@
+/**
+ * scripts/test-env.sh, run for real: it starts a stopped PostgreSQL cluster and a stopped Redis
+ * on spare ports, and says what to install or set when it cannot. The shared servers are never
+ * touched: every run points the script at its own ports (QUEUEDEV_PG_PORT, QUEUEDEV_REDIS_PORT)
+ * or at the stores the suite already uses (PG_QUEUE_DATABASE, REDIS_URL), and installing is off
+ * (QUEUEDEV_INSTALL=no), so no test runs apt-get.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PG_URL, REDIS_URL, uniqueName } from '../helpers/backends.js';
+import { freePort } from '../helpers/private-servers.js';
+
+const SCRIPT = fileURLToPath(new URL('../../scripts/test-env.sh', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: string[], env: Record<string, string> = {}, timeout = 90_000): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(file, args, { env, timeout }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs the script with only the given settings (and never installing anything). */
+function testEnv(settings: Record<string, string>, command: string[] = []): Promise<Run> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    const ours = name === 'PG_QUEUE_DATABASE' || name === 'REDIS_URL' || name.startsWith('QUEUEDEV_');
+    if (value !== undefined && !ours) env[name] = value;
+  }
+  return run('bash', [SCRIPT, ...command], { ...env, QUEUEDEV_INSTALL: 'no', ...settings });
+}
+
+async function mustRun(file: string, args: string[]): Promise<string> {
+  const result = await run(file, args);
+  if (result.code !== 0) throw new Error(`${file} ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+  return result.stdout;
+}
+
+/** The value an `export NAME=value` line of the script's output gives NAME. */
+function exported(stdout: string, name: string): string | undefined {
+  return new RegExp(`^export ${name}=(.*)$`, 'm').exec(stdout)?.[1];
+}
+
+const ROOT = userInfo().uid === 0;
+const NEWEST_PG = existsSync('/usr/lib/postgresql')
+  ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))[0]
+  : undefined;
+const CAN_CREATE_CLUSTER = ROOT && NEWEST_PG !== undefined && existsSync('/usr/bin/pg_createcluster');
+
+describe('a stopped local server is started', () => {
+  // Creating a Debian cluster needs root and postgresql-common; elsewhere there is nothing to start.
+  it.skipIf(!CAN_CREATE_CLUSTER)(
+    'starts the installed PostgreSQL cluster of its port, gives postgres a password and creates the test database',
+    { timeout: 180_000 },
+    async () => {
+      const version = NEWEST_PG as string;
+      const cluster = uniqueName('queuedev_test_env');
+      const port = await freePort();
+      // As root, pg_createcluster makes a cluster owned by postgres; it is left stopped.
+      await mustRun('pg_createcluster', [version, cluster, '--port', String(port)]);
+      try {
+        const first = await testEnv({ QUEUEDEV_PG_PORT: String(port), REDIS_URL });
+        expect(first.stderr).toContain(`test-env: starting PostgreSQL cluster ${version}/${cluster} on port ${port}\n`);
+        // Debian's pg_hba.conf asks for a password over TCP, which a fresh postgres role lacks.
+        expect(first.stderr).toContain('setting the password');
+        expect(first.stderr).toContain('test-env: creating database test\n');
+        expect(first.code).toBe(0);
+        const url = exported(first.stdout, 'PG_QUEUE_DATABASE');
+        expect(url).toBe(`postgres://postgres:postgres@127.0.0.1:${port}/test`);
+
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ db: string }>('SELECT current_database() AS db');
+          expect(rows[0]?.db).toBe('test');
+        } finally {
+          await client.end();
+        }
+
+        // Run again with everything up: one line per store, nothing started or changed.
+        const again = await testEnv({ QUEUEDEV_PG_PORT: String(port), REDIS_URL });
+        expect(again.code).toBe(0);
+        expect(again.stderr).toBe(
+          `test-env: PostgreSQL postgres://postgres:***@127.0.0.1:${port}/test answers\n` +
+            `test-env: Redis ${REDIS_URL} answers (REDIS_URL)\n`,
+        );
+        expect(exported(again.stdout, 'PG_QUEUE_DATABASE')).toBe(url);
+      } finally {
+        await mustRun('pg_dropcluster', ['--stop', version, cluster]);
+      }
+    },
+  );
+
+  it('starts redis-server without persistence on its port and runs the command with REDIS_URL set', async () => {
+    const port = await freePort();
+    const redis = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    redis.on('error', () => {});
+    try {
+      const result = await testEnv({ QUEUEDEV_REDIS_PORT: String(port), PG_QUEUE_DATABASE: PG_URL }, [
+        'node',
+        '-e',
+        'console.log(process.env.REDIS_URL + " " + process.env.PG_QUEUE_DATABASE)',
+      ]);
+      expect(result.stderr).toContain(`test-env: starting redis-server on 127.0.0.1:${port}\n`);
+      expect(result.stderr).toContain(`test-env: Redis redis://127.0.0.1:${port} started\n`);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(`redis://127.0.0.1:${port} ${PG_URL}\n`);
+
+      await redis.connect();
+      expect(await redis.ping()).toBe('PONG');
+      expect(await redis.config('GET', 'save')).toEqual(['save', '']);
+      expect(await redis.config('GET', 'appendonly')).toEqual(['appendonly', 'no']);
+    } finally {
+      // The server the script started; it is stopped here, whatever the test found.
+      await redis.connect().catch(() => undefined);
+      await redis.shutdown('NOSAVE').catch(() => undefined);
+      redis.disconnect();
+    }
+  });
+});
+
+describe('stores given by the variables', () => {
+  it('fails with one message when PG_QUEUE_DATABASE does not answer', async () => {
+    const port = await freePort();
+    const url = `postgres://app:secret@127.0.0.1:${port}/app`;
+    const result = await testEnv({ PG_QUEUE_DATABASE: url, REDIS_URL, QUEUEDEV_WAIT_SECONDS: '2' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `test-env: error: PostgreSQL at postgres://app:***@127.0.0.1:${port}/app (PG_QUEUE_DATABASE) did not answer within 2 seconds: connect ECONNREFUSED 127.0.0.1:${port}. ` +
+        'Start that server, or set PG_QUEUE_DATABASE to a database that answers (unset, the tests use a local server on 127.0.0.1:5432).\n',
+    );
+  });
+
+  it('fails with one message when REDIS_URL does not answer', async () => {
+    const port = await freePort();
+    const result = await testEnv({
+      PG_QUEUE_DATABASE: PG_URL,
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      QUEUEDEV_WAIT_SECONDS: '2',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `test-env: error: Redis at redis://127.0.0.1:${port} (REDIS_URL) did not answer within 2 seconds: connect ECONNREFUSED 127.0.0.1:${port}. ` +
+        'Start that server, or set REDIS_URL to a Redis that answers (unset, the tests use a local server on 127.0.0.1:6379).\n',
+    );
+  });
+
+  it('refuses a setting that is not valid before doing anything', async () => {
+    const result = await testEnv({ QUEUEDEV_REDIS_PORT: '63a9' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe("test-env: error: QUEUEDEV_REDIS_PORT must be a port number, got '63a9'\n");
+  });
+});
+
+describe('a server that is missing and may not be installed', () => {
+  // A PATH holding every command of this machine's PATH but the PostgreSQL and Redis ones.
+  const bin = mkdtempSync(join(tmpdir(), 'queuedev-test-env-'));
+  chmodSync(bin, 0o755);
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir || !existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      if (/^(psql|pg_|postgres|initdb|redis-|sudo$)/.test(name) || existsSync(join(bin, name))) continue;
+      symlinkSync(join(dir, name), join(bin, name));
+    }
+  }
+  afterAll(() => rmSync(bin, { recursive: true, force: true }));
+
+  it('names both packages and both variables when neither store can be had', async () => {
+    const [pgPort, redisPort] = [await freePort(), await freePort()];
+    const result = await testEnv({
+      PATH: bin,
+      QUEUEDEV_PG_PORT: String(pgPort),
+      QUEUEDEV_REDIS_PORT: String(redisPort),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `test-env: error: the tests need PostgreSQL and Redis: nothing answers on 127.0.0.1:${pgPort} and PostgreSQL is not installed; ` +
+        `nothing answers on 127.0.0.1:${redisPort} and Redis is not installed, and installing packages is turned off (QUEUEDEV_INSTALL=no). ` +
+        'Install postgresql and redis-server (Debian/Ubuntu: sudo apt-get install postgresql redis-server) and run the tests again, ' +
+        'or set PG_QUEUE_DATABASE=postgres://USER:PASSWORD@HOST:5432/DATABASE and REDIS_URL=redis://HOST:6379 to use running servers.\n',
+    );
+  });
+
+  it('names only what is missing when the other store is given', async () => {
+    const redisPort = await freePort();
+    const result = await testEnv({ PATH: bin, PG_QUEUE_DATABASE: PG_URL, QUEUEDEV_REDIS_PORT: String(redisPort) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `test-env: error: the tests need PostgreSQL and Redis: nothing answers on 127.0.0.1:${redisPort} and Redis is not installed, ` +
+        'and installing packages is turned off (QUEUEDEV_INSTALL=no). ' +
+        'Install redis-server (Debian/Ubuntu: sudo apt-get install redis-server) and run the tests again, ' +
+        'or set REDIS_URL=redis://HOST:6379 to use running servers.\n',
+    );
+  });
+
+  // Running as another user needs root (runuser) and a `nobody` account.
+  it.skipIf(!ROOT || !existsSync('/usr/sbin/runuser'))(
+    'says that installing needs root or sudo when run by another user',
+    async () => {
+      const [pgPort, redisPort] = [await freePort(), await freePort()];
+      const result = await run('/usr/sbin/runuser', ['-u', 'nobody', '--', 'bash', SCRIPT], {
+        PATH: bin,
+        HOME: tmpdir(),
+        QUEUEDEV_INSTALL: 'yes',
+        QUEUEDEV_PG_PORT: String(pgPort),
+        QUEUEDEV_REDIS_PORT: String(redisPort),
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        'and Redis is not installed, and installing packages needs root or passwordless sudo. Install postgresql and redis-server',
+      );
+    },
+  );
+});
