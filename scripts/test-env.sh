@@ -60,7 +60,8 @@ listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # pg_query <url> <sql>: runs one statement with the project's own driver (so any URL the tests
 # accept works here) and prints the first value of the first row; on failure prints the driver's
-# message to stderr and fails.
+# message to stderr and fails, with status 2 when the server refused the login or the database
+# (waiting will not change that) and 1 otherwise (down, or still starting).
 pg_query() {
   node --input-type=module -e '
     import pg from "pg";
@@ -73,14 +74,15 @@ pg_query() {
       console.log(rows.length > 0 ? Object.values(rows[0])[0] : "");
     } catch (error) {
       console.error(error.message || String(error));
-      process.exitCode = 1;
+      process.exitCode = /^(28|3D)/.test(error.code ?? "") ? 2 : 1;
     } finally {
       await client.end().catch(() => {});
     }
   ' "$1" "$2"
 }
 
-# redis_ping <url>: succeeds when the Redis at <url> answers PING (with the project's driver).
+# redis_ping <url>: succeeds when the Redis at <url> answers PING (with the project's driver);
+# fails with status 2 when the server answered with an error (such as a wrong password).
 redis_ping() {
   node -e '
     const { Redis } = require("ioredis");
@@ -91,18 +93,28 @@ redis_ping() {
     client.on("error", (error) => { cause ??= error; });
     client.connect().then(() => client.ping()).then(
       (reply) => { client.disconnect(); process.exit(reply === "PONG" ? 0 : 1); },
-      (error) => { console.error((cause ?? error).message); client.disconnect(); process.exit(1); },
+      (error) => {
+        console.error((cause ?? error).message);
+        client.disconnect();
+        process.exit((cause ?? error).name === "ReplyError" ? 2 : 1);
+      },
     );
   ' "$1"
 }
 
-# within <seconds> <probe...>: retries the probe once a second until it succeeds or time is up;
-# the probe's last complaint is left in $last_error.
-last_error=""
+# within <seconds> <probe...>: retries the probe once a second until it succeeds, fails with
+# status 2 (an answer that waiting will not change: $refused is then true) or time is up; the
+# probe's last complaint is left in $last_error.
+last_error="" refused=false
 within() {
   local deadline=$((SECONDS + $1))
   shift
+  refused=false
   until last_error=$("$@" 2>&1 >/dev/null); do
+    if [ $? -eq 2 ]; then
+      refused=true
+      return 1
+    fi
     ((SECONDS < deadline)) || return 1
     sleep 1
   done
@@ -147,12 +159,23 @@ redis_installed() { have redis-server; }
 pg_url=${PG_QUEUE_DATABASE:-}
 redis_url=${REDIS_URL:-}
 
+# given_store_failed <store> <url> <variable> <local port>: the message for a store given by its
+# variable that did not answer, or refused us.
+given_store_failed() {
+  local store=$1 url variable=$3 port=$4
+  url=$(redact "$2")
+  if $refused; then
+    fail "$store at $url ($variable) refused the tests: $last_error. Set $variable to one the tests may use (unset, the tests use a local server on 127.0.0.1:$port)."
+  fi
+  fail "$store at $url ($variable) did not answer within $WAIT_SECONDS seconds: $last_error. Start that server, or set $variable to one that answers (unset, the tests use a local server on 127.0.0.1:$port)."
+}
+
 # 1. Stores given by the variables: wait for them to answer, nothing else.
 if [ -n "$pg_url" ] && ! within "$WAIT_SECONDS" pg_query "$pg_url" 'SELECT 1'; then
-  fail "PostgreSQL at $(redact "$pg_url") (PG_QUEUE_DATABASE) did not answer within $WAIT_SECONDS seconds: $last_error. Start that server, or set PG_QUEUE_DATABASE to a database that answers (unset, the tests use a local server on 127.0.0.1:$PG_PORT)."
+  given_store_failed PostgreSQL "$pg_url" PG_QUEUE_DATABASE "$PG_PORT"
 fi
 if [ -n "$redis_url" ] && ! within "$WAIT_SECONDS" redis_ping "$redis_url"; then
-  fail "Redis at $(redact "$redis_url") (REDIS_URL) did not answer within $WAIT_SECONDS seconds: $last_error. Start that server, or set REDIS_URL to a Redis that answers (unset, the tests use a local server on 127.0.0.1:$REDIS_PORT)."
+  given_store_failed Redis "$redis_url" REDIS_URL "$REDIS_PORT"
 fi
 
 # 2. Local stores with nothing listening need their server installed: gather what is missing and
@@ -222,9 +245,13 @@ if [ -z "$pg_url" ]; then
     done
     return 1
   }
+  # A role that has a password of its own keeps it: the tests then need PG_QUEUE_DATABASE.
   if ! pg_login; then
-    say "user postgres cannot log in over TCP (a fresh install wants a password): setting the password 'postgres' for this machine's tests"
-    as_postgres psql -X -q -p "$PG_PORT" -c "ALTER ROLE postgres PASSWORD 'postgres'" </dev/null >&2 || true
+    no_password=$(as_postgres psql -X -tA -p "$PG_PORT" -c "SELECT rolpassword IS NULL FROM pg_authid WHERE rolname = 'postgres'" </dev/null 2>/dev/null || true)
+    if [ "$no_password" = t ]; then
+      say "user postgres cannot log in over TCP without a password (as on a fresh install): setting the password 'postgres' for this machine's tests"
+      as_postgres psql -X -q -p "$PG_PORT" -c "ALTER ROLE postgres PASSWORD 'postgres'" </dev/null >&2 || true
+    fi
     pg_login ||
       fail "cannot log in to PostgreSQL on 127.0.0.1:$PG_PORT as user postgres: $last_error. Set PG_QUEUE_DATABASE to a database the tests may use, e.g. postgres://USER:PASSWORD@127.0.0.1:$PG_PORT/test."
   fi

@@ -24,7 +24,7 @@ interface Run {
   stderr: string;
 }
 
-function run(file: string, args: string[], env: Record<string, string> = {}, timeout = 90_000): Promise<Run> {
+function run(file: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeout = 90_000): Promise<Run> {
   return new Promise((resolve) => {
     execFile(file, args, { env, timeout }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
@@ -98,6 +98,30 @@ describe('a stopped local server is started', () => {
             `test-env: Redis ${REDIS_URL} answers (REDIS_URL)\n`,
         );
         expect(exported(again.stdout, 'PG_QUEUE_DATABASE')).toBe(url);
+
+        // A password the owner chose is never replaced: the script says to set PG_QUEUE_DATABASE.
+        await mustRun('runuser', [
+          '-u',
+          'postgres',
+          '--',
+          'psql',
+          '-X',
+          '-q',
+          '-p',
+          String(port),
+          '-c',
+          "ALTER ROLE postgres PASSWORD 'chosen'",
+        ]);
+        const chosen = await testEnv({ QUEUEDEV_PG_PORT: String(port), REDIS_URL });
+        expect(chosen.code).toBe(1);
+        expect(chosen.stderr).toContain(
+          `test-env: error: cannot log in to PostgreSQL on 127.0.0.1:${port} as user postgres: `,
+        );
+        expect(chosen.stderr).toContain('Set PG_QUEUE_DATABASE to a database the tests may use');
+        expect(chosen.stderr).not.toContain('setting the password');
+        const owner = new pg.Client({ connectionString: `postgres://postgres:chosen@127.0.0.1:${port}/test` });
+        await owner.connect();
+        await owner.end();
       } finally {
         await mustRun('pg_dropcluster', ['--stop', version, cluster]);
       }
@@ -141,7 +165,7 @@ describe('stores given by the variables', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
       `test-env: error: PostgreSQL at postgres://app:***@127.0.0.1:${port}/app (PG_QUEUE_DATABASE) did not answer within 2 seconds: connect ECONNREFUSED 127.0.0.1:${port}. ` +
-        'Start that server, or set PG_QUEUE_DATABASE to a database that answers (unset, the tests use a local server on 127.0.0.1:5432).\n',
+        'Start that server, or set PG_QUEUE_DATABASE to one that answers (unset, the tests use a local server on 127.0.0.1:5432).\n',
     );
   });
 
@@ -156,8 +180,20 @@ describe('stores given by the variables', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
       `test-env: error: Redis at redis://127.0.0.1:${port} (REDIS_URL) did not answer within 2 seconds: connect ECONNREFUSED 127.0.0.1:${port}. ` +
-        'Start that server, or set REDIS_URL to a Redis that answers (unset, the tests use a local server on 127.0.0.1:6379).\n',
+        'Start that server, or set REDIS_URL to one that answers (unset, the tests use a local server on 127.0.0.1:6379).\n',
     );
+  });
+
+  it('fails at once, without waiting, when the server refuses the database', async () => {
+    const url = new URL(PG_URL);
+    url.pathname = `/${uniqueName('missing')}`;
+    const started = Date.now();
+    const result = await testEnv({ PG_QUEUE_DATABASE: url.href, REDIS_URL, QUEUEDEV_WAIT_SECONDS: '30' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^test-env: error: PostgreSQL at .* \(PG_QUEUE_DATABASE\) refused the tests: database "missing_\w+" does not exist\. Set PG_QUEUE_DATABASE to one the tests may use/,
+    );
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('refuses a setting that is not valid before doing anything', async () => {
