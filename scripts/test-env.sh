@@ -274,7 +274,8 @@ if [ -z "$redis_url" ]; then
   if ! listening "$REDIS_PORT"; then
     say "starting redis-server on 127.0.0.1:$REDIS_PORT"
     redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
-      --dir "${TMPDIR:-/tmp}" >&2
+      --dir "${TMPDIR:-/tmp}" >&2 ||
+      fail "redis-server could not start on 127.0.0.1:$REDIS_PORT (the reason is above): start a Redis there, or set REDIS_URL to a Redis that answers."
     state="started"
   fi
   within "$WAIT_SECONDS" redis_ping "$redis_url" ||

@@ -3,10 +3,19 @@
  * on spare ports, and says what to install or set when it cannot. The shared servers are never
  * touched: every run points the script at its own ports (QUEUEDEV_PG_PORT, QUEUEDEV_REDIS_PORT)
  * or at the stores the suite already uses (PG_QUEUE_DATABASE, REDIS_URL), and installing is off
- * (QUEUEDEV_INSTALL=no), so no test runs apt-get.
+ * (QUEUEDEV_INSTALL=no) except in one test, where a stand-in apt-get records what would be run.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -243,6 +252,40 @@ describe('a server that is missing and may not be installed', () => {
         'Install redis-server (Debian/Ubuntu: sudo apt-get install redis-server) and run the tests again, ' +
         'or set REDIS_URL=redis://HOST:6379 to use running servers.\n',
     );
+  });
+
+  // Installing runs apt-get as root; here a stand-in apt-get records its calls and fails the
+  // install, as apt-get does when a package cannot be had, so nothing is installed for real.
+  it.skipIf(!ROOT)('installs the missing servers with apt-get when it runs as root', async () => {
+    const fake = mkdtempSync(join(tmpdir(), 'queuedev-test-env-apt-'));
+    try {
+      const log = join(fake, 'calls');
+      writeFileSync(
+        join(fake, 'apt-get'),
+        `#!/bin/sh\necho "$DEBIAN_FRONTEND apt-get $*" >> ${log}\n` +
+          'if [ "$1" = install ]; then echo "E: Unable to locate package" >&2; exit 100; fi\n',
+        { mode: 0o755 },
+      );
+      const [pgPort, redisPort] = [await freePort(), await freePort()];
+      const result = await testEnv({
+        PATH: `${fake}${delimiter}${bin}`,
+        QUEUEDEV_INSTALL: 'yes',
+        QUEUEDEV_PG_PORT: String(pgPort),
+        QUEUEDEV_REDIS_PORT: String(redisPort),
+      });
+      expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual([
+        'noninteractive apt-get update -qq',
+        'noninteractive apt-get install -y -qq --no-install-recommends postgresql redis-server',
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('test-env: installing postgresql redis-server with apt-get\n');
+      expect(result.stderr).toContain(
+        'test-env: error: apt-get could not install postgresql redis-server (its output is above): ' +
+          'install them yourself, or set PG_QUEUE_DATABASE and REDIS_URL to running servers.\n',
+      );
+    } finally {
+      rmSync(fake, { recursive: true, force: true });
+    }
   });
 
   // Running as another user needs root (runuser) and a `nobody` account.
