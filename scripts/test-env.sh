@@ -247,10 +247,13 @@ if [ -z "$pg_url" ]; then
   }
   # A role that has a password of its own keeps it: the tests then need PG_QUEUE_DATABASE.
   if ! pg_login; then
-    no_password=$(as_postgres psql -X -tA -p "$PG_PORT" -c "SELECT rolpassword IS NULL FROM pg_authid WHERE rolname = 'postgres'" </dev/null 2>/dev/null || true)
+    set_password="ALTER ROLE postgres PASSWORD 'postgres'"
+    if ! no_password=$(as_postgres psql -X -tA -p "$PG_PORT" -c "SELECT rolpassword IS NULL FROM pg_authid WHERE rolname = 'postgres'" </dev/null 2>/dev/null); then
+      fail "user postgres cannot log in to PostgreSQL on 127.0.0.1:$PG_PORT ($last_error), and giving it a password needs root or passwordless sudo: run sudo -u postgres psql -p $PG_PORT -c \"$set_password\" and run the tests again, or set PG_QUEUE_DATABASE=postgres://USER:PASSWORD@127.0.0.1:$PG_PORT/test."
+    fi
     if [ "$no_password" = t ]; then
       say "user postgres cannot log in over TCP without a password (as on a fresh install): setting the password 'postgres' for this machine's tests"
-      as_postgres psql -X -q -p "$PG_PORT" -c "ALTER ROLE postgres PASSWORD 'postgres'" </dev/null >&2 || true
+      as_postgres psql -X -q -p "$PG_PORT" -c "$set_password" </dev/null >&2 || true
     fi
     pg_login ||
       fail "cannot log in to PostgreSQL on 127.0.0.1:$PG_PORT as user postgres: $last_error. Set PG_QUEUE_DATABASE to a database the tests may use, e.g. postgres://USER:PASSWORD@127.0.0.1:$PG_PORT/test."

@@ -42,14 +42,16 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv = process.env,
   });
 }
 
-/** Runs the script with only the given settings (and never installing anything). */
-function testEnv(settings: Record<string, string>, command: string[] = []): Promise<Run> {
+/** Runs the script with only the given settings (and never installing anything), as `user` if given. */
+function testEnv(settings: Record<string, string>, command: string[] = [], user?: string): Promise<Run> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     const ours = name === 'PG_QUEUE_DATABASE' || name === 'REDIS_URL' || name.startsWith('QUEUEDEV_');
     if (value !== undefined && !ours) env[name] = value;
   }
-  return run('bash', [SCRIPT, ...command], { ...env, QUEUEDEV_INSTALL: 'no', ...settings });
+  const script = ['bash', SCRIPT, ...command];
+  const [file, args] = user ? ['runuser', ['-u', user, '--', ...script]] : [script[0] as string, script.slice(1)];
+  return run(file, args, { ...env, QUEUEDEV_INSTALL: 'no', ...settings });
 }
 
 async function mustRun(file: string, args: string[]): Promise<string> {
@@ -131,6 +133,40 @@ describe('a stopped local server is started', () => {
         const owner = new pg.Client({ connectionString: `postgres://postgres:chosen@127.0.0.1:${port}/test` });
         await owner.connect();
         await owner.end();
+      } finally {
+        await mustRun('pg_dropcluster', ['--stop', version, cluster]);
+      }
+    },
+  );
+
+  // As above, and runuser to be someone else: a user who may neither start the cluster nor run
+  // psql as postgres (no sudo here) is told what to run.
+  it.skipIf(!CAN_CREATE_CLUSTER || !existsSync('/usr/sbin/runuser'))(
+    'tells a user without root what to run to start the cluster and to give postgres a password',
+    { timeout: 180_000 },
+    async () => {
+      const version = NEWEST_PG as string;
+      const cluster = uniqueName('queuedev_test_env');
+      const port = await freePort();
+      await mustRun('pg_createcluster', [version, cluster, '--port', String(port)]);
+      try {
+        const stopped = await testEnv({ QUEUEDEV_PG_PORT: String(port), REDIS_URL }, [], 'nobody');
+        expect(stopped.code).toBe(1);
+        expect(stopped.stderr).toContain(
+          `test-env: error: could not start PostgreSQL cluster ${version}/${cluster} (the reason is above): ` +
+            `start it with 'sudo pg_ctlcluster ${version} ${cluster} start', or set PG_QUEUE_DATABASE to a running server's database.\n`,
+        );
+
+        await mustRun('pg_ctlcluster', [version, cluster, 'start']);
+        const locked = await testEnv({ QUEUEDEV_PG_PORT: String(port), REDIS_URL }, [], 'nobody');
+        expect(locked.code).toBe(1);
+        expect(locked.stderr).toContain(
+          `test-env: error: user postgres cannot log in to PostgreSQL on 127.0.0.1:${port} (`,
+        );
+        expect(locked.stderr).toContain(
+          `giving it a password needs root or passwordless sudo: run sudo -u postgres psql -p ${port} -c "ALTER ROLE postgres PASSWORD 'postgres'" ` +
+            `and run the tests again, or set PG_QUEUE_DATABASE=postgres://USER:PASSWORD@127.0.0.1:${port}/test.\n`,
+        );
       } finally {
         await mustRun('pg_dropcluster', ['--stop', version, cluster]);
       }
