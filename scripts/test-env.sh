@@ -13,8 +13,11 @@
 #   installed server: PostgreSQL is the Debian cluster configured for that port (pg_lsclusters),
 #   started with pg_ctlcluster; Redis is a redis-server without persistence. A server that is not
 #   installed is installed first with apt-get when that is allowed (root or passwordless sudo).
-#   On PostgreSQL the tests log in as user `postgres` (given the password `postgres` when a fresh
-#   install asks for one over TCP) and use the database `test`, created when missing.
+#   On PostgreSQL the tests log in as user `postgres` and use the database `test`, created when
+#   missing; a role without password that must give one over TCP (a fresh Debian install) is given
+#   the password `postgres`, and a role with a password of its own keeps it.
+# Running it again changes nothing that is up; it needs `npm install` first (it talks to the
+# stores through the project's own drivers, pg and ioredis).
 # The suite also needs, whatever the stores: the server binaries (some tests start private
 # servers, and a Redis Cluster, from them) and Debian's chromium (the dashboard's browser test).
 # They are installed when allowed; otherwise a line says what will fail or be skipped.
@@ -49,6 +52,10 @@ fail() {
 [[ $REDIS_PORT =~ ^[0-9]+$ ]] || fail "QUEUEDEV_REDIS_PORT must be a port number, got '$REDIS_PORT'"
 [[ $INSTALL =~ ^(yes|no)$ ]] || fail "QUEUEDEV_INSTALL must be 'yes' or 'no', got '$INSTALL'"
 [[ $WAIT_SECONDS =~ ^[1-9][0-9]*$ ]] || fail "QUEUEDEV_WAIT_SECONDS must be a positive whole number, got '$WAIT_SECONDS'"
+
+# The stores are probed with the project's drivers, so the URLs mean exactly what they mean to the tests.
+node -e 'require.resolve("pg"); require.resolve("ioredis")' 2>/dev/null ||
+  fail "the drivers pg and ioredis are not installed in $PWD: run npm install first"
 
 # A URL as printed: its password replaced by ***.
 redact() { sed -E 's#(://[^:/@]*):[^@/]*@#\1:***@#' <<<"$1"; }

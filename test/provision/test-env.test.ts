@@ -8,7 +8,9 @@
 import { execFile } from 'node:child_process';
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -239,6 +241,21 @@ describe('stores given by the variables', () => {
       /^test-env: error: PostgreSQL at .* \(PG_QUEUE_DATABASE\) refused the tests: database "missing_\w+" does not exist\. Set PG_QUEUE_DATABASE to one the tests may use/,
     );
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('asks for npm install first when the drivers are missing', async () => {
+    const clone = mkdtempSync(join(tmpdir(), 'queuedev-test-env-clone-'));
+    try {
+      mkdirSync(join(clone, 'scripts'));
+      copyFileSync(SCRIPT, join(clone, 'scripts', 'test-env.sh'));
+      const result = await run('bash', [join(clone, 'scripts', 'test-env.sh')]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `test-env: error: the drivers pg and ioredis are not installed in ${clone}: run npm install first\n`,
+      );
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 
   it('refuses a setting that is not valid before doing anything', async () => {
