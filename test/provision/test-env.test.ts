@@ -5,7 +5,7 @@
  * or at the stores the suite already uses (PG_QUEUE_DATABASE, REDIS_URL), and installing is off
  * (QUEUEDEV_INSTALL=no) except in one test, where a stand-in apt-get records what would be run.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -72,6 +72,18 @@ const NEWEST_PG = existsSync('/usr/lib/postgresql')
   ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))[0]
   : undefined;
 const CAN_CREATE_CLUSTER = ROOT && NEWEST_PG !== undefined && existsSync('/usr/bin/pg_createcluster');
+/**
+ * Whether the script can run as `nobody` from this checkout: root, runuser, and a checkout (with
+ * its drivers) that other users may read, which one under a private home directory is not.
+ */
+const NOBODY_CAN_RUN =
+  ROOT &&
+  existsSync('/usr/sbin/runuser') &&
+  spawnSync(
+    '/usr/sbin/runuser',
+    ['-u', 'nobody', '--', 'node', '-e', 'require.resolve("pg"); require.resolve("ioredis")'],
+    { cwd: dirname(dirname(SCRIPT)), stdio: 'ignore' },
+  ).status === 0;
 
 describe('a stopped local server is started', () => {
   // Creating a Debian cluster needs root and postgresql-common; elsewhere there is nothing to start.
@@ -141,9 +153,9 @@ describe('a stopped local server is started', () => {
     },
   );
 
-  // As above, and runuser to be someone else: a user who may neither start the cluster nor run
-  // psql as postgres (no sudo here) is told what to run.
-  it.skipIf(!CAN_CREATE_CLUSTER || !existsSync('/usr/sbin/runuser'))(
+  // As above, and running as `nobody` (NOBODY_CAN_RUN): a user who may neither start the cluster
+  // nor run psql as postgres (no sudo here) is told what to run.
+  it.skipIf(!CAN_CREATE_CLUSTER || !NOBODY_CAN_RUN)(
     'tells a user without root what to run to start the cluster and to give postgres a password',
     { timeout: 180_000 },
     async () => {
@@ -341,22 +353,19 @@ describe('a server that is missing and may not be installed', () => {
     }
   });
 
-  // Running as another user needs root (runuser) and a `nobody` account.
-  it.skipIf(!ROOT || !existsSync('/usr/sbin/runuser'))(
-    'says that installing needs root or sudo when run by another user',
-    async () => {
-      const [pgPort, redisPort] = [await freePort(), await freePort()];
-      const result = await run('/usr/sbin/runuser', ['-u', 'nobody', '--', 'bash', SCRIPT], {
-        PATH: bin,
-        HOME: tmpdir(),
-        QUEUEDEV_INSTALL: 'yes',
-        QUEUEDEV_PG_PORT: String(pgPort),
-        QUEUEDEV_REDIS_PORT: String(redisPort),
-      });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain(
-        'and Redis is not installed, and installing packages needs root or passwordless sudo. Install postgresql and redis-server',
-      );
-    },
-  );
+  // Running as another user needs root, runuser and a checkout `nobody` may read (NOBODY_CAN_RUN).
+  it.skipIf(!NOBODY_CAN_RUN)('says that installing needs root or sudo when run by another user', async () => {
+    const [pgPort, redisPort] = [await freePort(), await freePort()];
+    const result = await run('/usr/sbin/runuser', ['-u', 'nobody', '--', 'bash', SCRIPT], {
+      PATH: bin,
+      HOME: tmpdir(),
+      QUEUEDEV_INSTALL: 'yes',
+      QUEUEDEV_PG_PORT: String(pgPort),
+      QUEUEDEV_REDIS_PORT: String(redisPort),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'and Redis is not installed, and installing packages needs root or passwordless sudo. Install postgresql and redis-server',
+    );
+  });
 });
