@@ -19,7 +19,7 @@ import { forEachBackend } from '../helpers/backends.js';
 import { BASE_PATH, seedJobsInEveryStatus, serveDashboard, toFetchRequestResolvingPath } from './support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-// Chromium comes from the system's packages (`apt-get install chromium`; .ci/run installs it).
+// Chromium comes from the system's packages (`apt-get install chromium`; `npm test` installs it when it may).
 // Without it the browser cannot run: the test is skipped, and says why, rather than failing.
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
