@@ -20,7 +20,7 @@ import { waitFor } from './wait.js';
 const MASTERS = 3;
 const SLOTS = 16384;
 
-interface LocalCluster {
+export interface LocalCluster {
   readonly nodes: ClusterNode[];
   /** Stops every server and removes their files. */
   stop(): Promise<void>;
@@ -51,8 +51,14 @@ async function answers(port: number): Promise<boolean> {
   }
 }
 
-/** Starts three cluster-enabled servers, gives each a third of the slots and joins them. */
-async function startRedisCluster(): Promise<LocalCluster> {
+/**
+ * Starts `masters` cluster-enabled servers (the i-th with `args(i)` added), gives each an even share
+ * of the slots and joins them. Also used directly by tests that need a cluster of their own.
+ */
+export async function startRedisCluster(
+  options: { masters?: number; args?: (index: number) => string[] } = {},
+): Promise<LocalCluster> {
+  const masters = options.masters ?? MASTERS;
   requireRedisServer();
   const dir = mkdtempSync(join(tmpdir(), 'queuedev-cluster-'));
   const children: ChildProcess[] = [];
@@ -71,7 +77,7 @@ async function startRedisCluster(): Promise<LocalCluster> {
   };
   try {
     const ports: number[] = [];
-    for (let i = 0; i < MASTERS; i++) {
+    for (let i = 0; i < masters; i++) {
       const port = await freePort();
       ports.push(port);
       // Each server writes its own nodes file; --dir keeps it in the temporary directory.
@@ -85,6 +91,7 @@ async function startRedisCluster(): Promise<LocalCluster> {
         ['--save', ''],
         ['--appendonly', 'no'],
         ['--maxmemory-policy', 'noeviction'],
+        options.args?.(i) ?? [],
       ].flat();
       children.push(spawn('redis-server', args, { stdio: 'ignore' }));
     }
@@ -92,7 +99,7 @@ async function startRedisCluster(): Promise<LocalCluster> {
       await waitFor(() => answers(port), { what: `redis-server on port ${port}`, timeoutMs: 20_000, intervalMs: 50 });
       clients.push(new Redis({ port, host: '127.0.0.1' }));
     }
-    const per = Math.ceil(SLOTS / MASTERS);
+    const per = Math.ceil(SLOTS / masters);
     for (const [i, client] of clients.entries()) {
       const slots = Array.from({ length: Math.min(per, SLOTS - i * per) }, (_, k) => i * per + k);
       await client.call('CLUSTER', 'ADDSLOTS', ...slots.map(String));
@@ -104,7 +111,7 @@ async function startRedisCluster(): Promise<LocalCluster> {
       async () => {
         for (const client of clients) {
           const info = String(await client.call('CLUSTER', 'INFO'));
-          if (!info.includes('cluster_state:ok') || !info.includes(`cluster_known_nodes:${MASTERS}`)) return false;
+          if (!info.includes('cluster_state:ok') || !info.includes(`cluster_known_nodes:${masters}`)) return false;
         }
         return true;
       },
