@@ -1,6 +1,6 @@
 /**
  * The Redis backend: every operation of the Backend, CronStore and WaitStore interfaces on one
- * Redis (or one Redis Cluster slot: all keys share the `{q}` hash tag, see keys.ts). Each change
+ * Redis (or one Redis Cluster slot: all keys of a queue share one hash tag, see keys.ts). Each change
  * is one Lua script (lua/*.lua, built into lua.generated.ts by scripts/build-lua.ts). Composed
  * by area as the PostgreSQL backend is: jobs.ts, manage.ts, processing.ts, cron.ts and waits.ts
  * each export their operations, bound here to one context (context.ts).
