@@ -32,13 +32,6 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The targets this tree runs, in the order suites run on them. */
 const TARGETS: readonly TargetName[] = ['postgres', 'redis', 'redis-cluster'];
 
-const KIND: Record<TargetName, BackendName> = {
-  postgres: 'postgres',
-  pglite: 'postgres',
-  redis: 'redis',
-  'redis-cluster': 'redis',
-};
-
 /** The targets of QUEUEDEV_TEST_BACKENDS (a comma list; default every target). */
 export function selectedTargets(): TargetName[] {
   const raw = process.env.QUEUEDEV_TEST_BACKENDS;
@@ -54,11 +47,6 @@ export function selectedTargets(): TargetName[] {
       );
   }
   return names as TargetName[];
-}
-
-/** The kinds of store the selected targets cover (for files that exist once per kind). */
-export function selectedBackends(): BackendName[] {
-  return [...new Set(selectedTargets().map((t) => KIND[t]))];
 }
 
 /**
