@@ -107,7 +107,7 @@ describe.each([
   ['ioredis 6', (nodes: { host: string; port: number }[]) => new Cluster(nodes)],
   ['ioredis 5', (nodes: { host: string; port: number }[]) => new Cluster5(nodes) as unknown as Cluster],
 ])('an %s Cluster client', (_label, open) => {
-  it('wakes an idle background processor through a Cluster connection of its own, named, on the slot master', async () => {
+  it('wakes an idle background processor through a Cluster connection of its own, named, on the slot master; reads a token in a MULTI', async () => {
     const client = open(parseNodes(store.clusterNodes, 'clusterNodes'));
     try {
       const queue = track(initJobQueue({ backend: 'redis', client, keyPrefix: store.prefix }));
@@ -128,6 +128,10 @@ describe.each([
         await waitFor(() => processor.isRunning(), { what: 'the processor to run' });
         await queue.addJob({ jobType: 'work', payload: { n: 1 } });
         await waitFor(() => done.length === 1, { what: 'the job, started by the wake-up', timeoutMs: 10_000 });
+        // A MULTI (getToken reads two keys of the slot at one instant) goes through the Cluster too.
+        const token = await queue.createToken();
+        await queue.completeToken(token.id, { ok: true });
+        expect(await queue.getToken(token.id)).toMatchObject({ status: 'completed', output: { ok: true } });
       } finally {
         await processor.stopAndDrain();
       }
