@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Serves the local Redis Cluster of the redis-cluster target, started on first use.
+    globalSetup: ['test/helpers/redis-cluster-setup.ts'],
     // Tests that stop and start the database or Redis server run alone, after the rest.
     sequence: { concurrent: false },
   },

@@ -11,8 +11,10 @@
  * - emits the script's key names in order (the runner passes the real keys as KEYS),
  * - inserts `local K = { ['jobs'] = KEYS[1], ... }` after the header, so the body says
  *   K['jobs'] instead of a bare KEYS index,
- * - checks that every key the body uses (K['x'], or K['status:' .. s] for any status) is
- *   declared, so a script never touches a key it was not given (Redis Cluster safety).
+ * - checks that the body reaches keys only through K (no KEYS[n], no key name built in Lua,
+ *   which would break on a Redis Cluster) and that every key it uses (K['x'], or
+ *   K['status:' .. s] for any status) is declared, so a script never touches a key it was
+ *   not given (Redis Cluster safety).
  * A line `--- @include "name"` is replaced by lua/includes/name.lua (each file once).
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -76,7 +78,17 @@ function expandIncludes(luaDir: string, file: string, body: string, seen: Set<st
   });
 }
 
+/**
+ * The key argument of a `redis.call`: a K entry, or a variable holding one. A quoted or
+ * concatenated name would be a key the runner never passes in KEYS, which Redis Cluster may
+ * route to another node (and which no slot check sees).
+ */
+const BUILT_KEY = /redis\.call\(\s*'[A-Za-z]+'\s*,\s*(?!K\[)([^\s,)][^,)]*?(?:['"]|\.\.)[^,)]*)/;
+
 function checkKeyUse(file: string, body: string, keys: string[]): void {
+  if (/\bKEYS\[/.test(body)) throw new LuaBuildError(`${file}: reads KEYS[...] directly; use K['<name>']`);
+  const built = BUILT_KEY.exec(body);
+  if (built) throw new LuaBuildError(`${file}: builds a key name inside Lua (${built[1]!.trim()}); pass it in KEYS`);
   const used = new Set<string>();
   for (const m of body.matchAll(/K\['([^']+)'\]/g)) used.add(m[1]!);
   if (/K\['status:'\s*\.\./.test(body)) STATUS_KEYS.forEach((k) => used.add(k));

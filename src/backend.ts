@@ -225,9 +225,11 @@ export interface Backend extends CronStore, WaitStore {
 
   /**
    * Where the backend reports a problem no single call owns, such as a Redis store found wiped
-   * (StoreResetError); the queue sends it to its `error` event and the console.
+   * (StoreResetError); the queue sends it to its `error` event and the console, or with
+   * `quiet` to its `error` event and the verbose log (a risk, like an evicting Redis, rather
+   * than a loss that happened).
    */
-  setErrorReporter?(report: (error: Error) => void): void;
+  setErrorReporter?(report: (error: Error, options?: { quiet?: boolean }) => void): void;
 
   /** Closes connections the library created; never closes a caller-owned pool or client. */
   close(): Promise<void>;

@@ -47,6 +47,13 @@ function notBoth(config: Record<string, unknown>, a: string, b: string, why: str
 const COMMON_KEYS = ['backend', 'verbose', 'clock'];
 const POSTGRES_KEYS = ['databaseConfig', 'pool', 'schema'];
 const REDIS_KEYS = ['redisConfig', 'client', 'keyPrefix'];
+/**
+ * A key prefix: no whitespace, and braces only around one non-empty hash tag. Keys are
+ * `<prefix>{q}:<name>`; Redis Cluster hashes the first `{...}` of a key, so a prefix with a
+ * tag of its own (`{billing}:`) puts the queue in that tag's slot, and any other prefix in the
+ * slot of `q`. Either way every key of a queue shares one slot, as its scripts need.
+ */
+const KEY_PREFIX = /^[^{}\s]*(\{[^{}\s]+\}[^{}\s]*)?$/;
 const TLS_KEYS = ['ca', 'cert', 'key', 'rejectUnauthorized'];
 
 /** Each backend's options, named when given to the other backend. */
@@ -235,11 +242,11 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       redisConfig = { ...rest, tls: resolveTLS('redisConfig.tls', tls) };
     }
     keyPrefix ??= 'dq:';
-    if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || /[{}\s]/.test(keyPrefix)) {
+    if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || !KEY_PREFIX.test(keyPrefix)) {
       fail(
         E,
         'keyPrefix',
-        'a non-empty string without braces or spaces (the braces mark the Redis Cluster hash tag)',
+        'a non-empty string without spaces, with braces only around one non-empty Redis Cluster hash tag (`{billing}:`)',
         keyPrefix,
       );
     }

@@ -17,6 +17,7 @@ export type QueueErrorCode =
   | 'STORE_REJECTED'
   | 'STORE_UNAVAILABLE'
   | 'STORE_RESET'
+  | 'EVICTION_POLICY'
   | 'SCHEMA_NOT_MIGRATED'
   | 'QUEUE_CLOSED';
 
@@ -155,6 +156,20 @@ export class StoreResetError extends QueueError {
     super('STORE_RESET', message);
     this.expectedStoreId = ids.expected;
     this.foundStoreId = ids.found;
+  }
+}
+
+/**
+ * A Redis server under the queue may evict keys under memory pressure (its `maxmemory-policy`
+ * is not `noeviction`), which deletes jobs silently. Reported once on the `error` event and the
+ * verbose log when the queue first uses the store; never thrown by a call.
+ */
+export class EvictionPolicyError extends QueueError {
+  /** The policy of each evicting server, by `host:port` (each master of a Redis Cluster is checked). */
+  readonly policies: Record<string, string>;
+  constructor(message: string, policies: Record<string, string>) {
+    super('EVICTION_POLICY', message);
+    this.policies = policies;
   }
 }
 

@@ -18,6 +18,7 @@ export {
   StoreRejectedError,
   StoreUnavailableError,
   StoreResetError,
+  EvictionPolicyError,
   NotMigratedError,
   QueueClosedError,
   type QueueErrorCode,

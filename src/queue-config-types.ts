@@ -229,9 +229,10 @@ export interface RedisQueueConfig {
    */
   client?: RedisClient;
   /**
-   * Namespace of every key, without braces or spaces.
+   * Namespace of every key, without spaces; braces only around one Redis Cluster hash tag,
+   * which then decides the queue's slot (`{billing}:`), so queues spread over a cluster.
    * @default 'dq:'
-   * @example { keyPrefix: 'billing:' }
+   * @example { keyPrefix: '{billing}:' }
    */
   keyPrefix?: string;
   /**

@@ -124,9 +124,11 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
       hooks,
       log: (message) => this.log(message),
     });
-    // Loud on purpose, whatever `verbose` says: data may have been lost.
-    backend.setErrorReporter?.((error) => {
-      console.error(`[queuedev] ${error.message}`);
+    // Loud on purpose, whatever `verbose` says: data may have been lost. A risk (`quiet`) goes
+    // to the verbose log; the `error` event gets both.
+    backend.setErrorReporter?.((error, options) => {
+      if (options?.quiet) this.log(error.message);
+      else console.error(`[queuedev] ${error.message}`);
       this.events.emitError(error);
     });
   }

@@ -42,6 +42,7 @@ forEachBackend('cron schedules in several processes', (ctx) => {
         QD_PG_URL: PG_URL,
         QD_SCHEMA: ctx.schema,
         QD_REDIS_URL: REDIS_URL,
+        QD_REDIS_CLUSTER: ctx.clusterNodes,
         QD_PREFIX: ctx.keyPrefix,
         QD_WORKER_ID: workerId,
       },

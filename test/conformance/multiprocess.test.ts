@@ -5,7 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { PG_URL, REDIS_URL, forEachBackend } from '../helpers/backends.js';
 import { ownedQueue, trackRunners } from './processing-support.js';
@@ -46,6 +46,7 @@ forEachBackend('multiple processes', (ctx) => {
         QD_PG_URL: PG_URL,
         QD_SCHEMA: ctx.schema,
         QD_REDIS_URL: REDIS_URL,
+        QD_REDIS_CLUSTER: ctx.clusterNodes,
         QD_PREFIX: ctx.keyPrefix,
         QD_WORKER_ID: workerId,
         ...env,
@@ -251,8 +252,19 @@ forEachBackend('multiple processes', (ctx) => {
           // ioredis reconnects and resends unanswered commands, so a cut is usually invisible
           // to the processor: here the test asserts continuity, and that errors, if any, are
           // reported on both channels.
-          const id = await (queue.getRedisClient() as Redis).client('ID');
-          expect(await ctx.redis.client('KILL', 'ID', String(id))).toBe(1);
+          if (ctx.target === 'redis-cluster') {
+            // The queue's Cluster client holds a connection per master, each named applicationName.
+            let cut = 0;
+            for (const node of (ctx.redis as unknown as Cluster).nodes('master')) {
+              const list = String(await node.client('LIST'));
+              for (const [, id] of list.matchAll(new RegExp(`id=(\\d+) .*name=${applicationName} `, 'g')))
+                cut += Number(await node.client('KILL', 'ID', id!));
+            }
+            expect(cut).toBeGreaterThan(0);
+          } else {
+            const id = await (queue.getRedisClient() as Redis).client('ID');
+            expect(await ctx.redis.client('KILL', 'ID', String(id))).toBe(1);
+          }
         }
 
         await ctx.queue.addJobs(Array.from({ length: 40 }, (_, i) => ({ jobType: 'count', payload: { n: 40 + i } })));

@@ -1,11 +1,12 @@
 /** Helpers shared by the processing conformance files (processor, retries, timeouts, ...). */
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterEach, expect } from 'vitest';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Processor } from '../../src/processor.js';
 import type { Supervisor } from '../../src/supervisor.js';
 import type { Clock } from '../../src/types.js';
 import { PG_URL, REDIS_URL, type BackendContext } from '../helpers/backends.js';
+import { parseNodes } from '../helpers/redis-cluster.js';
 
 export interface Deferred<T = void> {
   promise: Promise<T>;
@@ -38,7 +39,9 @@ export function trackRunners(): <T extends Processor | Supervisor>(runner: T) =>
 
 /**
  * A queue on the current test's store that owns its connection (closing it really closes it),
- * for tests that break or cut connections. The caller closes it.
+ * for tests that break or cut connections. The caller closes it. On redis-cluster, where the
+ * library never creates the client (a Cluster is always passed as `client`), the queue gets a
+ * Cluster client of its own, closed with it.
  */
 export function ownedQueue(ctx: BackendContext, options: { clock?: Clock; applicationName?: string } = {}): JobQueue {
   if (ctx.backend === 'postgres') {
@@ -50,11 +53,30 @@ export function ownedQueue(ctx: BackendContext, options: { clock?: Clock; applic
       clock: options.clock,
     });
   }
+  if (ctx.target === 'redis-cluster') {
+    const client = new Cluster(parseNodes(ctx.clusterNodes, 'ctx.clusterNodes'), {
+      redisOptions: { connectionName: options.applicationName },
+    });
+    return closingClient(
+      initJobQueue({ backend: 'redis', client, keyPrefix: ctx.keyPrefix, clock: options.clock }),
+      client,
+    );
+  }
   return initJobQueue({
     backend: 'redis',
     redisConfig: { url: REDIS_URL, keyPrefix: ctx.keyPrefix },
     clock: options.clock,
   });
+}
+
+/** `queue`, whose close() also disconnects `client` (the test's, which the queue never closes). */
+function closingClient(queue: JobQueue, client: Redis | Cluster): JobQueue {
+  const close = queue.close.bind(queue);
+  queue.close = async (options) => {
+    await close(options);
+    client.disconnect();
+  };
+  return queue;
 }
 
 /**
@@ -70,14 +92,10 @@ export function unreachableQueue(ctx: BackendContext): JobQueue {
       schema: ctx.schema,
     });
   }
-  const client = new Redis(`redis://${url}`, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  const client =
+    ctx.target === 'redis-cluster'
+      ? new Cluster([url], { enableOfflineQueue: false })
+      : new Redis(`redis://${url}`, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
   client.on('error', () => {});
-  const queue = initJobQueue({ backend: 'redis', client, keyPrefix: ctx.keyPrefix });
-  const close = queue.close.bind(queue);
-  // The client is the test's: disconnect it with the queue.
-  queue.close = async (options) => {
-    await close(options);
-    client.disconnect();
-  };
-  return queue;
+  return closingClient(initJobQueue({ backend: 'redis', client, keyPrefix: ctx.keyPrefix }), client);
 }

@@ -146,6 +146,26 @@ describe('lua.generated.ts', () => {
     expect(() => buildScripts(dir)).toThrow(/probe\.lua: uses keys its header does not declare: payloads/);
   });
 
+  it('refuses a script that builds a key name in Lua or reads KEYS directly (unsafe on a Redis Cluster)', () => {
+    const built = luaDirWith(
+      "--[[ Probe. KEYS[1] jobs; ARGV[1] id. Returns 1. ]]\nredis.call('HGET', ARGV[2] .. ':jobs', ARGV[1])\nreturn 1\n",
+    );
+    expect(() => buildScripts(built)).toThrow(/probe\.lua: builds a key name inside Lua \(ARGV\[2\] \.\. ':jobs'\)/);
+    const quoted = luaDirWith(
+      "--[[ Probe. KEYS[1] jobs; ARGV[1] id. Returns 1. ]]\nredis.call('GET', 'dq:{q}:id')\nreturn 1\n",
+    );
+    expect(() => buildScripts(quoted)).toThrow(/builds a key name inside Lua/);
+    const raw = luaDirWith(
+      "--[[ Probe. KEYS[1] jobs; ARGV[1] id. Returns 1. ]]\nredis.call('HGET', KEYS[1], ARGV[1])\nreturn 1\n",
+    );
+    expect(() => buildScripts(raw)).toThrow(/probe\.lua: reads KEYS\[\.\.\.\] directly/);
+    // Keys through K, or through a variable holding a K entry, are fine.
+    const fine = luaDirWith(
+      "--[[ Probe. KEYS[1] jobs; ARGV[1] id. Returns 1. ]]\nlocal key = K['jobs']\nredis.call('HGET', key, ARGV[1])\nredis.call('HGET', K['jobs'], ARGV[1] .. 'x')\nreturn 1\n",
+    );
+    expect(buildScripts(fine).map((s) => s.name)).toContain('probe');
+  });
+
   it('counts included helpers: a status change needs every status key', () => {
     const dir = luaDirWith(
       '--[[ Probe. KEYS[1] jobs; ARGV[1] id. Returns 1. ]]\n--- @include "util"\n--- @include "job"\n--- @include "state"\nreturn 1\n',

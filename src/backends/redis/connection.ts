@@ -2,7 +2,7 @@
  * The ioredis client of a queue: the caller's (never closed by the library) or one created
  * from `redisConfig` (closed by `close()`). ioredis is loaded only here, on demand.
  */
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { ResolvedRedisConfig } from '../../config.js';
 import { ConfigError } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
@@ -78,4 +78,18 @@ export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   // The database ioredis settled on: a path in `url` wins over `db`.
   const db = client.options.db ?? 0;
   return { client, owned: true, ready: db === 0 ? READY : selectCheck(client, db) };
+}
+
+/**
+ * A new connection with the settings of `client`, for a blocking command that must not stall
+ * the client's other commands. A `Cluster` (ioredis 5 or 6) duplicates as a Cluster on the
+ * same nodes, whose per-node options carry the name; its `duplicate` takes startup nodes first
+ * and replaces `redisOptions` rather than merging them on ioredis 5, hence the copy.
+ */
+export function dedicatedConnection(client: Redis, connectionName: string): Redis {
+  if (!client.isCluster) return client.duplicate({ connectionName });
+  const cluster = client as unknown as Cluster;
+  return cluster.duplicate([], {
+    redisOptions: { ...cluster.options.redisOptions, connectionName },
+  }) as unknown as Redis;
 }

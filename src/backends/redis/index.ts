@@ -1,6 +1,6 @@
 /**
  * The Redis backend: every operation of the Backend, CronStore and WaitStore interfaces on one
- * Redis (or one Redis Cluster slot: all keys share the `{q}` hash tag, see keys.ts). Each change
+ * Redis (or one Redis Cluster slot: all keys of a queue share one hash tag, see keys.ts). Each change
  * is one Lua script (lua/*.lua, built into lua.generated.ts by scripts/build-lua.ts). Composed
  * by area as the PostgreSQL backend is: jobs.ts, manage.ts, processing.ts, cron.ts and waits.ts
  * each export their operations, bound here to one context (context.ts).
@@ -15,12 +15,13 @@ import { bindOperations } from '../operations.js';
 import { openConnection } from './connection.js';
 import type { BackendContext } from './context.js';
 import { cronOperations } from './cron.js';
+import { checkEvictionPolicy } from './durability.js';
 import { StoreIdentity } from './identity.js';
 import { jobOperations } from './jobs.js';
 import { redisKeys } from './keys.js';
 import { manageOperations } from './manage.js';
 import { processingOperations } from './processing.js';
-import { createScriptRunner, type ScriptRunner } from './scripts.js';
+import { createScriptRunner, type ScriptArg, type ScriptName, type ScriptRunner } from './scripts.js';
 import { redisErrorTranslator } from './store-errors.js';
 import { createSubscriptions } from './subscribe.js';
 import { waitOperations } from './waits.js';
@@ -66,17 +67,31 @@ async function closeClient(client: Redis): Promise<void> {
 export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): Backend & CronStore & WaitStore {
   const { client, owned, ready } = openConnection(config);
   const runScript = createScriptRunner(client, config.keyPrefix);
+  const describeStore = `under key prefix ${JSON.stringify(config.keyPrefix)}`;
+  let report: (error: Error, options?: { quiet?: boolean }) => void = (error) =>
+    console.error(`[queuedev] ${error.message}`);
+  let closed = false;
+  // Once, after the first reply (the client is connected, a Cluster knows its masters); it never
+  // delays or fails a call.
+  let evictionChecked = false;
+  const checkEviction = () => {
+    evictionChecked = true;
+    void checkEvictionPolicy(client, describeStore).then((error) => {
+      if (error && !closed) report(error, { quiet: true });
+    });
+  };
   // Nothing is sent before the client is known to be on its database (see openConnection);
   // once it is, scripts go out without waiting for that check again.
   let onDatabase = false;
-  const run: ScriptRunner = async (name, args) => {
+  const run: ScriptRunner = async <T>(name: ScriptName, args: ScriptArg[]): Promise<T> => {
     if (!onDatabase) {
       await ready();
       onDatabase = true;
     }
-    return runScript(name, args);
+    const reply = await runScript<T>(name, args);
+    if (!evictionChecked) checkEviction();
+    return reply;
   };
-  const describeStore = `under key prefix ${JSON.stringify(config.keyPrefix)}`;
   const identity = new StoreIdentity(run, clock, describeStore);
   const ctx: BackendContext = {
     client,
@@ -95,8 +110,12 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
       throw new StoreFact({ kind: 'unsupported-on-backend', operation: 'getPool' });
     },
     getRedisClient: () => client,
-    setErrorReporter: (report) => identity.setReporter(report),
+    setErrorReporter(reporter) {
+      report = reporter;
+      identity.setReporter(reporter);
+    },
     async close() {
+      closed = true;
       // Subscriptions use connections of their own, created here: closed whoever owns `client`.
       await subscriptions.closeAll();
       if (owned) await closeClient(client);

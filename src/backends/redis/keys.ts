@@ -4,9 +4,11 @@
  * (keys.test.ts checks the page against renderKeyTable()).
  *
  * All keys start with the prefix and share the hash tag `{q}`, so every script's keys live in
- * one Redis Cluster slot. Scripts receive every key they touch through KEYS (never built
- * inside Lua), which is why per-job data lives in hashes keyed by job id rather than in one
- * key per job.
+ * one Redis Cluster slot. A prefix may carry a hash tag of its own (`{billing}:`, checked in
+ * config.ts); Redis hashes the first `{...}` of a key, so that tag then picks the slot, and
+ * queues with different tags spread over a cluster. Scripts receive every key they touch
+ * through KEYS (never built inside Lua; the Lua build refuses it), which is why per-job data
+ * lives in hashes keyed by job id rather than in one key per job.
  *
  * Ids inside sorted-set members are zero-padded to 15 digits (`pad`), so lexicographic order
  * equals numeric order. The comment above each entry gives the exact layout.

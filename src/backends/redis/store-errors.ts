@@ -17,11 +17,18 @@ import { resetReplyFound } from './identity.js';
 const SERVER_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/;
 /** Reply prefixes of refused or missing credentials. */
 const AUTH_REPLIES = /^(NOAUTH|WRONGPASS)\b|^ERR (invalid password|AUTH|Client sent AUTH)/;
-/** ioredis' own messages when it cannot send a command. */
+/** ioredis' own messages when it cannot send a command (the last ones: a `Cluster` client's). */
 const CONNECTION_MESSAGES = [
   /^Connection is closed/,
   /^Stream isn't writeable/,
   /^Reached the max retries per request limit/,
+  /^Cluster isn't ready/,
+  /^Cluster is disconnect/,
+  /^Cluster is ended/,
+  /^None of startup nodes is available/,
+  /^Failed to refresh slots cache/,
+  /^Node is disconnected/,
+  /^Too many Cluster redirections/,
 ];
 
 function unavailableReason(client: Redis, err: unknown): StoreUnavailableReason | undefined {
@@ -42,10 +49,15 @@ function unavailableReason(client: Redis, err: unknown): StoreUnavailableReason 
 /** The translation for one queue's client; its passwords are masked in every error let through. */
 export function redisErrorTranslator(client: Redis, describeStore: string): StoreErrorTranslator {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the caller's client is checked only structurally (RedisClient) and may have no ioredis `options`
-  const options = (client.options ?? {}) as { password?: unknown; sentinelPassword?: unknown };
+  const options = (client.options ?? {}) as {
+    password?: unknown;
+    sentinelPassword?: unknown;
+    /** A `Cluster`'s options for each node connection. */
+    redisOptions?: { password?: unknown };
+  };
   return storeErrorTranslator({
     store: 'Redis',
-    secrets: secretsOf(options.password, options.sentinelPassword),
+    secrets: secretsOf(options.password, options.sentinelPassword, options.redisOptions?.password),
     unavailable: (err) => unavailableReason(client, err),
     typed(err) {
       const found = resetReplyFound(err);

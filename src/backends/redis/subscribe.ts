@@ -1,9 +1,11 @@
 /**
  * Wake-up notifications: scripts that make a job available push to the `wake` list (kept at
  * one entry); each subscription blocks on it with BLPOP on a dedicated connection, because a
- * blocking command would stall every other command sharing the connection.
+ * blocking command would stall every other command sharing the connection. On a Redis Cluster
+ * the dedicated connection is a Cluster too, and BLPOP goes to the master of the queue's slot.
  */
 import type { Redis } from 'ioredis';
+import { dedicatedConnection } from './connection.js';
 
 /** Seconds a BLPOP waits before looping, so an unsubscribe or reconnect is noticed soon. */
 const BLOCK_SECONDS = 1;
@@ -26,7 +28,7 @@ export function createSubscriptions(client: Redis, wakeKey: string, connectionNa
   /** Opens one subscription and returns its unsubscribe. */
   function start(listener: () => void): () => Promise<void> {
     // Reconnects on its own (ioredis retry strategy); the loop just carries on afterwards.
-    const connection = client.duplicate({ connectionName });
+    const connection = dedicatedConnection(client, connectionName);
     // Errors surface as failed BLPOPs below; without a listener ioredis prints each reconnect.
     connection.on('error', () => {});
     let stopped = false;
