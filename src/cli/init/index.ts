@@ -40,14 +40,14 @@ export function runInit(args: string[]): Promise<number> {
     dir: { type: 'string' },
     'dry-run': { type: 'boolean' },
   });
+  const chosen = values.framework === undefined ? undefined : oneOf('--framework', values.framework, FRAMEWORKS);
+  const backend = oneOf('--backend', values.backend ?? 'postgres', BACKENDS);
   const project = projectAt(values.dir, values['dry-run'] ?? false);
   const manifest = join(project.root, 'package.json');
   if (!existsSync(manifest)) {
     throw new Error(`no package.json in ${project.root}: run queue-cli init in your project's folder, or pass --dir`);
   }
-  const framework =
-    values.framework !== undefined ? oneOf('--framework', values.framework, FRAMEWORKS) : detectFramework(manifest);
-  const backend = oneOf('--backend', values.backend ?? 'postgres', BACKENDS);
+  const framework = chosen ?? detectFramework(manifest);
   const files = planFiles(project, framework, backend);
 
   console.log(`${project.dryRun ? 'dry run: ' : ''}queuedev for ${framework} on ${backend}`);
