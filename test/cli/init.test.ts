@@ -1,0 +1,224 @@
+/**
+ * `queue-cli init` in temp projects, one per framework: detection from package.json, the files
+ * it writes, never overwriting one, --dry-run, the env entries, and a `tsc` run over each
+ * scaffold. The framework packages come from the fixture package in init-frameworks/ (its own
+ * package.json and lock, installed here when missing), so the root install stays lean; queuedev
+ * resolves to this tree's source through `paths`. Next.js route handlers use only the standard
+ * Request and Response types, so that project needs no Next.js package.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../helpers/backends.js';
+import { cli, ROOT, show, tempProject } from './run-cli.js';
+
+const FIXTURE = join(ROOT, 'test/cli/init-frameworks');
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const run = promisify(execFile);
+
+beforeAll(async () => {
+  if (!existsSync(join(FIXTURE, 'node_modules'))) {
+    await run('npm', ['install', '--no-audit', '--no-fund'], { cwd: FIXTURE });
+  }
+}, 300_000);
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+type Framework = 'next' | 'express' | 'hono' | 'fastify' | 'node';
+
+/** A project depending on `framework`, with the fixture's packages and a tsconfig like the framework's starters. */
+function project(framework: Framework, options: { src?: boolean } = {}): string {
+  const dir = tempProject(`init-${framework}`);
+  dirs.push(dir);
+  const dependencies = framework === 'node' ? { dotenv: '^16.0.0' } : { [framework]: '*' };
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: `app-${framework}`, private: true, ...(framework === 'next' ? {} : { type: 'module' }), dependencies }),
+  );
+  symlinkSync(join(FIXTURE, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  if (options.src) mkdirSync(join(dir, 'src'));
+  if (framework === 'next') mkdirSync(join(dir, options.src ? 'src/app' : 'app'), { recursive: true });
+  const compilerOptions =
+    framework === 'next'
+      ? { module: 'esnext', moduleResolution: 'bundler', lib: ['dom', 'dom.iterable', 'esnext'] }
+      : { module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2023'] };
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        ...compilerOptions,
+        target: 'es2022',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        isolatedModules: true,
+        types: ['node'],
+        paths: {
+          queuedev: [join(ROOT, 'src/index.ts')],
+          'queuedev/dashboard': [join(ROOT, 'src/dashboard/index.ts')],
+        },
+      },
+      include: ['**/*.ts'],
+      exclude: ['node_modules'],
+    }),
+  );
+  return dir;
+}
+
+async function typeCheck(dir: string): Promise<{ code: number; output: string }> {
+  try {
+    await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: dir });
+    return { code: 0, output: '' };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+}
+
+const EXPECTED: Record<Framework, string[]> = {
+  next: [
+    'lib/queue/payloads.ts',
+    'lib/queue/queue.ts',
+    'lib/queue/handlers.ts',
+    'lib/queue/auth.ts',
+    'lib/queue/dashboard.ts',
+    'lib/queue/maintenance.ts',
+    'app/api/queue/process/route.ts',
+    'app/api/queue/cron/route.ts',
+    'app/admin/jobs/[[...path]]/route.ts',
+  ],
+  ...Object.fromEntries(
+    (['express', 'hono', 'fastify', 'node'] as const).map((f) => [
+      f,
+      [
+        ...['payloads', 'queue', 'handlers', 'auth', 'dashboard', 'maintenance', 'worker'].map((n) => `queue/${n}.ts`),
+        f === 'node' ? 'queue/http.ts' : 'queue/routes.ts',
+        ...(f === 'hono' ? [] : ['queue/fetch-adapter.ts']),
+      ],
+    ]),
+  ),
+} as Record<Framework, string[]>;
+
+describe('queue-cli init', { timeout: 180_000 }, () => {
+  it.each(['next', 'express', 'hono', 'fastify', 'node'] as const)(
+    'detects %s from package.json, writes its scaffold, and the scaffold type-checks',
+    async (framework) => {
+      const dir = project(framework);
+      const result = await cli(['init'], dir);
+      expect(result.code, show(result)).toBe(0);
+      expect(result.stdout).toContain(`queuedev for ${framework} on postgres`);
+      for (const file of EXPECTED[framework]) {
+        expect(result.stdout).toContain(`  created: ${file}\n`);
+        expect(existsSync(join(dir, file)), file).toBe(true);
+      }
+      expect(result.stdout).toContain('  created: .env.example');
+      expect(result.stdout).toMatch(/Next steps:\n  1\. npm install queuedev pg\n/);
+      const checked = await typeCheck(dir);
+      expect(checked.code, checked.output).toBe(0);
+    },
+  );
+
+  it('a scaffold that does not type-check fails the check (the check is real)', async () => {
+    const dir = project('hono');
+    await cli(['init'], dir);
+    const routes = join(dir, 'queue/routes.ts');
+    writeFileSync(routes, readFileSync(routes, 'utf8').replace("c.req.header('authorization')", "c.req.header(42)"));
+    const checked = await typeCheck(dir);
+    expect(checked.code).not.toBe(0);
+    expect(checked.output).toContain('queue/routes.ts');
+  });
+
+  it('writes into src/ and src/app/ when the project has them, and on Redis with --backend redis', async () => {
+    const next = project('next', { src: true });
+    const result = await cli(['init', '--backend', 'redis'], next);
+    expect(result.code, show(result)).toBe(0);
+    expect(existsSync(join(next, 'src/lib/queue/queue.ts'))).toBe(true);
+    expect(existsSync(join(next, 'src/app/api/queue/cron/route.ts'))).toBe(true);
+    expect(readFileSync(join(next, 'src/lib/queue/queue.ts'), 'utf8')).toContain(
+      "{ backend: 'redis', redisConfig: { url: process.env.REDIS_URL } }",
+    );
+    expect(readFileSync(join(next, '.env.example'), 'utf8')).toContain('REDIS_URL=');
+    const fastify = project('fastify', { src: true });
+    expect((await cli(['init', '--backend', 'redis'], fastify)).code).toBe(0);
+    expect(existsSync(join(fastify, 'src/queue/routes.ts'))).toBe(true);
+    for (const dir of [next, fastify]) {
+      const checked = await typeCheck(dir);
+      expect(checked.code, checked.output).toBe(0);
+    }
+  });
+
+  it('never overwrites a file: a second run and an existing file are left as they are', async () => {
+    const dir = project('express');
+    mkdirSync(join(dir, 'queue'));
+    writeFileSync(join(dir, 'queue/queue.ts'), '// ours\n');
+    writeFileSync(join(dir, '.env.example'), 'PORT=3000\nCRON_SECRET=abc\n');
+    const first = await cli(['init'], dir);
+    expect(first.code, show(first)).toBe(0);
+    expect(first.stdout).toContain('  exists, left as it is: queue/queue.ts\n');
+    expect(readFileSync(join(dir, 'queue/queue.ts'), 'utf8')).toBe('// ours\n');
+    expect(first.stdout).toContain('  added PG_QUEUE_DATABASE, QUEUE_DASHBOARD_PASSWORD to: .env.example');
+    expect(readFileSync(join(dir, '.env.example'), 'utf8')).toBe(
+      'PORT=3000\nCRON_SECRET=abc\n\n# queuedev\nPG_QUEUE_DATABASE=postgres://user:password@localhost:5432/app\nQUEUE_DASHBOARD_PASSWORD=\n',
+    );
+    const snapshot = EXPECTED.express.map((f) => readFileSync(join(dir, f), 'utf8'));
+    const second = await cli(['init'], dir);
+    expect(second.code).toBe(0);
+    expect(second.stdout).not.toContain('created');
+    for (const file of EXPECTED.express) expect(second.stdout).toContain(`  exists, left as it is: ${file}\n`);
+    expect(EXPECTED.express.map((f) => readFileSync(join(dir, f), 'utf8'))).toEqual(snapshot);
+  });
+
+  it('--dry-run prints the plan and writes nothing; --framework overrides detection', async () => {
+    const dir = project('express');
+    const result = await cli(['init', '--dry-run', '--framework', 'hono'], dir);
+    expect(result.code, show(result)).toBe(0);
+    expect(result.stdout).toContain('dry run: queuedev for hono on postgres');
+    expect(result.stdout).toContain('  would create: queue/routes.ts');
+    expect(existsSync(join(dir, 'queue'))).toBe(false);
+    expect(existsSync(join(dir, '.env.example'))).toBe(false);
+  });
+
+  it('protects the cron trigger route with the bearer CRON_SECRET and the dashboard with its password', async () => {
+    const dir = project('hono');
+    expect((await cli(['init', '--backend', 'redis'], dir)).code).toBe(0);
+    writeFileSync(
+      join(dir, 'probe.ts'),
+      `import { queueRoutes } from './queue/routes.js';
+const status = async (path: string, authorization?: string) =>
+  (await queueRoutes.request(path, { headers: authorization ? { authorization } : {} })).status;
+console.log(JSON.stringify({
+  cronWithout: await status('/api/queue/cron'),
+  cronWrong: await status('/api/queue/cron', 'Bearer wrong'),
+  dashboardWithout: await status('/admin/jobs'),
+  dashboardWrong: await status('/admin/jobs', 'Basic ' + Buffer.from('admin:wrong').toString('base64')),
+  cronRight: await status('/api/queue/cron', 'Bearer right'),
+  dashboardRight: await status('/admin/jobs', 'Basic ' + Buffer.from('admin:pw').toString('base64')),
+}));
+process.exit(0);
+`,
+    );
+    const { stdout } = await run(process.execPath, ['--import', join(ROOT, 'node_modules/tsx/dist/loader.mjs'), 'probe.ts'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', CRON_SECRET: 'right', QUEUE_DASHBOARD_PASSWORD: 'pw', REDIS_URL },
+    });
+    // The scaffold uses the default key prefix: remove what its queue wrote under it.
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys('dq:{q}:*');
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+    expect(JSON.parse(stdout)).toEqual({
+      cronWithout: 401,
+      cronWrong: 401,
+      dashboardWithout: 401,
+      dashboardWrong: 401,
+      cronRight: 200,
+      dashboardRight: 200,
+    });
+  });
+});
