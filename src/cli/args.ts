@@ -21,7 +21,7 @@ export interface ParsedOptions<T extends OptionSpecs> {
 export function parseOptions<T extends OptionSpecs>(args: string[], options: T, positionals = 0): ParsedOptions<T> {
   let parsed: ParsedOptions<T>;
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 }) as ParsedOptions<T>;
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
   } catch (err) {
     // parseArgs words its errors for Node's own use ("... To specify a positional argument ...").
     const first = (err as Error).message.split('. ')[0]!;

@@ -38,7 +38,12 @@ const RULE_TARGETS = {
     front: '---\ndescription: Using the queuedev job queue (PostgreSQL or Redis)\nglobs:\nalwaysApply: false\n---\n',
     signs: ['.cursor'],
   },
-  copilot: { file: '.github/copilot-instructions.md', shared: true, front: '', signs: ['.github/copilot-instructions.md'] },
+  copilot: {
+    file: '.github/copilot-instructions.md',
+    shared: true,
+    front: '',
+    signs: ['.github/copilot-instructions.md'],
+  },
   windsurf: {
     file: '.windsurf/rules/queuedev.md',
     shared: false,

@@ -17,7 +17,12 @@ const SERVER = { command: 'npx', args: ['queue-cli', 'mcp'] };
 
 /** Each client's project configuration file, the key holding its servers, and the entry it expects. */
 export const MCP_CLIENTS = {
-  claude: { file: '.mcp.json', key: 'mcpServers', entry: { type: 'stdio', ...SERVER }, signs: ['.mcp.json', '.claude', 'CLAUDE.md'] },
+  claude: {
+    file: '.mcp.json',
+    key: 'mcpServers',
+    entry: { type: 'stdio', ...SERVER },
+    signs: ['.mcp.json', '.claude', 'CLAUDE.md'],
+  },
   cursor: { file: '.cursor/mcp.json', key: 'mcpServers', entry: SERVER, signs: ['.cursor'] },
   vscode: { file: '.vscode/mcp.json', key: 'servers', entry: { type: 'stdio', ...SERVER }, signs: ['.vscode'] },
 } as const;
@@ -40,12 +45,16 @@ Options:
   --dry-run          print the files it would write, write nothing`;
 
 export async function runInstallMcp(args: string[]): Promise<number> {
-  const { values } = parseOptions(args, { client: { type: 'string' }, dir: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  const { values } = parseOptions(args, {
+    client: { type: 'string' },
+    dir: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+  });
   const project = projectAt(values.dir, values['dry-run'] ?? false);
   const clients = chooseClients(project, values.client);
   for (const client of clients) installFor(project, client);
   const missing = MCP_PEERS.filter((name) => !hasInstalled(project, name));
-  if (missing.length > 0) console.log(`\nThe server needs ${missing.join(' and ')} in the project: ${MCP_PEERS_INSTALL}`);
+  if (missing.length > 0) console.log(`\nThe server needs ${missing.join(', ')} in the project: ${MCP_PEERS_INSTALL}`);
   return Promise.resolve(0);
 }
 
@@ -71,7 +80,9 @@ function installFor(project: Project, client: Client): void {
   const name = shown(project, path);
   if (errors.length > 0) {
     const [first] = errors;
-    throw new Error(`${name} is not valid JSON (${printParseErrorCode(first!.error)} at offset ${first!.offset}): fix it, then run the command again`);
+    throw new Error(
+      `${name} is not valid JSON (${printParseErrorCode(first!.error)} at offset ${first!.offset}): fix it, then run the command again`,
+    );
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new Error(`${name} does not hold a JSON object: fix it, then run the command again`);
@@ -85,7 +96,9 @@ function installFor(project: Project, client: Client): void {
     return;
   }
   const base = exists && before.trim() !== '' ? before : '{}\n';
-  const edits = modify(base, [key, SERVER_NAME], entry, { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } });
+  const edits = modify(base, [key, SERVER_NAME], entry, {
+    formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' },
+  });
   let after = applyEdits(base, edits);
   if (!after.endsWith('\n')) after += '\n';
   const change = !exists ? 'created' : servers !== undefined && SERVER_NAME in servers ? 'updated' : 'added';

@@ -21,7 +21,8 @@ export interface ManagedFile {
   shared: boolean;
 }
 
-export type Outcome = 'created' | 'added' | 'updated' | 'unchanged' | 'skipped-changed' | 'skipped-foreign' | 'replaced';
+export type Outcome =
+  'created' | 'added' | 'updated' | 'unchanged' | 'skipped-changed' | 'skipped-foreign' | 'replaced';
 
 /** Writes (or on a dry run, plans) one file and prints what happened. */
 export function writeManaged(project: Project, file: ManagedFile, force: boolean): Outcome {
@@ -37,7 +38,9 @@ export function writeManaged(project: Project, file: ManagedFile, force: boolean
     replaced: 'replaced (--force)',
   };
   if (outcome.text !== undefined) writeProjectFile(project, file.path, outcome.text);
-  console.log(`${project.dryRun && outcome.text !== undefined ? 'dry run: would write ' : ''}${name}: ${messages[outcome.outcome]}`);
+  console.log(
+    `${project.dryRun && outcome.text !== undefined ? 'dry run: would write ' : ''}${name}: ${messages[outcome.outcome]}`,
+  );
   return outcome.outcome;
 }
 
@@ -72,7 +75,10 @@ function findBlock(current: string, shared: boolean): FoundBlock | undefined {
   const begin = BEGIN.exec(current);
   if (!begin) return undefined;
   const bodyStart = begin.index + begin[0].length;
-  const endAt = current.indexOf(`${END}\n`, bodyStart) >= 0 ? current.indexOf(`${END}\n`, bodyStart) : current.indexOf(END, bodyStart);
+  const endAt =
+    current.indexOf(`${END}\n`, bodyStart) >= 0
+      ? current.indexOf(`${END}\n`, bodyStart)
+      : current.indexOf(END, bodyStart);
   if (endAt < 0) return undefined;
   const end = Math.min(current.length, endAt + END.length + 1);
   if (shared) return { text: current.slice(bodyStart, endAt), recordedHash: begin[2]!, start: begin.index, end };

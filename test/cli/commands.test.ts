@@ -75,6 +75,8 @@ describe('queue-cli', () => {
     const run = await cli(['init'], dir); // no package.json here
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n'), show(run)).toHaveLength(1);
-    expect(run.stderr).toMatch(/^queue-cli init: no package\.json in .*: run queue-cli init in your project's folder, or pass --dir\n$/);
+    expect(run.stderr).toMatch(
+      /^queue-cli init: no package\.json in .*: run queue-cli init in your project's folder, or pass --dir\n$/,
+    );
   });
 });

@@ -39,7 +39,12 @@ function project(framework: Framework, options: { src?: boolean } = {}): string 
   const dependencies = framework === 'node' ? { dotenv: '^16.0.0' } : { [framework]: '*' };
   writeFileSync(
     join(dir, 'package.json'),
-    JSON.stringify({ name: `app-${framework}`, private: true, ...(framework === 'next' ? {} : { type: 'module' }), dependencies }),
+    JSON.stringify({
+      name: `app-${framework}`,
+      private: true,
+      ...(framework === 'next' ? {} : { type: 'module' }),
+      dependencies,
+    }),
   );
   symlinkSync(join(FIXTURE, 'node_modules'), join(dir, 'node_modules'), 'dir');
   if (options.src) mkdirSync(join(dir, 'src'));
@@ -118,7 +123,7 @@ describe('queue-cli init', { timeout: 180_000 }, () => {
         expect(existsSync(join(dir, file)), file).toBe(true);
       }
       expect(result.stdout).toContain('  created: .env.example');
-      expect(result.stdout).toMatch(/Next steps:\n  1\. npm install queuedev pg\n/);
+      expect(result.stdout).toContain('Next steps:\n  1. npm install queuedev pg\n');
       const checked = await typeCheck(dir);
       expect(checked.code, checked.output).toBe(0);
     },
@@ -128,7 +133,7 @@ describe('queue-cli init', { timeout: 180_000 }, () => {
     const dir = project('hono');
     await cli(['init'], dir);
     const routes = join(dir, 'queue/routes.ts');
-    writeFileSync(routes, readFileSync(routes, 'utf8').replace("c.req.header('authorization')", "c.req.header(42)"));
+    writeFileSync(routes, readFileSync(routes, 'utf8').replace("c.req.header('authorization')", 'c.req.header(42)'));
     const checked = await typeCheck(dir);
     expect(checked.code).not.toBe(0);
     expect(checked.output).toContain('queue/routes.ts');
@@ -203,10 +208,14 @@ console.log(JSON.stringify({
 process.exit(0);
 `,
     );
-    const { stdout } = await run(process.execPath, ['--import', join(ROOT, 'node_modules/tsx/dist/loader.mjs'), 'probe.ts'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', CRON_SECRET: 'right', QUEUE_DASHBOARD_PASSWORD: 'pw', REDIS_URL },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', join(ROOT, 'node_modules/tsx/dist/loader.mjs'), 'probe.ts'],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', CRON_SECRET: 'right', QUEUE_DASHBOARD_PASSWORD: 'pw', REDIS_URL },
+      },
+    );
     // The scaffold uses the default key prefix: remove what its queue wrote under it.
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys('dq:{q}:*');

@@ -69,14 +69,20 @@ describe('queue-cli install-skills', () => {
     writeFileSync(join(dir, '.claude/skills/queuedev-handlers/SKILL.md'), '# our handlers skill\n');
     const run = await cli(['install-skills'], dir);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('.claude/skills/queuedev-usage/SKILL.md: skipped: changed since queuedev wrote it (--force replaces it)');
-    expect(run.stdout).toContain('.claude/skills/queuedev-handlers/SKILL.md: skipped: the file exists and queuedev did not write it');
+    expect(run.stdout).toContain(
+      '.claude/skills/queuedev-usage/SKILL.md: skipped: changed since queuedev wrote it (--force replaces it)',
+    );
+    expect(run.stdout).toContain(
+      '.claude/skills/queuedev-handlers/SKILL.md: skipped: the file exists and queuedev did not write it',
+    );
     expect(read(dir, '.claude/skills/queuedev-usage/SKILL.md')).toBe(changed);
     expect(read(dir, '.claude/skills/queuedev-handlers/SKILL.md')).toBe('# our handlers skill\n');
 
     const forced = await cli(['install-skills', '--force'], dir);
     expect(forced.stdout.match(/: replaced \(--force\)$/gm)).toHaveLength(2);
-    expect(unmarked(read(dir, '.claude/skills/queuedev-usage/SKILL.md'))).toBe(read(ROOT, 'assistants/skills/queuedev-usage/SKILL.md'));
+    expect(unmarked(read(dir, '.claude/skills/queuedev-usage/SKILL.md'))).toBe(
+      read(ROOT, 'assistants/skills/queuedev-usage/SKILL.md'),
+    );
   });
 
   it('updates a skill an earlier version wrote and the user left as it was', async () => {
@@ -87,7 +93,9 @@ describe('queue-cli install-skills', () => {
     writeFileSync(join(dir, '.claude/skills/queuedev-usage/SKILL.md'), front + marked(old).replace(front, ''));
     const run = await cli(['install-skills'], dir);
     expect(run.stdout).toContain('.claude/skills/queuedev-usage/SKILL.md: updated');
-    expect(unmarked(read(dir, '.claude/skills/queuedev-usage/SKILL.md'))).toBe(read(ROOT, 'assistants/skills/queuedev-usage/SKILL.md'));
+    expect(unmarked(read(dir, '.claude/skills/queuedev-usage/SKILL.md'))).toBe(
+      read(ROOT, 'assistants/skills/queuedev-usage/SKILL.md'),
+    );
   });
 
   it('--to picks the folder and --dry-run writes nothing', async () => {
@@ -121,7 +129,10 @@ describe('queue-cli install-rules', () => {
     expect(read(dir, 'CLAUDE.md')).toBe(`# Our project\n\nUse pnpm.\n\n${marked(RULES, version)}`);
 
     // An earlier version's section between the user's text: updated in place.
-    writeFileSync(join(dir, 'CLAUDE.md'), `# Our project\n\n${marked('## queuedev\nold rules\n')}\n## Ours\nKeep this.\n`);
+    writeFileSync(
+      join(dir, 'CLAUDE.md'),
+      `# Our project\n\n${marked('## queuedev\nold rules\n')}\n## Ours\nKeep this.\n`,
+    );
     const update = await cli(['install-rules', '--client', 'claude'], dir);
     expect(update.stdout).toContain('CLAUDE.md: updated');
     expect(read(dir, 'CLAUDE.md')).toBe(`# Our project\n\n${marked(RULES, version)}\n## Ours\nKeep this.\n`);
@@ -150,7 +161,9 @@ describe('queue-cli install-rules', () => {
     const cursor = read(dir, '.cursor/rules/queuedev.mdc');
     expect(cursor).toMatch(/^---\ndescription: .+\nglobs:\nalwaysApply: false\n---\n<!-- queuedev:begin /);
     expect(unmarked(cursor).endsWith(RULES)).toBe(true);
-    expect(read(dir, '.windsurf/rules/queuedev.md')).toMatch(/^---\ntrigger: model_decision\ndescription: .+\n---\n<!-- queuedev:begin /);
+    expect(read(dir, '.windsurf/rules/queuedev.md')).toMatch(
+      /^---\ntrigger: model_decision\ndescription: .+\n---\n<!-- queuedev:begin /,
+    );
   });
 
   it('picks the assistants the project shows signs of', async () => {

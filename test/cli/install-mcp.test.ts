@@ -64,7 +64,10 @@ describe('queue-cli install-mcp', () => {
 
   it('updates an outdated queuedev entry in place', async () => {
     const dir = project();
-    writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { queuedev: { command: 'old' }, other: { command: 'x' } } }));
+    writeFileSync(
+      join(dir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { queuedev: { command: 'old' }, other: { command: 'x' } } }),
+    );
     const run = await cli(['install-mcp', '--client', 'claude'], dir);
     expect(run.stdout).toContain('.mcp.json: "queuedev" updated');
     expect(JSON.parse(read(dir, '.mcp.json'))).toEqual({
@@ -105,12 +108,12 @@ describe('queue-cli install-mcp', () => {
     const dir = project();
     const run = await cli(['install-mcp'], dir);
     expect(run.stdout).toContain(
-      'The server needs @modelcontextprotocol/sdk and minisearch in the project: npm install --save-dev @modelcontextprotocol/sdk minisearch',
+      'The server needs @modelcontextprotocol/sdk, zod, minisearch in the project: npm install --save-dev @modelcontextprotocol/sdk zod minisearch',
     );
     mkdirSync(join(dir, 'node_modules/minisearch'), { recursive: true });
     writeFileSync(join(dir, 'node_modules/minisearch/package.json'), '{"name":"minisearch"}');
     const again = await cli(['install-mcp'], dir);
-    expect(again.stdout).toContain('The server needs @modelcontextprotocol/sdk in the project');
+    expect(again.stdout).toContain('The server needs @modelcontextprotocol/sdk, zod in the project');
   });
 
   it('refuses a file that is not JSON in one line, and leaves it alone', async () => {
@@ -118,7 +121,9 @@ describe('queue-cli install-mcp', () => {
     writeFileSync(join(dir, '.mcp.json'), '{ "mcpServers": ');
     const run = await cli(['install-mcp'], dir);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^queue-cli install-mcp: \.mcp\.json is not valid JSON \(\w+ at offset \d+\): fix it, then run the command again\n$/);
+    expect(run.stderr).toMatch(
+      /^queue-cli install-mcp: \.mcp\.json is not valid JSON \(\w+ at offset \d+\): fix it, then run the command again\n$/,
+    );
     expect(read(dir, '.mcp.json')).toBe('{ "mcpServers": ');
   });
 });

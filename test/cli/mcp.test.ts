@@ -88,14 +88,22 @@ describe('queue-cli mcp over stdio', () => {
   });
 
   it('refuses arguments that break the input schema, naming the field', async () => {
-    const result = await call('search-docs', { query: '' });
-    expect(result.isError).toBe(true);
-    expect(result.content[0]!.text).toContain('`query`');
+    const empty = await call('search-docs', { query: ' ' });
+    expect(empty.isError).toBe(true);
+    expect(empty.content[0]!.text).toMatch(/Input validation error: .* at query$/);
+    const missing = await call('get-doc-page', {});
+    expect(missing.isError).toBe(true);
+    expect(missing.content[0]!.text).toMatch(/Input validation error: .* at name$/);
   });
 
   it('search-docs returns at most 5 sections, best first, with page, heading and excerpt', async () => {
     const result = await call('search-docs', { query: 'retry backoff delay' });
-    const results = result.structuredContent!.results as { page: string; heading: string; excerpt: string; score: number }[];
+    const results = result.structuredContent!.results as {
+      page: string;
+      heading: string;
+      excerpt: string;
+      score: number;
+    }[];
     expect(results).toHaveLength(5);
     const scores = results.map((r) => r.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
@@ -109,7 +117,9 @@ describe('queue-cli mcp over stdio', () => {
   it('ranks the section about a rare term first (term weighting, not counting words)', async () => {
     const result = await call('search-docs', { query: 'daylight saving time' });
     const results = result.structuredContent!.results as { page: string; heading: string }[];
-    expect(results[0]).toEqual(expect.objectContaining({ page: 'cron', heading: 'Time zones and daylight saving time' }));
+    expect(results[0]).toEqual(
+      expect.objectContaining({ page: 'cron', heading: 'Time zones and daylight saving time' }),
+    );
     const none = await call('search-docs', { query: 'zzzqqqxxy' });
     expect(none.structuredContent!.results).toEqual([]);
   });

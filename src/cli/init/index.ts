@@ -4,7 +4,7 @@
  * the dashboard mount, a cron trigger route and the env entries, and never overwrites a file.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { oneOf, parseOptions } from '../args.js';
 import { projectAt, shown, writeProjectFile, type Project } from '../project-files.js';
 import * as routes from './routes.js';
@@ -61,7 +61,9 @@ export function runInit(args: string[]): Promise<number> {
     console.log(`  ${project.dryRun ? 'would create' : 'created'}: ${name}`);
   }
   writeEnvEntries(project, backend);
-  console.log(`\nNext steps:\n${nextSteps(framework, backend).map((s, i) => `  ${i + 1}. ${s}`).join('\n')}`);
+  const queueDir = shown(project, dirname(files[0]!.path));
+  const steps = nextSteps(framework, backend, queueDir);
+  console.log(`\nNext steps:\n${steps.map((s, i) => `  ${i + 1}. ${s}`).join('\n')}`);
   return Promise.resolve(0);
 }
 
@@ -148,7 +150,8 @@ function writeEnvEntries(project: Project, backend: Backend): void {
   console.log(`  ${project.dryRun ? `would have ${verb}` : verb}: ${name}`);
 }
 
-function nextSteps(framework: Framework, backend: Backend): string[] {
+/** What to do after the files are written; `dir` is the queue folder, relative to the project. */
+function nextSteps(framework: Framework, backend: Backend, dir: string): string[] {
   const driver = backend === 'postgres' ? 'pg' : 'ioredis';
   const env = backend === 'postgres' ? 'PG_QUEUE_DATABASE' : 'REDIS_URL';
   const steps = [
@@ -158,16 +161,18 @@ function nextSteps(framework: Framework, backend: Backend): string[] {
   if (backend === 'postgres') steps.push('npx queue-cli migrate   (on every deploy; it applies only new migrations)');
   const wire = {
     next: 'schedule GET /api/queue/process every minute and GET /api/queue/cron every few minutes, sending Authorization: Bearer $CRON_SECRET (Vercel Cron sends it for you)',
-    express: "mount the routes: import { queueRoutes } from './queue/routes.js'; app.use(queueRoutes)",
-    hono: "mount the routes: import { queueRoutes } from './queue/routes.js'; app.route('/', queueRoutes)",
-    fastify: "register the routes: import { queueRoutes } from './queue/routes.js'; app.register(queueRoutes)",
-    node: "serve the routes from your node:http server with handleQueueRequest (queue/http.ts), if you have one",
+    express: `mount the routes: import { queueRoutes } from '${dir}/routes.js', then app.use(queueRoutes)`,
+    hono: `mount the routes: import { queueRoutes } from '${dir}/routes.js', then app.route('/', queueRoutes)`,
+    fastify: `register the routes: import { queueRoutes } from '${dir}/routes.js', then app.register(queueRoutes)`,
+    node: `serve the cron route and the dashboard from your node:http server with handleQueueRequest (${dir}/http.ts), if you have one`,
   }[framework];
   steps.push(wire);
   if (framework !== 'next') {
-    steps.push('run the worker beside your server: node queue/worker.js (built) or npx tsx queue/worker.ts');
+    steps.push(`run the worker beside your server: npx tsx ${dir}/worker.ts (or its built .js with node)`);
     steps.push('have a scheduler call /api/queue/cron with Authorization: Bearer $CRON_SECRET if no worker runs');
   }
-  steps.push('add jobs with queue.addJob({ jobType: \'email.send\', payload: { ... } }); the dashboard is at /admin/jobs');
+  steps.push(
+    "add jobs with queue.addJob({ jobType: 'email.send', payload: { ... } }); the dashboard is at /admin/jobs",
+  );
   return steps;
 }

@@ -42,7 +42,9 @@ export const POST = GET;
 `;
 
 /** app/admin/jobs/[[...path]]/route.ts: the dashboard. */
-export const nextDashboardRoute = (o: TemplateOptions) => `import { DASHBOARD_CHALLENGE, isDashboardRequest } from '${o.queueImport}/auth';
+export const nextDashboardRoute = (
+  o: TemplateOptions,
+) => `import { DASHBOARD_CHALLENGE, isDashboardRequest } from '${o.queueImport}/auth';
 import { dashboard } from '${o.queueImport}/dashboard';
 
 ${NEXT_HEAD}
@@ -57,11 +59,15 @@ export async function POST(request: Request): Promise<Response> {
 }
 `;
 
-const SERVER_IMPORTS = (o: TemplateOptions) => `import { DASHBOARD_CHALLENGE, isCronRequest, isDashboardRequest } from './auth${o.ext}';
+const SERVER_IMPORTS = (
+  o: TemplateOptions,
+) => `import { DASHBOARD_CHALLENGE, isCronRequest, isDashboardRequest } from './auth${o.ext}';
 import { DASHBOARD_PATH, dashboard } from './dashboard${o.ext}';
 import { runMaintenance } from './maintenance${o.ext}';`;
 
-export const expressRoutes = (o: TemplateOptions) => `import { Router, type NextFunction, type Request, type Response } from 'express';
+export const expressRoutes = (
+  o: TemplateOptions,
+) => `import { Router, type NextFunction, type Request, type Response } from 'express';
 ${SERVER_IMPORTS(o)}
 import { sendResponse, toFetchRequest } from './fetch-adapter${o.ext}';
 
@@ -122,7 +128,9 @@ queueRoutes.get(\`\${DASHBOARD_PATH}/*\`, serve(dashboard.GET));
 queueRoutes.post(\`\${DASHBOARD_PATH}/*\`, serve(dashboard.POST));
 `;
 
-export const fastifyRoutes = (o: TemplateOptions) => `import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+export const fastifyRoutes = (
+  o: TemplateOptions,
+) => `import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 ${SERVER_IMPORTS(o)}
 import { toFetchRequest } from './fetch-adapter${o.ext}';
 
