@@ -52,8 +52,9 @@ export async function main(argv: string[]): Promise<number> {
     console.log(packageVersion());
     return 0;
   }
-  const command = name === undefined ? undefined : COMMANDS[name];
-  if (!command || !Object.hasOwn(COMMANDS, name!)) {
+  // hasOwn: names of Object.prototype ("constructor") are not commands.
+  const command = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
     if (name !== undefined) console.error(`queue-cli: unknown command "${name}"\n`);
     console.error(USAGE);
     return 1;
@@ -66,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(args);
   } catch (err) {
     // One line, never a stack: each command's messages say what went wrong and what to do.
-    console.error(`queue-cli ${name!}: ${firstLine(err)}`);
+    console.error(`queue-cli ${name}: ${firstLine(err)}`);
     if (err instanceof UsageError) console.error(`\n${command.usage}`);
     return 1;
   }

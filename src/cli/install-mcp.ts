@@ -44,7 +44,7 @@ Options:
   --dir <path>       the project folder, default the current folder
   --dry-run          print the files it would write, write nothing`;
 
-export async function runInstallMcp(args: string[]): Promise<number> {
+export function runInstallMcp(args: string[]): Promise<number> {
   const { values } = parseOptions(args, {
     client: { type: 'string' },
     dir: { type: 'string' },

@@ -13,10 +13,9 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../helpers/backends.js';
-import { cli, ROOT, show, tempProject } from './run-cli.js';
+import { cli, ROOT, show, tempProject, typeCheck } from './run-cli.js';
 
 const FIXTURE = join(ROOT, 'test/cli/init-frameworks');
-const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const run = promisify(execFile);
 
 beforeAll(async () => {
@@ -74,16 +73,6 @@ function project(framework: Framework, options: { src?: boolean } = {}): string 
     }),
   );
   return dir;
-}
-
-async function typeCheck(dir: string): Promise<{ code: number; output: string }> {
-  try {
-    await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: dir });
-    return { code: 0, output: '' };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
 }
 
 const EXPECTED: Record<Framework, string[]> = {

@@ -2,7 +2,7 @@
  * Runs queue-cli from source as a child process (through tsx, found by absolute path so the
  * working directory can be any temp folder), as a user runs it: arguments, exit code, output.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,4 +40,13 @@ export function tempProject(prefix: string): string {
 
 export function show(run: Run): string {
   return `exit ${String(run.code)}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+}
+
+/** Runs this tree's tsc on the project in `dir`; exit code and the compiler's output. */
+export function typeCheck(dir: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, output: `${stdout}${stderr}` });
+    });
+  });
 }
