@@ -38,3 +38,9 @@ export function oneOf<const C extends string>(option: string, value: string, cho
   if ((choices as readonly string[]).includes(value)) return value as C;
   throw new UsageError(`${option} must be one of ${choices.join(', ')}, got "${value}"`);
 }
+
+/** A comma-separated list of choices, or `all` for every one; each name checked like oneOf. */
+export function listOf<const C extends string>(option: string, value: string, choices: readonly C[]): C[] {
+  const names = value.split(',').map((name) => oneOf(option, name.trim(), [...choices, 'all']));
+  return names.includes('all') ? [...choices] : [...new Set(names as C[])];
+}

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findPackageRoot } from '../package-root.js';
-import { oneOf, parseOptions } from './args.js';
+import { listOf, parseOptions } from './args.js';
 import { writeManaged, type ManagedFile } from './managed-files.js';
 import { projectAt, type Project } from './project-files.js';
 
@@ -117,10 +117,7 @@ export function runInstallRules(args: string[]): Promise<number> {
 }
 
 function chooseRuleTargets(project: Project, option: string | undefined): RuleTarget[] {
-  if (option !== undefined) {
-    const names = option.split(',').map((s) => oneOf('--client', s.trim(), [...RULE_TARGET_NAMES, 'all']));
-    return names.includes('all') ? RULE_TARGET_NAMES : [...new Set(names as RuleTarget[])];
-  }
+  if (option !== undefined) return listOf('--client', option, RULE_TARGET_NAMES);
   const seen = RULE_TARGET_NAMES.filter((t) => RULE_TARGETS[t].signs.some((s) => existsSync(join(project.root, s))));
   if (seen.length > 0) return seen;
   console.log('No assistant rule files found; writing AGENTS.md (--client chooses others).');

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { oneOf, parseOptions } from './args.js';
+import { listOf, parseOptions } from './args.js';
 import { MCP_PEERS, MCP_PEERS_INSTALL } from './mcp.js';
 import { hasInstalled, projectAt, shown, writeProjectFile, type Project } from './project-files.js';
 
@@ -59,11 +59,7 @@ export function runInstallMcp(args: string[]): Promise<number> {
 }
 
 function chooseClients(project: Project, option: string | undefined): Client[] {
-  if (option !== undefined) {
-    const names = option.split(',').map((s) => s.trim());
-    if (names.includes('all')) return CLIENT_NAMES;
-    return [...new Set(names.map((name) => oneOf('--client', name, [...CLIENT_NAMES, 'all']) as Client))];
-  }
+  if (option !== undefined) return listOf('--client', option, CLIENT_NAMES);
   const seen = CLIENT_NAMES.filter((c) => MCP_CLIENTS[c].signs.some((sign) => existsSync(join(project.root, sign))));
   if (seen.length > 0) return seen;
   console.log('No assistant client configuration found; writing .mcp.json (--client chooses others).');

@@ -15,7 +15,7 @@ const END = '<!-- queuedev:end -->';
 
 export interface ManagedFile {
   path: string;
-  /** The text to write, without markers. An owned file may open with front matter. */
+  /** The text to write, without markers, ending with a line break. An owned file may open with front matter. */
   text: string;
   /** A file the user also writes in: only the marked section is the package's. */
   shared: boolean;
@@ -75,12 +75,10 @@ function findBlock(current: string, shared: boolean): FoundBlock | undefined {
   const begin = BEGIN.exec(current);
   if (!begin) return undefined;
   const bodyStart = begin.index + begin[0].length;
-  const endAt =
-    current.indexOf(`${END}\n`, bodyStart) >= 0
-      ? current.indexOf(`${END}\n`, bodyStart)
-      : current.indexOf(END, bodyStart);
+  const endAt = current.indexOf(END, bodyStart);
   if (endAt < 0) return undefined;
-  const end = Math.min(current.length, endAt + END.length + 1);
+  // The end marker's line break belongs to the block.
+  const end = endAt + END.length + (current[endAt + END.length] === '\n' ? 1 : 0);
   if (shared) return { text: current.slice(bodyStart, endAt), recordedHash: begin[2]!, start: begin.index, end };
   // Owned: everything but the two marker lines is the package's text.
   const text = current.slice(0, begin.index) + current.slice(bodyStart, endAt) + current.slice(end);

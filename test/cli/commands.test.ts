@@ -69,6 +69,11 @@ describe('queue-cli', () => {
     expect(run.stderr.split('\n')[0]).toBe(
       'queue-cli init: --framework must be one of next, express, hono, fastify, node, got "rails"',
     );
+    const list = await cli(['install-rules', '--client', 'claude,nope'], dir);
+    expect(list.code).toBe(1);
+    expect(list.stderr.split('\n')[0]).toBe(
+      'queue-cli install-rules: --client must be one of agents, claude, cursor, copilot, windsurf, all, got "nope"',
+    );
   });
 
   it('reports a failure that is not about the command line in one line, without a stack or usage', async () => {
