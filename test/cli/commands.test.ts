@@ -76,6 +76,15 @@ describe('queue-cli', () => {
     );
   });
 
+  it('migrate reports a refused connection in one line with the fix, exit 1', async () => {
+    // Nothing listens on this port; the full migrate behaviour is in test/postgres/migrations.test.ts.
+    const run = await cli(['migrate'], dir, { PG_QUEUE_DATABASE: 'postgres://app:secret@127.0.0.1:6461/app' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'queue-cli migrate: cannot connect to PostgreSQL at 127.0.0.1:6461/app (ECONNREFUSED): check that PostgreSQL is running there and that PG_QUEUE_DATABASE (or --database-url) names it\n',
+    );
+  });
+
   it('reports a failure that is not about the command line in one line, without a stack or usage', async () => {
     const run = await cli(['init'], dir); // no package.json here
     expect(run.code).toBe(1);
