@@ -178,45 +178,107 @@ describe('queue-cli init', { timeout: 180_000 }, () => {
     expect(existsSync(join(dir, '.env.example'))).toBe(false);
   });
 
-  it('protects the cron trigger route with the bearer CRON_SECRET and the dashboard with its password', async () => {
-    const dir = project('hono');
-    expect((await cli(['init', '--backend', 'redis'], dir)).code).toBe(0);
-    writeFileSync(
-      join(dir, 'probe.ts'),
-      `import { queueRoutes } from './queue/routes.js';
-const status = async (path: string, authorization?: string) =>
-  (await queueRoutes.request(path, { headers: authorization ? { authorization } : {} })).status;
-console.log(JSON.stringify({
-  cronWithout: await status('/api/queue/cron'),
-  cronWrong: await status('/api/queue/cron', 'Bearer wrong'),
-  dashboardWithout: await status('/admin/jobs'),
-  dashboardWrong: await status('/admin/jobs', 'Basic ' + Buffer.from('admin:wrong').toString('base64')),
-  cronRight: await status('/api/queue/cron', 'Bearer right'),
-  dashboardRight: await status('/admin/jobs', 'Basic ' + Buffer.from('admin:pw').toString('base64')),
-}));
-process.exit(0);
+  // Per framework: how the probe gets a status for (method, path, authorization) from the scaffold.
+  const SERVE: Record<Framework, { imports: string; status: string }> = {
+    next: {
+      imports: `import * as cron from './app/api/queue/cron/route';
+import * as admin from './app/admin/jobs/[[...path]]/route';`,
+      status: `(method, path, headers) => {
+  const route = path.startsWith('/admin/jobs') ? admin : cron;
+  const handle = method === 'GET' ? route.GET : route.POST;
+  return handle(new Request('http://localhost' + path, { method, headers })).then((r) => r.status);
+}`,
+    },
+    hono: {
+      imports: `import { queueRoutes } from './queue/routes.js';`,
+      status: `async (method, path, headers) => (await queueRoutes.request(path, { method, headers })).status`,
+    },
+    express: {
+      imports: `import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { queueRoutes } from './queue/routes.js';
+const app = express();
+app.use(queueRoutes);
+const server = app.listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
+const base = 'http://127.0.0.1:' + (server.address() as AddressInfo).port;`,
+      status: `async (method, path, headers) => (await fetch(base + path, { method, headers })).status`,
+    },
+    fastify: {
+      imports: `import Fastify from 'fastify';
+import { queueRoutes } from './queue/routes.js';
+const app = Fastify();
+await app.register(queueRoutes);`,
+      status: `async (method, path, headers) => (await app.inject({ method, url: path, headers })).statusCode`,
+    },
+    node: {
+      imports: `import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { handleQueueRequest } from './queue/http.js';
+const server = createServer((req, res) => {
+  void handleQueueRequest(req, res).then((served) => served || res.writeHead(404).end());
+}).listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
+const base = 'http://127.0.0.1:' + (server.address() as AddressInfo).port;`,
+      status: `async (method, path, headers) => (await fetch(base + path, { method, headers })).status`,
+    },
+  };
+
+  it.each(['next', 'express', 'hono', 'fastify', 'node'] as const)(
+    'the %s scaffold answers the cron route only with the bearer CRON_SECRET and the dashboard only with its password',
+    async (framework) => {
+      const dir = project(framework);
+      expect((await cli(['init', '--backend', 'redis'], dir)).code).toBe(0);
+      // Next.js projects are CommonJS here (no "type": "module"): the probe runs in an async function.
+      writeFileSync(
+        join(dir, 'probe.ts'),
+        `${SERVE[framework].imports}
+type Status = (method: string, path: string, headers: Record<string, string>) => Promise<number>;
+async function main() {
+  const status: Status = ${SERVE[framework].status};
+  const basic = (password: string) => ({ authorization: 'Basic ' + Buffer.from('admin:' + password).toString('base64') });
+  console.log(JSON.stringify({
+    cronWithout: await status('GET', '/api/queue/cron', {}),
+    cronWrong: await status('POST', '/api/queue/cron', { authorization: 'Bearer wrong' }),
+    cronRight: await status('POST', '/api/queue/cron', { authorization: 'Bearer right' }),
+    dashboardWithout: await status('GET', '/admin/jobs', {}),
+    dashboardWrong: await status('GET', '/admin/jobs', basic('wrong')),
+    dashboardPage: await status('GET', '/admin/jobs', basic('pw')),
+    dashboardApi: await status('GET', '/admin/jobs/api/jobs?status=pending', basic('pw')),
+    dashboardPost: await status('POST', '/admin/jobs/api/jobs/999999/retry', basic('pw')),
+  }));
+  process.exit(0);
+}
+void main();
 `,
-    );
-    const { stdout } = await run(
-      process.execPath,
-      ['--import', join(ROOT, 'node_modules/tsx/dist/loader.mjs'), 'probe.ts'],
-      {
-        cwd: dir,
-        env: { PATH: process.env.PATH ?? '', CRON_SECRET: 'right', QUEUE_DASHBOARD_PASSWORD: 'pw', REDIS_URL },
-      },
-    );
-    // The scaffold uses the default key prefix: remove what its queue wrote under it.
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys('dq:{q}:*');
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-    expect(JSON.parse(stdout)).toEqual({
-      cronWithout: 401,
-      cronWrong: 401,
-      dashboardWithout: 401,
-      dashboardWrong: 401,
-      cronRight: 200,
-      dashboardRight: 200,
-    });
-  });
+      );
+      let stdout: string;
+      try {
+        ({ stdout } = await run(
+          process.execPath,
+          ['--import', join(ROOT, 'node_modules/tsx/dist/loader.mjs'), 'probe.ts'],
+          {
+            cwd: dir,
+            env: { PATH: process.env.PATH ?? '', CRON_SECRET: 'right', QUEUE_DASHBOARD_PASSWORD: 'pw', REDIS_URL },
+          },
+        ));
+      } finally {
+        // The scaffold uses the default key prefix: remove what its queue wrote under it.
+        const redis = new Redis(REDIS_URL);
+        const keys = await redis.keys('dq:{q}:*');
+        if (keys.length > 0) await redis.del(...keys);
+        await redis.quit();
+      }
+      expect(JSON.parse(stdout)).toEqual({
+        cronWithout: 401,
+        cronWrong: 401,
+        cronRight: 200,
+        dashboardWithout: 401,
+        dashboardWrong: 401,
+        dashboardPage: 200,
+        dashboardApi: 200,
+        dashboardPost: 404,
+      });
+    },
+  );
 });
