@@ -1,7 +1,7 @@
 /**
  * `queue-cli init` in temp projects, one per framework: detection from package.json, the files
- * it writes, never overwriting one, --dry-run, the env entries, and a `tsc` run over each
- * scaffold. The framework packages come from the fixture package in init-frameworks/ (its own
+ * it writes, never overwriting one, --dry-run, the env entries, a `tsc` run over each scaffold,
+ * and each scaffold served (through tsx) against Redis to check its cron and dashboard guards. The framework packages come from the fixture package in init-frameworks/ (its own
  * package.json and lock, installed here when missing), so the root install stays lean; queuedev
  * resolves to this tree's source through `paths`. Next.js route handlers use only the standard
  * Request and Response types, so that project needs no Next.js package.
