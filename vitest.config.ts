@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     // Server restarts run alone, after the rest (vitest.restart.config.ts).
-    exclude: ['test/restart/**', 'node_modules/**'],
+    // Packages installed under test/ (the init fixture) ship test files of their own.
+    exclude: ['test/restart/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

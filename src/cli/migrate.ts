@@ -12,6 +12,7 @@ import {
   type MigrateOptions,
 } from '../backends/postgres/migrate.js';
 import { loadDriver } from '../load-driver.js';
+import { UsageError } from './args.js';
 import { loadEnvFile } from './env-file.js';
 
 export { DATABASE_ENV };
@@ -32,9 +33,6 @@ Options:
 
 A custom CA for the connection goes in NODE_EXTRA_CA_CERTS (a file path). Applied migrations
 are recorded in <schema>.${MIGRATIONS_TABLE}.`;
-
-/** A problem with the command line, reported with the usage and exit code 1. */
-export class UsageError extends Error {}
 
 export interface ParsedArgs {
   action: 'up' | 'down' | 'redo';

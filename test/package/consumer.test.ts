@@ -11,6 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +51,8 @@ const CONSUMERS = {
   redisOnly: ['ioredis', '@types/node@20'],
   bothLatest: ['pg', 'ioredis@latest'],
   redis5: ['ioredis@5'],
+  // The documentation server's optional peers, as its usage tells a project to install them.
+  mcp: ['@modelcontextprotocol/sdk', 'zod', 'minisearch'],
 } as const;
 type ConsumerName = keyof typeof CONSUMERS;
 
@@ -265,7 +269,70 @@ describe('the installed queue-cli', () => {
   });
 });
 
+describe('the installed queue-cli documentation server and assistant files', () => {
+  for (const build of ['index.js', 'index.cjs']) {
+    it(`serves the shipped docs over stdio from the ${build === 'index.js' ? 'ESM' : 'CommonJS'} build`, async () => {
+      const dir = consumer('mcp');
+      const client = new Client({ name: 'consumer-test', version: '1.0.0' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [join(dir, 'node_modules/queuedev/dist/cli', build), 'mcp'],
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '' },
+        }),
+      );
+      try {
+        const list = await client.callTool({ name: 'list-doc-pages', arguments: {} });
+        const names = (list.structuredContent as { pages: { name: string }[] }).pages.map((p) => p.name);
+        expect(names).toEqual(
+          packedFiles
+            .filter((f) => /^docs\/[^/]+\.md$/.test(f))
+            .map((f) => f.slice(5, -3))
+            .sort(),
+        );
+        const search = await client.callTool({ name: 'search-docs', arguments: { query: 'migrate schema' } });
+        expect((search.structuredContent as { results: unknown[] }).results).toHaveLength(5);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  it('tells in one line which packages the server needs when the project lacks them', async () => {
+    const dir = consumer('pgOnly');
+    const result = await run(join(dir, 'node_modules/.bin/queue-cli'), ['mcp'], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'queue-cli mcp: the documentation server needs @modelcontextprotocol/sdk, zod, minisearch in the project: run npm install --save-dev @modelcontextprotocol/sdk zod minisearch\n',
+    );
+    expect(result.stdout).toBe('');
+  });
+
+  it('installs the shipped skills and rules', async () => {
+    const dir = consumer('redisOnly');
+    const skills = await run(join(dir, 'node_modules/.bin/queue-cli'), ['install-skills'], dir);
+    expect(skills.code, show(skills)).toBe(0);
+    expect(readFileSync(join(dir, '.claude/skills/queuedev-usage/SKILL.md'), 'utf8')).toMatch(
+      /^---\nname: queuedev-usage\n/,
+    );
+    const rules = await run(join(dir, 'node_modules/.bin/queue-cli'), ['install-rules', '--client', 'all'], dir);
+    expect(rules.code, show(rules)).toBe(0);
+    expect(readFileSync(join(dir, 'AGENTS.md'), 'utf8')).toContain('## queuedev (background jobs)');
+  });
+});
+
 describe('the tarball', { timeout: 120_000 }, () => {
+  it('ships the assistant skills and rules', () => {
+    expect(packedFiles.filter((f) => f.startsWith('assistants/')).sort()).toEqual([
+      'assistants/rules/queuedev.md',
+      'assistants/skills/queuedev-deployment/SKILL.md',
+      'assistants/skills/queuedev-handlers/SKILL.md',
+      'assistants/skills/queuedev-troubleshooting/SKILL.md',
+      'assistants/skills/queuedev-usage/SKILL.md',
+    ]);
+  });
+
   it('names the repository, the home page and where to report bugs', () => {
     expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/queuedev/queuedev.git' });
     expect(pkg.homepage).toBe('https://github.com/queuedev/queuedev#readme');

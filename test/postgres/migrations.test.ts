@@ -204,38 +204,6 @@ describe('queue-cli migrate (postgres)', () => {
   });
 });
 
-describe('queue-cli commands', () => {
-  const COMMANDS = ['migrate', 'init', 'install-skills', 'install-rules', 'install-mcp', 'mcp'];
-
-  it('prints the usage for an unknown or missing command (exit 1) and on --help (exit 0)', async () => {
-    const [unknown, none, help, notYet] = await Promise.all([
-      cli(['frobnicate']),
-      cli([]),
-      cli(['--help']),
-      cli(['install-mcp']),
-    ]);
-    for (const run of [unknown, none]) {
-      expect(run.code).toBe(1);
-      for (const command of COMMANDS) expect(run.stderr).toContain(command);
-    }
-    expect(unknown.stderr).toContain('unknown command "frobnicate"');
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('Usage: queue-cli <command>');
-    expect(notYet.code).toBe(1);
-    expect(notYet.stderr).toContain('install-mcp: not available yet in this version');
-  });
-
-  it('prints the version of package.json with --version and -v (exit 0)', async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    for (const run of await Promise.all([cli(['--version']), cli(['-v'])])) {
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toBe(`${version}\n`);
-    }
-  });
-});
-
 describe('migrate() (postgres)', () => {
   const schemas = [uniqueName('qpg_mig'), uniqueName('qpg_mig')];
   let pool: pg.Pool;
