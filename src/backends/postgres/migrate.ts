@@ -7,7 +7,7 @@
  * Each file holds an `-- Up Migration` and a `-- Down Migration` section. Releases up to 0.1
  * applied them with node-pg-migrate; this runner keeps its history table (same name, columns and
  * order) and its advisory lock key, so databases migrated before carry on, and it needs nothing
- * but `pg`.
+ * but `pg` (or, on an embedded database, `@electric-sql/pglite`).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -26,15 +26,17 @@ import {
 import { quoteIdent } from '../../config.js';
 import { ConfigError } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
-import type { PostgresPool, Queryable } from '../../types.js';
+import type { PGliteInstance, PostgresPool, Queryable } from '../../types.js';
 import { findMigrationsDir } from './migrations-dir.js';
+import { pgliteQueryable } from './pglite.js';
 
 export const MIGRATIONS_TABLE = 'queuedev_migrations';
 /** The environment variable `queue-cli migrate` reads the connection string from. */
 export const DATABASE_ENV = 'PG_QUEUE_DATABASE';
 
 /**
- * Options of {@link migrate}. Give the database as `databaseUrl` or as an open `pool`, not both.
+ * Options of {@link migrate}. Give the database as one of `databaseUrl`, an open `pool` or a
+ * `pglite` instance.
  * @example await migrate({ databaseUrl: process.env.DATABASE_URL, schema: 'billing_queue' })
  */
 export interface MigrateOptions {
@@ -51,6 +53,12 @@ export interface MigrateOptions {
    * @example pool: createPool({ connectionString: process.env.DATABASE_URL, ssl: { ca: 'file:///etc/ssl/db-ca.pem' } })
    */
   pool?: PostgresPool;
+  /**
+   * A PGlite instance (an embedded PostgreSQL): migrate runs on it and leaves it open.
+   * @default none: give `databaseUrl` or `pool` instead
+   * @example pglite: await PGlite.create('./queue-data')
+   */
+  pglite?: PGliteInstance;
   /**
    * Schema of the queue's tables; created when missing. Give the queue the same `schema`.
    * @default 'public'
@@ -95,7 +103,7 @@ export interface MigrationRun {
   name: string;
 }
 
-const MIGRATE_KEYS = ['databaseUrl', 'pool', 'schema', 'direction', 'count', 'dryRun', 'log', 'verbose'];
+const MIGRATE_KEYS = ['databaseUrl', 'pool', 'pglite', 'schema', 'direction', 'count', 'dryRun', 'log', 'verbose'];
 
 /** One shipped migration file, split into its two sections. */
 export interface MigrationFile {
@@ -157,11 +165,13 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
   const checked = checkObject(E, 'options', options, 'an object (the options of migrate())');
   checkKnownKeys(E, '', checked, MIGRATE_KEYS, 'migrate options');
   const o = checked as MigrateOptions;
-  if (o.databaseUrl !== undefined && o.pool !== undefined) {
-    throw new ConfigError('Give `databaseUrl` or `pool`, not both: each names the database to migrate');
+  const targets = (['databaseUrl', 'pool', 'pglite'] as const).filter((k) => o[k] !== undefined);
+  if (targets.length > 1) {
+    throw new ConfigError(
+      `Give one of \`databaseUrl\`, \`pool\` or \`pglite\`, not ${targets.map((k) => `\`${k}\``).join(' and ')}: each names the database to migrate`,
+    );
   }
-  if (o.databaseUrl === undefined && o.pool === undefined)
-    fail(E, 'databaseUrl', 'a connection string (or give `pool`)', undefined);
+  if (targets.length === 0) fail(E, 'databaseUrl', 'a connection string (or give `pool` or `pglite`)', undefined);
   if (o.databaseUrl !== undefined) {
     ensure(
       E,
@@ -178,6 +188,15 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
       'pool',
       'a pg.Pool (an object with connect())',
       o.pool,
+    );
+  }
+  if (o.pglite !== undefined) {
+    ensure(
+      E,
+      isObject(o.pglite) && typeof o.pglite.exec === 'function' && typeof o.pglite.query === 'function',
+      'pglite',
+      'a PGlite instance (an object with query() and exec())',
+      o.pglite,
     );
   }
   const direction = o.direction === undefined ? 'up' : checkOneOf(E, 'direction', o.direction, ['up', 'down'] as const);
@@ -201,6 +220,11 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
 async function openConnection(
   options: MigrateOptions,
 ): Promise<{ client: Queryable; close: (failed: boolean) => Promise<void> }> {
+  if (options.pglite) {
+    // PGlite is one session: BEGIN, COMMIT and the advisory lock below hold on it as on a
+    // connection of its own. The instance stays open; it is the caller's.
+    return { client: pgliteQueryable(options.pglite), close: () => Promise.resolve() };
+  }
   if (options.pool) {
     const client = await options.pool.connect();
     // A connection whose run failed may be mid-transaction: the pool discards it instead of reusing it.
