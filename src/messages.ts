@@ -49,9 +49,7 @@ export function renderFact(fact: Fact, cause?: unknown): QueueError {
         `Expected \`tokenId\` to name an existing waitpoint token, got ${describeValue(fact.tokenId)}`,
       );
     case 'unsupported-on-backend':
-      return new UnsupportedOnBackendError(
-        fact.target === 'pglite' ? PGLITE_UNSUPPORTED : UNSUPPORTED[fact.operation],
-      );
+      return new UnsupportedOnBackendError(fact.target === 'pglite' ? PGLITE_UNSUPPORTED : UNSUPPORTED[fact.operation]);
     case 'values-rejected':
       return new StoreRejectedError(
         `${fact.store} refused the values written by ${fact.operation} (SQLSTATE ${fact.sqlState}): ${fact.detail}`,

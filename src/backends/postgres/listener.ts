@@ -18,9 +18,9 @@ export interface WakeSubscription {
   /** The channel, quoted for LISTEN (`queuedev_<schema>` or a hash, both identifiers). */
   quotedChannel: string;
   /** Called with each notification's payload on the channel. */
-  notify(payload: string): void;
+  notify: (payload: string) => void;
   /** Called when the connection is gone after it was opened (or while opening). */
-  lost(err?: Error): void;
+  lost: (err?: Error) => void;
 }
 
 /** An open wake-up connection. */

@@ -33,11 +33,28 @@ function int8Array(value: string): (string | null)[] {
     .map((element) => (element === 'NULL' ? null : element));
 }
 
-/** What PGlite itself does with a timestamptz timestamps.ts does not read by position. */
-function pgliteDate(value: string): unknown {
+/** `YYYY-MM-DD HH:MM:SS[.f…]±HH[:MM[:SS]][ BC]`, PostgreSQL's ISO output of any year. */
+const TIMESTAMPTZ_TEXT =
+  /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?( BC)?$/;
+
+/**
+ * The timestamptz values timestamps.ts leaves to the driver (years before 100 or past 9999, BC,
+ * infinity), read as pg's parser (postgres-date) reads them, where JavaScript's own Date parsing
+ * would take year 0001 for 2001.
+ */
+function rareTimestamptz(value: string): unknown {
   if (value === 'infinity') return Infinity;
   if (value === '-infinity') return -Infinity;
-  return new Date(value);
+  const m = TIMESTAMPTZ_TEXT.exec(value);
+  if (!m) return new Date(value);
+  const [, y, mo, d, h, mi, sec, fraction, sign, oh, om, os, bc] = m;
+  let year = Number(y);
+  if (bc) year = 1 - year;
+  const date = new Date(Date.UTC(2000, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)));
+  date.setUTCFullYear(year);
+  const offsetMs = (Number(oh) * 3600 + Number(om ?? 0) * 60 + Number(os ?? 0)) * 1000;
+  const ms = fraction ? Math.floor(1000 * Number(fraction)) : 0;
+  return new Date(date.getTime() + ms + (sign === '+' ? -offsetMs : offsetMs));
 }
 
 /** @internal The parsers that make PGlite's rows pg's. */
@@ -45,7 +62,7 @@ export const PG_COMPATIBLE: PGliteQueryOptions = {
   parsers: {
     [INT8_OID]: asText,
     [INT8_ARRAY_OID]: int8Array,
-    [TIMESTAMPTZ_OID]: timestamptzParser(pgliteDate),
+    [TIMESTAMPTZ_OID]: timestamptzParser(rareTimestamptz),
   },
 };
 
@@ -80,8 +97,7 @@ export function pgliteQueryable(db: PGliteTransaction): PGliteQueryable {
 export function pgliteConnection(instance: PGliteInstance): Connection {
   return {
     query: <R>(text: string, values?: unknown[]) => queryPGlite<R>(instance, text, values),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
-      instance.transaction((tx) => fn(pgliteQueryable(tx))),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => instance.transaction((tx) => fn(pgliteQueryable(tx))),
   };
 }
 
@@ -93,20 +109,25 @@ function pgliteWakeSource(instance: PGliteInstance): WakeSource {
   };
 }
 
-/** A PGlite instance the library creates: in memory, or in `dataDir` (kept across restarts). */
-function createInstance(dataDir: string | undefined): PGliteInstance {
+/**
+ * A PGlite instance the library creates, in memory or in `dataDir` (kept across restarts), and
+ * whether it started. A start that fails (an unwritable dataDir) rejects every statement with
+ * its error, and leaves nothing to close.
+ */
+function createInstance(dataDir: string | undefined): { instance: PGliteInstance; started: Promise<boolean> } {
   const { PGlite } = loadDriver('@electric-sql/pglite');
   const instance = new PGlite(dataDir);
-  // A start that fails (an unwritable dataDir) rejects every statement with its error; this
-  // keeps it from also being reported as an unhandled rejection.
-  instance.waitReady.catch(() => undefined);
-  return instance as unknown as PGliteInstance;
+  const started = instance.waitReady.then(
+    () => true,
+    () => false,
+  );
+  return { instance, started };
 }
 
 /** @internal The queue's PGlite: the caller's instance, or one it creates and closes. */
 export function openPGliteDriver(option: NonNullable<ResolvedPostgresConfig['pglite']>): Driver {
-  const owned = 'options' in option;
-  const instance = owned ? createInstance(option.options.dataDir) : option.instance;
+  const owned = 'options' in option ? createInstance(option.options.dataDir) : undefined;
+  const instance = owned?.instance ?? (option as { instance: PGliteInstance }).instance;
   return {
     conn: pgliteConnection(instance),
     db: pgliteQueryable(instance),
@@ -116,6 +137,8 @@ export function openPGliteDriver(option: NonNullable<ResolvedPostgresConfig['pgl
       throw new StoreFact({ kind: 'unsupported-on-backend', operation: 'getPool', target: 'pglite' });
     },
     secrets: [],
-    close: () => (owned && !instance.closed ? instance.close() : Promise.resolve()),
+    async close() {
+      if (owned && (await owned.started) && !instance.closed) await instance.close();
+    },
   };
 }
