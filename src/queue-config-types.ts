@@ -114,8 +114,13 @@ export interface PostgresPool extends Queryable {
   end(): Promise<void>;
 }
 
-/** Per-statement options of PGlite's `query` and `exec`: the parsers queuedev reads rows with. */
+/** Per-statement options of PGlite's `query` and `exec`, as far as queuedev passes them. */
 export interface PGliteQueryOptions {
+  /**
+   * Parsers by type OID for this statement's rows; queuedev passes its own so rows read as pg's.
+   * @default the instance's parsers
+   * @example { parsers: { 20: (text) => text } }
+   */
   parsers?: Record<number, (value: string) => unknown>;
 }
 
