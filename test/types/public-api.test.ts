@@ -216,7 +216,7 @@ describe('public types', () => {
     const typed = (db: PGlite, tx: Transaction, pool: pg.Pool) => {
       initJobQueue({ pglite: db, migrate: true });
       initJobQueue({ pglite: { dataDir: './data' } });
-      initJobQueue({ pglite: {} }).addJob({ jobType: 'a', payload: {} }, { db: tx });
+      void initJobQueue({ pglite: {} }).addJob({ jobType: 'a', payload: {} }, { db: tx });
       void api.migrate({ pglite: db });
       // @ts-expect-error dataDir is a path
       initJobQueue({ pglite: { dataDir: 1 } });
