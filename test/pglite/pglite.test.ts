@@ -130,6 +130,59 @@ describe('migrate on start (migrate: true)', () => {
   });
 });
 
+describe('one PGlite session shared by the queue and its caller', () => {
+  let db: PGlite;
+
+  beforeAll(async () => {
+    db = await PGlite.create();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('queues starting together take turns migrating, and the caller’s statements stay out of a migration', async () => {
+    const queues = [
+      initJobQueue({ pglite: db, migrate: true, schema: 'together' }),
+      initJobQueue({ pglite: db, migrate: true, schema: 'together' }),
+    ];
+    try {
+      // The caller's own statements interleave with the migrations: a failing one run inside a
+      // migration's transaction would abort it.
+      const [a, b, refused] = await Promise.all([
+        queues[0]!.addJob({ jobType: 'a', payload: {} }),
+        queues[1]!.addJob({ jobType: 'b', payload: {} }),
+        db.query('SELECT 1 / 0').then(
+          () => 'ran',
+          () => 'refused',
+        ),
+      ]);
+      expect(refused).toBe('refused');
+      expect(new Set([a, b]).size).toBe(2);
+      const names = await pgliteQueryable(db).query('SELECT name FROM together.queuedev_migrations');
+      expect(names.rows.length).toBe(new Set(names.rows.map((r: { name: string }) => r.name)).size);
+    } finally {
+      await Promise.all(queues.map((q) => q.close()));
+    }
+  });
+
+  it('an add on the caller’s transaction does not wait for the start-up, which needs the same session', async () => {
+    let queue: JobQueue | undefined;
+    await db.transaction(async (tx) => {
+      // Created while the caller's transaction holds the session: its migrations wait for it.
+      queue = initJobQueue({ pglite: db, migrate: true, schema: 'started_later' });
+      await expectFailure(queue.addJob({ jobType: 'a', payload: {} }, { db: tx }), NotMigratedError, {
+        message: ['"started_later"'],
+      });
+      await tx.rollback();
+    });
+    try {
+      expect(await queue!.addJob({ jobType: 'a', payload: {} })).toBe(1);
+    } finally {
+      await queue!.close();
+    }
+  });
+});
+
 describe('the caller’s PGlite transaction as `db`', () => {
   let instance: PGlite;
   let queue: JobQueue;

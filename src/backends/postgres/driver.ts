@@ -24,6 +24,11 @@ export interface Driver {
   getPool(): PostgresPool;
   /** Passwords of the connection settings, masked in every error (store-errors.ts). */
   secrets: readonly string[];
+  /**
+   * The database has one session, which the caller's own transaction holds while it runs
+   * (PGlite): nothing the queue does for a `db` add may wait on the database.
+   */
+  singleSession: boolean;
   /** Closes what the library opened; never the caller's pool or PGlite instance. */
   close(): Promise<void>;
 }

@@ -6,11 +6,11 @@
  * statement or one short transaction; SQL lives in queries/ by spec area, row mapping in rows.ts.
  * The database is a server or an embedded PGlite, behind one Driver (driver.ts).
  */
-import type { Backend } from '../../backend.js';
+import type { AddJobsInput, Backend } from '../../backend.js';
 import type { ResolvedPostgresConfig } from '../../config.js';
 import { withStoreErrors } from '../../store-errors.js';
 import { StoreFact } from '../../store-facts.js';
-import { bindOperations, deferOperations } from '../operations.js';
+import { bindOperations, deferOperations, type Bound } from '../operations.js';
 import { postgresContext, type PostgresContext } from './context.js';
 import { cronOperations } from './cron.js';
 import { openDriver, type Driver } from './driver.js';
@@ -36,19 +36,15 @@ const OPERATIONS = {
 const DEFAULT_MIGRATE_SCHEMA = 'public';
 
 /**
- * The context of a queue that must first migrate its schema (`migrate: true`): built once the
- * migrations ran, before the first operation; a failed run is retried by the next operation.
+ * The start-up of a queue that must first migrate its schema (`migrate: true`): the migrations
+ * run once, before the first operation; a failed run is retried by the next operation.
  */
-function contextAfterMigrating(
-  driver: Driver,
-  schema: string,
-  bind: (schema: string) => PostgresContext,
-): LazyContext<PostgresContext> {
+function afterMigrating(driver: Driver, schema: string, context: PostgresContext): LazyContext<PostgresContext> {
   let binding: Promise<PostgresContext> | undefined;
   return {
     get() {
       binding ??= migrate({ ...driver.migrateTarget, schema }).then(
-        () => bind(schema),
+        () => context,
         (err: unknown) => {
           binding = undefined;
           throw err;
@@ -64,29 +60,45 @@ function contextAfterMigrating(
  * Creates the PostgreSQL backend. A pool built from `databaseConfig`, or a PGlite built from
  * `pglite` options, is the library's; `pool` and a PGlite instance are the caller's. Without
  * `schema`, the backend works on the schema the connection's search_path leads to, once that is
- * looked up (search-path.ts), exactly as on an explicit `schema`.
+ * looked up (search-path.ts), exactly as on an explicit `schema`. With `migrate: true`, every
+ * operation first waits for the migrations of its schema.
  */
 export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
   const driver = openDriver(config);
-  let schema: string | null = config.schema ?? null;
+  const migrateSchema = config.migrate ? (config.schema ?? DEFAULT_MIGRATE_SCHEMA) : undefined;
+  const knownSchema = config.schema ?? migrateSchema;
+  let schema: string | null = null;
   const build = (found: string): PostgresContext => {
     schema = found;
     return postgresContext(config, driver, found);
   };
-  let started: () => Promise<PostgresContext> | undefined;
-  let operations;
-  if (config.migrate || config.schema === undefined) {
-    const lazy = config.migrate
-      ? contextAfterMigrating(driver, config.schema ?? DEFAULT_MIGRATE_SCHEMA, build)
-      : contextOnSearchPath(driver.db, build);
-    started = () => lazy.started();
-    operations = deferOperations(() => lazy.get(), OPERATIONS);
+  let startUp: LazyContext<PostgresContext> | undefined;
+  let context: PostgresContext | undefined;
+  let operations: Bound<typeof OPERATIONS>;
+  if (knownSchema === undefined) {
+    const lookup = contextOnSearchPath(driver.db, build);
+    startUp = lookup;
+    operations = deferOperations(() => lookup.get(), OPERATIONS);
   } else {
-    const context = build(config.schema);
-    const ready = Promise.resolve(context);
-    started = () => ready;
-    operations = bindOperations(context, OPERATIONS);
+    context = build(knownSchema);
+    const bound = bindOperations(context, OPERATIONS);
+    if (migrateSchema === undefined) {
+      operations = bound;
+    } else {
+      const migrating = afterMigrating(driver, migrateSchema, context);
+      startUp = migrating;
+      const deferred = deferOperations(() => migrating.get(), OPERATIONS);
+      // On one session (PGlite), the caller's `db` transaction holds the database: an add on it
+      // that waited for the migrations, which need the database too, would wait forever. It runs
+      // on the caller's transaction at once instead (an unmigrated schema fails it with
+      // NotMigratedError); on a server it waits like every other operation.
+      operations = driver.singleSession
+        ? { ...deferred, addJobs: (input: AddJobsInput) => (input.db ? bound.addJobs(input) : deferred.addJobs(input)) }
+        : deferred;
+    }
   }
+  // One session: start at once, so the start-up is over before the caller opens a transaction.
+  if (startUp && driver.singleSession) startUp.get().catch(() => undefined);
   let closing: Promise<void> | undefined;
   const backend: Backend = {
     ...operations,
@@ -96,8 +108,10 @@ export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
     },
     close() {
       closing ??= (async () => {
-        const context = await started()?.catch(() => undefined);
-        if (context) await context.listener.close();
+        // A start-up under way ends first: the connection it uses is about to close.
+        const ready = context ?? (await startUp?.started()?.catch(() => undefined));
+        await startUp?.started()?.catch(() => undefined);
+        if (ready) await ready.listener.close();
         await driver.close();
       })();
       return closing;

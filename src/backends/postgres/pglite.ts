@@ -93,6 +93,18 @@ export function pgliteQueryable(db: PGliteTransaction): PGliteQueryable {
   return { query: <R>(text: string, values?: unknown[]) => queryPGlite<R>(db, text, values) };
 }
 
+const turns = new WeakMap<PGliteInstance, Promise<unknown>>();
+
+/** @internal Runs `fn` once every earlier inTurn() call on `instance` has settled. */
+export function inTurn<T>(instance: PGliteInstance, fn: () => Promise<T>): Promise<T> {
+  const run = (turns.get(instance) ?? Promise.resolve()).then(fn, fn);
+  turns.set(
+    instance,
+    run.catch(() => undefined),
+  );
+  return run;
+}
+
 /** A Connection over one PGlite instance. `prepared` changes nothing: PGlite plans each statement. */
 export function pgliteConnection(instance: PGliteInstance): Connection {
   return {
@@ -136,6 +148,7 @@ export function openPGliteDriver(option: NonNullable<ResolvedPostgresConfig['pgl
     getPool() {
       throw new StoreFact({ kind: 'unsupported-on-backend', operation: 'getPool', target: 'pglite' });
     },
+    singleSession: true,
     secrets: [],
     async close() {
       if (owned && (await owned.started) && !instance.closed) await instance.close();

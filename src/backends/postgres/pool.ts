@@ -39,6 +39,7 @@ export function openPoolDriver(config: ResolvedPostgresConfig): Driver {
     // Named, so operators (and tests) can tell the wake-up connection apart in pg_stat_activity.
     wakeSource: (schema) => pgWakeSource(() => ({ ...clientConfig(), application_name: `queuedev-wake:${schema}` })),
     getPool: () => pool,
+    singleSession: false,
     secrets: poolSecrets(pool),
     close: () => (ownsPool ? pool.end() : Promise.resolve()),
   };
