@@ -183,6 +183,25 @@ describe('one PGlite session shared by the queue and its caller', () => {
   });
 });
 
+describe('a queue without schema on one PGlite session', () => {
+  it('looks the schema up on the caller’s transaction for an add on it, instead of waiting for the session', async () => {
+    const db = await PGlite.create();
+    let queue: JobQueue | undefined;
+    try {
+      await migrate({ pglite: db });
+      const id = await db.transaction(async (tx) => {
+        // Created while the caller's transaction holds the session: its own lookup waits for it.
+        queue = initJobQueue({ pglite: db });
+        return queue.addJob({ jobType: 'a', payload: {} }, { db: tx });
+      });
+      expect(await queue!.getJob(id)).toMatchObject({ id, jobType: 'a', status: 'pending' });
+    } finally {
+      await queue?.close();
+      await db.close();
+    }
+  });
+});
+
 describe('the caller’s PGlite transaction as `db`', () => {
   let instance: PGlite;
   let queue: JobQueue;

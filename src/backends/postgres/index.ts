@@ -68,19 +68,28 @@ export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
   const migrateSchema = config.migrate ? (config.schema ?? DEFAULT_MIGRATE_SCHEMA) : undefined;
   const knownSchema = config.schema ?? migrateSchema;
   let schema: string | null = null;
+  let built: PostgresContext | undefined;
+  // One context per queue: a schema is looked up once, or twice at most on one session (search-path.ts).
   const build = (found: string): PostgresContext => {
+    if (built && schema === found) return built;
     schema = found;
-    return postgresContext(config, driver, found);
+    return (built = postgresContext(config, driver, found));
   };
   let startUp: LazyContext<PostgresContext> | undefined;
-  let context: PostgresContext | undefined;
   let operations: Bound<typeof OPERATIONS>;
   if (knownSchema === undefined) {
     const lookup = contextOnSearchPath(driver.db, build);
     startUp = lookup;
-    operations = deferOperations(() => lookup.get(), OPERATIONS);
+    const deferred = deferOperations(() => lookup.get(), OPERATIONS);
+    // On one session, an add on the caller's transaction looks the schema up on that transaction.
+    operations = driver.singleSession
+      ? {
+          ...deferred,
+          addJobs: async (input: AddJobsInput) => jobOperations.addJobs(await lookup.get(input.db ?? undefined), input),
+        }
+      : deferred;
   } else {
-    context = build(knownSchema);
+    const context = build(knownSchema);
     const bound = bindOperations(context, OPERATIONS);
     if (migrateSchema === undefined) {
       operations = bound;
@@ -109,9 +118,8 @@ export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
     close() {
       closing ??= (async () => {
         // A start-up under way ends first: the connection it uses is about to close.
-        const ready = context ?? (await startUp?.started()?.catch(() => undefined));
         await startUp?.started()?.catch(() => undefined);
-        if (ready) await ready.listener.close();
+        if (built) await built.listener.close();
         await driver.close();
       })();
       return closing;
