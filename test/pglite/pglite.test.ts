@@ -15,6 +15,7 @@ import {
   ConfigError,
   NotMigratedError,
   StoreRejectedError,
+  StoreUnavailableError,
   initJobQueue,
   migrate,
   type JobQueue,
@@ -263,6 +264,21 @@ describe('rows and errors on PGlite are those of a server', () => {
     expect(embedded.rows).toEqual(onServer.rows);
     expect(embedded.rowCount).toBe(onServer.rowCount);
     expect(embedded.rows[0]).toMatchObject({ big: '9007199254740993', ids: ['1', null, '9007199254740993'] });
+  });
+
+  it('rejects with StoreUnavailableError (reason closed) once the caller’s instance is closed under the queue', async () => {
+    const own = await PGlite.create();
+    const queue = initJobQueue({ pglite: own, migrate: true });
+    try {
+      await queue.addJob({ jobType: 'a', payload: {} });
+      await own.close();
+      const error = await expectFailure(queue.addJob({ jobType: 'a', payload: {} }), StoreUnavailableError, {
+        message: ['PGlite is closed'],
+      });
+      expect((error as StoreUnavailableError).reason).toBe('closed');
+    } finally {
+      await queue.close();
+    }
   });
 
   it('translates PGlite errors by SQLSTATE as pg errors: a value the store refuses is a StoreRejectedError', async () => {
