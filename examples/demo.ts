@@ -5,9 +5,10 @@
  * clears what an earlier run left there, adds a handful of jobs (single adds, one batch with a
  * dependency, one idempotent duplicate), processes them, and prints what happened.
  *
- *   npm run demo                   PostgreSQL at PG_QUEUE_DATABASE (default postgres://postgres@127.0.0.1:5432/test)
- *   npm run demo -- --redis        Redis at REDIS_URL (default redis://127.0.0.1:6379)
- *   DEMO_BACKEND=redis npm run demo
+ *   npm run demo                   embedded PostgreSQL (PGlite) in memory: no server needed
+ *   npm run demo -- --postgres     PostgreSQL at PG_QUEUE_DATABASE (default postgres://postgres@127.0.0.1:5432/test);
+ *                                  also chosen when PG_QUEUE_DATABASE is set, or DEMO_BACKEND=postgres
+ *   npm run demo -- --redis        Redis at REDIS_URL (default redis://127.0.0.1:6379); or DEMO_BACKEND=redis
  */
 import {
   JOB_STATUSES,
@@ -20,6 +21,7 @@ import {
 } from 'queuedev';
 
 const PG_URL = process.env.PG_QUEUE_DATABASE ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DEMO_BACKEND = process.env.DEMO_BACKEND;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SCHEMA = 'queuedev_demo';
 const KEY_PREFIX = 'demo:';
@@ -43,7 +45,16 @@ type Payloads = {
   'webhook.dead': DeadLetter;
 };
 
-const useRedis = process.argv.includes('--redis') || process.env.DEMO_BACKEND === 'redis';
+/** Where the demo runs: a flag, else DEMO_BACKEND, else a server named by PG_QUEUE_DATABASE, else embedded. */
+const target: 'redis' | 'postgres' | 'pglite' = process.argv.includes('--redis')
+  ? 'redis'
+  : process.argv.includes('--postgres')
+    ? 'postgres'
+    : DEMO_BACKEND === 'redis' || DEMO_BACKEND === 'postgres' || DEMO_BACKEND === 'pglite'
+      ? DEMO_BACKEND
+      : process.env.PG_QUEUE_DATABASE
+        ? 'postgres'
+        : 'pglite';
 
 async function main(): Promise<void> {
   const queue = await openQueue();
@@ -56,14 +67,18 @@ async function main(): Promise<void> {
 
 async function openQueue(): Promise<JobQueue<Payloads>> {
   let config: JobQueueConfig;
-  if (useRedis) {
+  if (target === 'redis') {
     console.log(`Backend: Redis at ${REDIS_URL}, key prefix "${KEY_PREFIX}"`);
     config = { backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: KEY_PREFIX } };
-  } else {
+  } else if (target === 'postgres') {
     console.log(`Backend: PostgreSQL at ${redactPassword(PG_URL)}, schema "${SCHEMA}"`);
     // Creates the schema and its tables on the first run; later runs find nothing to apply.
     await migrate({ databaseUrl: PG_URL, schema: SCHEMA });
     config = { databaseConfig: { connectionString: PG_URL }, schema: SCHEMA };
+  } else {
+    console.log(`Backend: PostgreSQL embedded in this process (PGlite, in memory), schema "${SCHEMA}"`);
+    // The same migrations, applied before the first operation; the database goes with the process.
+    config = { pglite: {}, migrate: true, schema: SCHEMA };
   }
   const queue = initJobQueue<Payloads>(config);
   queue.on('error', (err) => console.error(`  queue error: ${err.message}`));
@@ -244,9 +259,11 @@ main().catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err);
   console.error(`\nThe demo failed: ${message}`);
   console.error(
-    useRedis
+    target === 'redis'
       ? `Is Redis reachable at ${REDIS_URL}? Set REDIS_URL to point elsewhere.`
-      : `Is PostgreSQL reachable at ${redactPassword(PG_URL)}? Set PG_QUEUE_DATABASE to point elsewhere.`,
+      : target === 'postgres'
+        ? `Is PostgreSQL reachable at ${redactPassword(PG_URL)}? Set PG_QUEUE_DATABASE to point elsewhere.`
+        : 'The embedded database needs the @electric-sql/pglite package (npm install @electric-sql/pglite); or run the demo on a server with --postgres or --redis.',
   );
   process.exitCode = 1;
 });

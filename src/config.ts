@@ -20,6 +20,8 @@ import type { Redis } from 'ioredis';
 import type {
   DatabaseConfig,
   JobQueueConfig,
+  PGliteConfig,
+  PGliteInstance,
   PostgresQueueConfig,
   RedisConfig,
   RedisQueueConfig,
@@ -45,7 +47,8 @@ function notBoth(config: Record<string, unknown>, a: string, b: string, why: str
 }
 
 const COMMON_KEYS = ['backend', 'verbose', 'clock'];
-const POSTGRES_KEYS = ['databaseConfig', 'pool', 'schema'];
+const POSTGRES_KEYS = ['databaseConfig', 'pool', 'pglite', 'migrate', 'schema'];
+const PGLITE_KEYS = ['dataDir'];
 const REDIS_KEYS = ['redisConfig', 'client', 'keyPrefix'];
 /**
  * A key prefix: no whitespace, and braces only around one non-empty hash tag. Keys are
@@ -107,8 +110,12 @@ export interface ResolvedPostgresConfig {
   databaseConfig?: Omit<DatabaseConfig, 'ssl'> & { ssl?: ResolvedTLS };
   /** The public type is structural; the backend works with the `pg.Pool` it is. */
   pool?: Pool;
+  /** An embedded database: the caller's instance, or the settings of one the library owns. */
+  pglite?: { instance: PGliteInstance } | { options: PGliteConfig };
   /** Undefined: the schema where the connection's search_path finds the queue's tables. */
   schema?: string;
+  /** Apply the migrations to the schema before the first operation. */
+  migrate: boolean;
   verbose: boolean;
 }
 
@@ -152,6 +159,21 @@ export function resolveDatabaseConfig(
   return { ...d, ssl };
 }
 
+/** A PGlite instance, told apart from an options object by the methods the backend calls. */
+function isPGliteInstance(value: Record<string, unknown>): boolean {
+  return ['query', 'exec', 'transaction', 'listen', 'close'].every((m) => typeof value[m] === 'function');
+}
+
+/** The `pglite` option: a caller's PGlite instance, or `{ dataDir? }` for one the library owns. */
+function resolvePGlite(value: unknown): NonNullable<ResolvedPostgresConfig['pglite']> {
+  const p = checkObject(E, 'pglite', value, 'a PGlite instance or an object { dataDir? }');
+  if (isPGliteInstance(p)) return { instance: p as unknown as PGliteInstance };
+  checkKnownKeys(E, 'pglite', p, PGLITE_KEYS, '`pglite` (a PGlite instance, or options for one)');
+  const options = p as PGliteConfig;
+  optionalString('pglite.dataDir', options.dataDir);
+  return { options: { dataDir: options.dataDir } };
+}
+
 /** Validates a queue configuration; throws ConfigError naming the field on any problem. */
 export function resolveConfig(config: unknown): ResolvedPostgresConfig | ResolvedRedisConfig {
   const c = checkObject(E, 'config', config, 'an object') as unknown as JobQueueConfig & Record<string, unknown>;
@@ -171,10 +193,13 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       'the queue configuration',
       otherBackendKeys(REDIS_KEYS, 'redis'),
     );
-    if (pc.databaseConfig === undefined && pc.pool === undefined) {
-      throw new ConfigError('The postgres backend needs `databaseConfig` or `pool`; neither was given');
+    if (pc.databaseConfig === undefined && pc.pool === undefined && pc.pglite === undefined) {
+      throw new ConfigError('The postgres backend needs `databaseConfig`, `pool` or `pglite`; none was given');
     }
     notBoth(pc, 'pool', 'databaseConfig', 'the queue uses the given pool, so the connection settings would be ignored');
+    notBoth(pc, 'pglite', 'databaseConfig', 'each names the database the queue uses');
+    notBoth(pc, 'pglite', 'pool', 'each names the database the queue uses');
+    if (pc.migrate !== undefined) checkBoolean(E, 'migrate', pc.migrate);
     if (pc.pool !== undefined && (!isObject(pc.pool) || typeof (pc.pool as { query?: unknown }).query !== 'function')) {
       fail(E, 'pool', 'a pg.Pool', pc.pool);
     }
@@ -186,7 +211,9 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       databaseConfig:
         pc.databaseConfig === undefined ? undefined : resolveDatabaseConfig('databaseConfig', pc.databaseConfig),
       pool: pc.pool as Pool | undefined,
+      pglite: pc.pglite === undefined ? undefined : resolvePGlite(pc.pglite),
       schema,
+      migrate: pc.migrate ?? false,
       verbose: pc.verbose ?? false,
     };
   }

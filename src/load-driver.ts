@@ -1,6 +1,7 @@
 /**
- * Loads a database driver on demand, so `pg` is loaded only by the PostgreSQL backend and
- * `ioredis` only by the Redis backend. Both are optional peer dependencies.
+ * Loads a database driver on demand, so `pg` is loaded only by the PostgreSQL backend,
+ * `ioredis` only by the Redis backend and `@electric-sql/pglite` only when a queue asks for it.
+ * All three are optional peer dependencies.
  */
 import { createRequire } from 'node:module';
 import { ConfigError } from './errors.js';
@@ -11,17 +12,22 @@ const requireFromHere = createRequire(import.meta.url);
 interface Drivers {
   pg: typeof import('pg');
   ioredis: typeof import('ioredis');
+  '@electric-sql/pglite': typeof import('@electric-sql/pglite');
 }
+
+/** What needs each driver, for the message when it is missing. */
+const NEEDED_BY: Record<keyof Drivers, string> = {
+  pg: 'The postgres backend',
+  ioredis: 'The redis backend',
+  '@electric-sql/pglite': 'The `pglite` option (an embedded PostgreSQL)',
+};
 
 export function loadDriver<N extends keyof Drivers>(name: N): Drivers[N] {
   try {
     return requireFromHere(name) as Drivers[N];
   } catch (err) {
-    throw new ConfigError(
-      `The ${name === 'pg' ? 'postgres' : 'redis'} backend needs the \`${name}\` package: npm install ${name}`,
-      {
-        cause: err,
-      },
-    );
+    throw new ConfigError(`${NEEDED_BY[name]} needs the \`${name}\` package: npm install ${name}`, {
+      cause: err,
+    });
   }
 }

@@ -23,6 +23,10 @@ const UNSUPPORTED: Record<Extract<Fact, { kind: 'unsupported-on-backend' }>['ope
   getRedisClient: 'getRedisClient() is only available on the redis backend; this queue uses postgres (use getPool())',
 };
 
+/** getPool() on a queue whose PostgreSQL is an embedded PGlite. */
+const PGLITE_UNSUPPORTED =
+  'getPool() returns a pg.Pool, and this queue runs on PGlite, which has no pool: run SQL on the PGlite instance itself (create it yourself and pass it as `pglite` to keep a handle on it)';
+
 export function renderFact(fact: Fact, cause?: unknown): QueueError {
   switch (fact.kind) {
     case 'prerequisites-blocked':
@@ -45,7 +49,7 @@ export function renderFact(fact: Fact, cause?: unknown): QueueError {
         `Expected \`tokenId\` to name an existing waitpoint token, got ${describeValue(fact.tokenId)}`,
       );
     case 'unsupported-on-backend':
-      return new UnsupportedOnBackendError(UNSUPPORTED[fact.operation]);
+      return new UnsupportedOnBackendError(fact.target === 'pglite' ? PGLITE_UNSUPPORTED : UNSUPPORTED[fact.operation]);
     case 'values-rejected':
       return new StoreRejectedError(
         `${fact.store} refused the values written by ${fact.operation} (SQLSTATE ${fact.sqlState}): ${fact.detail}`,

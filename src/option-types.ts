@@ -131,7 +131,8 @@ export interface JobOptions<P extends PayloadMap = PayloadMap, T extends keyof P
 /** Options of `addJob` / `addJobs` beyond the job itself (SPEC §4.1). */
 export interface AddJobOptions {
   /**
-   * Run the insert on this client (e.g. inside the caller's transaction). PostgreSQL only.
+   * Run the insert on this client (e.g. inside the caller's transaction): a `pg` client, or on
+   * PGlite the `tx` of `pglite.transaction()`. PostgreSQL only.
    * @default the queue's own pool
    * @example await queue.addJob(job, { db: transactionClient })
    */

@@ -86,7 +86,7 @@ export interface DatabaseConfig {
  */
 export interface Queryable {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as pg types its rows: callers of getPool().query() read their columns without a cast
-  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number | null }>;
 }
 
 /*
@@ -97,6 +97,8 @@ export interface Queryable {
 
 /** A connection checked out of a {@link PostgresPool}; `pg.PoolClient` satisfies it. */
 export interface PostgresPoolClient extends Queryable {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as pg types its rows
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
   release(err?: Error | boolean): void;
 }
 
@@ -106,8 +108,58 @@ export interface PostgresPoolClient extends Queryable {
  * @example initJobQueue({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) })
  */
 export interface PostgresPool extends Queryable {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as pg types its rows
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
   connect(): Promise<PostgresPoolClient>;
   end(): Promise<void>;
+}
+
+/** Per-statement options of PGlite's `query` and `exec`, as far as queuedev passes them. */
+export interface PGliteQueryOptions {
+  /**
+   * Parsers by type OID for this statement's rows; queuedev passes its own so rows read as pg's.
+   * @default the instance's parsers
+   * @example { parsers: { 20: (text) => text } }
+   */
+  parsers?: Record<number, (value: string) => unknown>;
+}
+
+/** What PGlite's `query` resolves with. */
+export interface PGliteResults {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as PGlite types its rows
+  rows: any[];
+  /** Rows the statement returned or changed (its command tag). */
+  rowCount?: number;
+  affectedRows?: number;
+}
+
+/** The transaction object of `PGlite.transaction()`; also accepted as the `db` option of addJob. */
+export interface PGliteTransaction {
+  query(text: string, params?: unknown[], options?: PGliteQueryOptions): Promise<PGliteResults>;
+  exec(text: string, options?: PGliteQueryOptions): Promise<PGliteResults[]>;
+}
+
+/**
+ * A PGlite instance (`@electric-sql/pglite` 0.5), described by the members queuedev uses, so the
+ * published declarations type-check without PGlite installed.
+ * @example initJobQueue({ pglite: await PGlite.create('./queue-data'), migrate: true })
+ */
+export interface PGliteInstance extends PGliteTransaction {
+  transaction<T>(callback: (tx: PGliteTransaction) => Promise<T>): Promise<T>;
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+  readonly closed: boolean;
+}
+
+/** An embedded PGlite database the library creates and owns (closed by `close()`). */
+export interface PGliteConfig {
+  /**
+   * Directory of the database files: created on first use and kept across restarts. Without
+   * it the database lives in memory and is gone when the queue closes.
+   * @default none: in memory
+   * @example { dataDir: './.queue-data' }
+   */
+  dataDir?: string;
 }
 
 /**
@@ -129,18 +181,36 @@ export interface PostgresQueueConfig {
    */
   backend?: 'postgres';
   /**
-   * Connection settings; the library creates and owns the pool (closed by `close()`). Give this
-   * or `pool`.
+   * Connection settings; the library creates and owns the pool (closed by `close()`). Give this,
+   * `pool` or `pglite`.
    * @default none
    * @example { databaseConfig: { connectionString: process.env.DATABASE_URL } }
    */
   databaseConfig?: DatabaseConfig;
   /**
-   * A caller-owned `pg.Pool`; the library never closes it. Give this or `databaseConfig`.
+   * A caller-owned `pg.Pool`; the library never closes it. Give this, `databaseConfig` or `pglite`.
    * @default none
    * @example { pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) }
    */
   pool?: PostgresPool;
+  /**
+   * An embedded PostgreSQL (PGlite, the optional peer dependency `@electric-sql/pglite`) instead
+   * of a server: a caller-owned PGlite instance (never closed by the library), or `{ dataDir? }`
+   * for one the library creates and closes, in memory without `dataDir`. One process only: for
+   * trying the queue, tests and single-process apps. Give this, `databaseConfig` or `pool`.
+   * @default none
+   * @example { pglite: {}, migrate: true }
+   */
+  pglite?: PGliteInstance | PGliteConfig;
+  /**
+   * Apply the shipped migrations to `schema` (default `public`) before the first operation,
+   * with the same runner and lock as `migrate()` and `queue-cli migrate`: safe when several
+   * processes start at once. Off by default, since production deploys usually migrate once,
+   * before the new version starts.
+   * @default false
+   * @example { databaseConfig: { connectionString: process.env.DATABASE_URL }, migrate: true }
+   */
+  migrate?: boolean;
   /**
    * Schema holding the queue's tables (as created by `queue-cli migrate --schema`). Without it,
    * the schema where the connection's `search_path` finds the tables, looked up once.

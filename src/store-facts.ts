@@ -22,7 +22,7 @@ export type Fact =
   | { kind: 'token-id-taken'; tokenId: string }
   | { kind: 'token-unknown'; tokenId: string | null }
   /** A driver-specific call on the backend that has no such driver. */
-  | { kind: 'unsupported-on-backend'; operation: 'db' | 'getPool' | 'getRedisClient' }
+  | { kind: 'unsupported-on-backend'; operation: 'db' | 'getPool' | 'getRedisClient'; target?: 'pglite' }
   /** The store refused the values of a write (PostgreSQL SQLSTATE class 22 or 23). */
   | { kind: 'values-rejected'; store: string; operation: string; sqlState: string; detail: string };
 

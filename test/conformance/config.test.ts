@@ -22,8 +22,18 @@ function init(config: unknown) {
 
 describe('initJobQueue configuration errors (§2.1, §7)', () => {
   it.each([
-    ['no databaseConfig or pool (default backend)', {}, ['databaseConfig', 'pool']],
-    ['no databaseConfig or pool (postgres)', { backend: 'postgres' }, ['databaseConfig', 'pool']],
+    ['no databaseConfig or pool (default backend)', {}, ['databaseConfig', 'pool', 'pglite']],
+    ['no databaseConfig or pool (postgres)', { backend: 'postgres' }, ['databaseConfig', 'pool', 'pglite']],
+    ['pglite with databaseConfig', { pglite: {}, databaseConfig: {} }, ['`pglite`', '`databaseConfig`', 'not both']],
+    ['pglite with pool', { pglite: {}, pool: new pg.Pool() }, ['`pglite`', '`pool`', 'not both']],
+    [
+      'pglite not an object',
+      { pglite: 'memory' },
+      ['`pglite`', 'a PGlite instance or an object { dataDir? }', '"memory"'],
+    ],
+    ['an unknown key of pglite', { pglite: { dataDri: './data' } }, ['`pglite.dataDri`', 'dataDir']],
+    ['an empty pglite.dataDir', { pglite: { dataDir: '' } }, ['`pglite.dataDir`', 'a non-empty string']],
+    ['migrate not a boolean', { pglite: {}, migrate: 'yes' }, ['`migrate`', 'a boolean', '"yes"']],
     ['no redisConfig or client', { backend: 'redis' }, ['redisConfig', 'client']],
     [
       'unknown backend',
@@ -118,7 +128,12 @@ describe('initJobQueue configuration errors (§2.1, §7)', () => {
 
 forEachBackend('driver access and ownership (§4.1, §2.1 rule 3, §7)', (ctx) => {
   it('getPool / getRedisClient return the caller-owned driver; the other one throws UnsupportedOnBackendError', () => {
-    if (ctx.backend === 'postgres') {
+    if (ctx.target === 'pglite') {
+      // PGlite has no pool: getPool() says so and names the instance to use instead.
+      expect(() => ctx.queue.getPool()).toThrow(UnsupportedOnBackendError);
+      expect(() => ctx.queue.getPool()).toThrow('runs on PGlite, which has no pool');
+      expect(() => ctx.queue.getRedisClient()).toThrow(UnsupportedOnBackendError);
+    } else if (ctx.backend === 'postgres') {
       expect(ctx.queue.getPool()).toBe(ctx.sql);
       expect(() => ctx.queue.getRedisClient()).toThrow(UnsupportedOnBackendError);
     } else {
@@ -140,6 +155,8 @@ forEachBackend('driver access and ownership (§4.1, §2.1 rule 3, §7)', (ctx) =
   itUnless(ctx, {
     'redis-cluster':
       'the library creates single-node clients only (redisConfig); a Cluster is always passed as `client`, which close() leaves open (tested above)',
+    pglite:
+      'the PGlite instance the library creates is not reachable from outside; test/pglite/pglite.test.ts reopens its data directory after close()',
   })('close() closes a driver the library created', async () => {
     if (ctx.backend === 'postgres') {
       const q = initJobQueue({ databaseConfig: { connectionString: PG_URL }, schema: ctx.schema });

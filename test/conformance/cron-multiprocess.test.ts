@@ -24,7 +24,12 @@ interface Reply {
   arrivedAt: number;
 }
 
-forEachBackend('cron schedules in several processes', (ctx) => {
+const SEVERAL_PROCESSES = {
+  title: 'cron schedules in several processes',
+  skip: { pglite: 'a PGlite database lives in one process, and this test starts several' },
+};
+
+forEachBackend(SEVERAL_PROCESSES, (ctx) => {
   let children: ChildProcess[] = [];
 
   afterEach(() => {

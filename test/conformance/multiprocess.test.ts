@@ -13,7 +13,12 @@ import { waitFor } from '../helpers/wait.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/processor-worker.ts', import.meta.url));
 
-forEachBackend('multiple processes', (ctx) => {
+const MULTIPLE_PROCESSES = {
+  title: 'multiple processes',
+  skip: { pglite: 'a PGlite database lives in one process, and these tests run processors in several' },
+};
+
+forEachBackend(MULTIPLE_PROCESSES, (ctx) => {
   const track = trackRunners();
   let children: ChildProcess[] = [];
 
@@ -229,7 +234,7 @@ forEachBackend('multiple processes', (ctx) => {
         if (ctx.backend === 'postgres') {
           // Hold a lock so the processor's next statement is in flight, then cut every connection
           // of the queue: that statement fails for certain.
-          const locker = await ctx.sql.connect();
+          const locker = await ctx.pool.connect();
           try {
             await locker.query('BEGIN');
             await locker.query(`LOCK TABLE "${ctx.schema}".job_queue IN ACCESS EXCLUSIVE MODE`);

@@ -156,6 +156,9 @@ describe('queue configuration keys (§2.1, §7)', () => {
     ['schema on redis', { backend: 'redis', redisConfig: {}, schema: 'jobs' }, ['`schema`', 'postgres backend']],
     ['pool on redis', { backend: 'redis', redisConfig: {}, pool }, ['`pool`', 'postgres backend']],
     ['keyPrefix on postgres', { databaseConfig: {}, keyPrefix: 'app:' }, ['`keyPrefix`', "backend: 'redis'"]],
+    ['pglite on redis', { backend: 'redis', redisConfig: {}, pglite: {} }, ['`pglite`', 'postgres backend']],
+    ['migrate on redis', { backend: 'redis', redisConfig: {}, migrate: true }, ['`migrate`', 'postgres backend']],
+    ['a misspelt migrate', { pglite: {}, migrat: true }, ['`migrat`', 'Did you mean `migrate`?']],
     ['redisConfig without backend: redis', { redisConfig: { url: REDIS_URL } }, ['`redisConfig`', "backend: 'redis'"]],
   ])('initJobQueue refuses %s with a ConfigError', async (_label, config, fragments) => {
     await expectFailure(init(config), ConfigError, { message: fragments });
@@ -171,6 +174,7 @@ describe('queue configuration keys (§2.1, §7)', () => {
         clock: { now: () => new Date() },
       }),
       initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: 'qtest_keys:' }, verbose: false }),
+      initJobQueue({ backend: 'postgres', pglite: { dataDir: undefined }, migrate: false, schema: 'public' }),
     ];
     await Promise.all(queues.map((q) => q.close()));
   });

@@ -39,11 +39,16 @@ export function trackRunners(): <T extends Processor | Supervisor>(runner: T) =>
 
 /**
  * A queue on the current test's store that owns its connection (closing it really closes it),
- * for tests that break or cut connections. The caller closes it. On redis-cluster, where the
- * library never creates the client (a Cluster is always passed as `client`), the queue gets a
- * Cluster client of its own, closed with it.
+ * for tests that break or cut connections; on PGlite, a queue on the test's instance. On
+ * redis-cluster, where the library never creates the client (a Cluster is always passed as
+ * `client`), the queue gets a Cluster client of its own, closed with it. The caller closes it.
  */
 export function ownedQueue(ctx: BackendContext, options: { clock?: Clock; applicationName?: string } = {}): JobQueue {
+  if (ctx.target === 'pglite') {
+    // One PGlite instance is the whole database, so a queue that owned another would not share
+    // the test's jobs: this one shares the test's instance (its close() leaves it open).
+    return initJobQueue({ ...ctx.config, clock: options.clock });
+  }
   if (ctx.backend === 'postgres') {
     const url = new URL(PG_URL);
     if (options.applicationName) url.searchParams.set('application_name', options.applicationName);
@@ -81,11 +86,17 @@ function closingClient(queue: JobQueue, client: Redis | Cluster): JobQueue {
 
 /**
  * A queue on a store that is not there: every store call fails at once (PostgreSQL: a refused
- * connection; Redis: a client with no offline queue, which fails commands instead of retrying).
+ * connection; PGlite: a data directory it cannot open; Redis: a client with no offline queue, which fails
+ * commands instead of retrying).
  * The caller closes it.
  */
 export function unreachableQueue(ctx: BackendContext): JobQueue {
   const url = '127.0.0.1:1'; // port 1: nothing listens there
+  if (ctx.target === 'pglite') {
+    // Embedded, there is no server to miss: a data directory that cannot be created (its parent
+    // is a file) fails every statement with the same error.
+    return initJobQueue({ pglite: { dataDir: '/dev/null/queuedev' }, schema: ctx.schema });
+  }
   if (ctx.backend === 'postgres') {
     return initJobQueue({
       databaseConfig: { connectionString: `postgres://postgres@${url}/none` },

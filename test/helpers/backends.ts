@@ -1,75 +1,80 @@
 /**
- * Runs a conformance suite once per backend, on real PostgreSQL and Redis, and holds the store
- * set-up every test file builds on (the PostgreSQL-only and Redis-only helpers included).
+ * Runs a conformance suite once per target, on real stores, and holds the store set-up every
+ * test file builds on (the PostgreSQL-only and Redis-only helpers included). A target is a
+ * store a backend runs on: the postgres backend on a PostgreSQL server (`postgres`) or on an
+ * embedded PGlite (`pglite`), the redis backend on a Redis server (`redis`) or on a local
+ * 3-master Redis Cluster through an ioredis `Cluster` client (`redis-cluster`, redis-cluster.ts).
  *
  * Isolation: on PostgreSQL each test file migrates its own schema and truncates it before each
  * test; the schema is dropped after the file (kept when a test failed, for inspection). On
- * Redis each test gets a fresh key prefix, deleted after the test.
+ * PGlite each test file has its own in-memory instance, migrated the same way and truncated
+ * before each test. On Redis each test gets a fresh key prefix, deleted after the test.
  *
- * Targets: `postgres` and `redis` (the servers of PG_QUEUE_DATABASE and REDIS_URL), and
- * `redis-cluster`, the Redis backend on a local 3-master Redis Cluster through an ioredis
- * `Cluster` client (redis-cluster.ts). QUEUEDEV_TEST_BACKENDS=postgres,redis-cluster picks the
- * targets (default: all).
+ * QUEUEDEV_TEST_BACKENDS=postgres,pglite,redis,redis-cluster picks the targets (default: all of them).
  */
 import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
 import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, it, onTestFailed, type TestAPI } from 'vitest';
+import { pgliteQueryable } from '../../src/backends/postgres/pglite.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate } from '../../src/index.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
-import type { Clock, JobQueueConfig } from '../../src/types.js';
+import type { Clock, JobQueueConfig, PGliteInstance } from '../../src/types.js';
 import { formatNodes, redisClusterNodes } from './redis-cluster.js';
 
-/** The kind of store: what `ctx.backend` says, whichever target runs it. */
+/** The backend kind: which of the two backends a queue runs on. */
 export type BackendName = 'postgres' | 'redis';
-/** Where a conformance suite runs: a backend on one kind of server. */
+/** The store a conformance run uses; `pglite` is the postgres backend on an embedded database. */
 export type TargetName = 'postgres' | 'pglite' | 'redis' | 'redis-cluster';
+
+const KIND: Record<TargetName, BackendName> = {
+  postgres: 'postgres',
+  pglite: 'postgres',
+  redis: 'redis',
+  'redis-cluster': 'redis',
+};
+/** The targets this harness builds, in the order they run. */
+const BUILT_TARGETS: TargetName[] = ['postgres', 'pglite', 'redis', 'redis-cluster'];
 
 export const PG_URL = process.env.PG_QUEUE_DATABASE ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** The targets this tree runs, in the order suites run on them. */
-const TARGETS: readonly TargetName[] = ['postgres', 'redis', 'redis-cluster'];
-
-/** The targets of QUEUEDEV_TEST_BACKENDS (a comma list; default every target). */
+/** The targets QUEUEDEV_TEST_BACKENDS names (a comma list), else every target. */
 export function selectedTargets(): TargetName[] {
   const raw = process.env.QUEUEDEV_TEST_BACKENDS;
-  if (raw === undefined || raw.trim() === '') return [...TARGETS];
+  if (raw === undefined || raw.trim() === '') return [...BUILT_TARGETS];
   const names = raw
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   for (const name of names) {
-    if (!TARGETS.includes(name as TargetName))
+    if (!BUILT_TARGETS.includes(name as TargetName))
       throw new Error(
-        `QUEUEDEV_TEST_BACKENDS: expected a comma list of ${TARGETS.join(', ')}, got ${JSON.stringify(name)}`,
+        `QUEUEDEV_TEST_BACKENDS names ${JSON.stringify(name)}; the targets are ${BUILT_TARGETS.join(', ')}`,
       );
   }
   return names as TargetName[];
 }
 
-/**
- * `it`, or `it.skip` with the reason in the title on the targets named in `reasons`, so every
- * skip says why: `itUnless(ctx, { 'redis-cluster': 'CLIENT KILL needs one node' })('...', fn)`.
- */
-export function itUnless(ctx: BackendContext, reasons: Partial<Record<TargetName, string>>): TestAPI {
-  const reason = reasons[ctx.target];
-  if (reason === undefined) return it;
-  // Only the call is wrapped (to name the reason); `it.skip` is an `it` that runs nothing.
-  const skip = new Proxy(it.skip, {
-    apply: (target, self, args: unknown[]) =>
-      Reflect.apply(target, self, [`${String(args[0])} (skipped on ${ctx.target}: ${reason})`, ...args.slice(1)]),
-  });
-  return skip as unknown as TestAPI;
+/** The backend kinds of the selected targets, each once. */
+export function selectedBackends(): BackendName[] {
+  return [...new Set(selectedTargets().map((t) => KIND[t]))];
 }
 
 export function uniqueName(prefix: string): string {
   return `${prefix}_${randomBytes(5).toString('hex')}`;
 }
 
+/** Raw SQL on the test's database: a pg.Pool on a server, the PGlite instance (as pg returns rows) on PGlite. */
+export interface SqlClient {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows as pg types them
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+}
+
 export interface BackendContext {
-  /** The kind of store; `target` tells which server runs it. */
+  /** The backend kind: `postgres` on both PostgreSQL targets. */
   readonly backend: BackendName;
   readonly target: TargetName;
   /** The queue of the current test (system clock). */
@@ -81,8 +86,12 @@ export interface BackendContext {
   makeQueue(options?: { clock?: Clock }): JobQueue;
   /** Config of the current test's store (for child processes and raw access). */
   readonly config: JobQueueConfig;
-  /** A raw SQL pool (postgres only; throws on redis). Tables live in `schema`. */
-  readonly sql: pg.Pool;
+  /** Raw SQL on the test's database (postgres kind only; throws on redis). Tables live in `schema`. */
+  readonly sql: SqlClient;
+  /** The pg.Pool the queue uses (postgres target only; throws elsewhere). */
+  readonly pool: pg.Pool;
+  /** The PGlite instance the queue uses (pglite target only; throws elsewhere). */
+  readonly pglite: PGliteInstance;
   /** The test file's schema (postgres only; '' on redis). */
   readonly schema: string;
   /**
@@ -97,25 +106,60 @@ export interface BackendContext {
 
 export { ManualClock };
 
-/** `forEachBackend('addJob (§4.1)', (ctx) => { it(...) })` registers the block once per target. */
-export function forEachBackend(title: string, define: (ctx: BackendContext) => void): void {
+/** Targets where a whole block cannot run, each with the reason the skipped block reports. */
+export type SkipReasons = Partial<Record<TargetName, string>>;
+
+/**
+ * `forEachBackend('addJob (§4.1)', (ctx) => { it(...) })` registers the block once per target.
+ * `forEachBackend({ title, skip: { pglite: 'why' } }, ...)` skips the whole block on the targets
+ * `skip` names, its one placeholder test saying why (for single tests, itUnless).
+ */
+export function forEachBackend(
+  block: string | { title: string; skip: SkipReasons },
+  define: (ctx: BackendContext) => void,
+): void {
+  const { title, skip } = typeof block === 'string' ? { title: block, skip: {} as SkipReasons } : block;
   for (const target of selectedTargets()) {
+    const reason = skip[target];
+    if (reason !== undefined) {
+      describe.skip(`${title} [${target}]`, () => {
+        it(`skipped on ${target}: ${reason}`, () => undefined);
+      });
+      continue;
+    }
     describe(`${title} [${target}]`, () => {
-      define(contextOf(target));
+      define(contextFor(target));
     });
   }
 }
 
-function contextOf(target: TargetName): BackendContext {
+function contextFor(target: TargetName): BackendContext {
   switch (target) {
     case 'postgres':
       return postgresContext();
+    case 'pglite':
+      return pgliteContext();
     case 'redis':
     case 'redis-cluster':
       return redisContext(target);
-    case 'pglite':
-      throw new Error('the pglite target is not available in this tree');
   }
+}
+
+/**
+ * vitest's `it`, or `it.skip` with the reason in the title when the current target is one of
+ * `reasons`' keys: every skip says why, e.g.
+ * `itUnless(ctx, { pglite: 'needs a second process on the same database' })('...', ...)`.
+ */
+export function itUnless(ctx: BackendContext, reasons: Partial<Record<TargetName, string>>): TestAPI {
+  const reason = reasons[ctx.target];
+  if (reason === undefined) return it;
+  const skip = it.skip as unknown as (...args: unknown[]) => unknown;
+  // Called directly, the title says why; `.each` and the other members are it.skip's.
+  return new Proxy(it, {
+    apply: (_it, _this, [name, ...rest]: unknown[]) =>
+      skip(`${String(name)} (skipped on ${ctx.target}: ${reason})`, ...rest),
+    get: (_it, prop) => Reflect.get(it.skip, prop) as unknown,
+  });
 }
 
 /** The queue's tables, emptied between tests. */
@@ -220,11 +264,11 @@ export function useRedisPrefixes(options: { prefix: string; cluster?: boolean })
     get redis() {
       return redis;
     },
-    get prefix() {
-      return prefix;
-    },
     get clusterNodes() {
       return clusterNodes;
+    },
+    get prefix() {
+      return prefix;
     },
     alsoDelete(p) {
       if (!prefixes.includes(p)) prefixes.push(p);
@@ -279,10 +323,102 @@ function postgresContext(): BackendContext {
     get sql() {
       return store.sql;
     },
+    get pool() {
+      return store.sql;
+    },
+    get pglite(): PGliteInstance {
+      throw new Error('ctx.pglite is only available on the pglite target');
+    },
     get redis(): Redis {
       throw new Error('ctx.redis is only available on the redis backend');
     },
     schema,
+    keyPrefix: '',
+  };
+}
+
+export interface PGliteSchema {
+  /** The file's in-memory PGlite instance. */
+  readonly pglite: PGliteInstance;
+  /** Raw SQL on it, rows as pg returns them. */
+  readonly sql: SqlClient;
+  /** The file's schema, migrated with the package's migrate(). */
+  readonly schema: string;
+}
+
+/**
+ * PGlite isolation, as usePostgresSchemas on a server: one in-memory instance per test file
+ * (starting one takes about a second), a schema migrated before the file with migrate(),
+ * truncated before each test, and the instance closed after the file.
+ */
+export function usePGliteSchema(options: { prefix: string }): PGliteSchema {
+  const schema = uniqueName(options.prefix);
+  let instance: PGlite;
+  let sql: SqlClient;
+
+  beforeAll(async () => {
+    instance = await PGlite.create();
+    sql = pgliteQueryable(instance);
+    await migrate({ pglite: instance, schema });
+  });
+  beforeEach(async () => {
+    await sql.query(`TRUNCATE ${TABLES.map((t) => `"${schema}".${t}`).join(', ')} RESTART IDENTITY`);
+  });
+  afterAll(async () => {
+    await instance.close();
+  });
+
+  return {
+    get pglite() {
+      return instance;
+    },
+    get sql() {
+      return sql;
+    },
+    schema,
+  };
+}
+
+function pgliteContext(): BackendContext {
+  const store = usePGliteSchema({ prefix: 'qtest' });
+  const track = useQueues();
+  let queue: JobQueue | undefined;
+  const config = (): JobQueueConfig => ({ backend: 'postgres', pglite: store.pglite, schema: store.schema });
+
+  beforeEach(() => {
+    queue = track(initJobQueue(config()));
+  });
+  afterEach(() => {
+    queue = undefined;
+  });
+
+  return {
+    backend: 'postgres',
+    target: 'pglite',
+    clusterNodes: '',
+    get queue() {
+      if (!queue) throw new Error('ctx.queue is only available inside a test');
+      return queue;
+    },
+    makeQueue(options) {
+      return track(initJobQueue({ ...config(), clock: options?.clock }));
+    },
+    get config() {
+      return config();
+    },
+    get sql() {
+      return store.sql;
+    },
+    get pool(): pg.Pool {
+      throw new Error('ctx.pool is only available on the postgres target');
+    },
+    get pglite() {
+      return store.pglite;
+    },
+    get redis(): Redis {
+      throw new Error('ctx.redis is only available on the redis backend');
+    },
+    schema: store.schema,
     keyPrefix: '',
   };
 }
@@ -316,8 +452,14 @@ function redisContext(target: 'redis' | 'redis-cluster'): BackendContext {
     get config() {
       return config();
     },
-    get sql(): pg.Pool {
+    get sql(): SqlClient {
       throw new Error('ctx.sql is only available on the postgres backend');
+    },
+    get pool(): pg.Pool {
+      throw new Error('ctx.pool is only available on the postgres target');
+    },
+    get pglite(): PGliteInstance {
+      throw new Error('ctx.pglite is only available on the pglite target');
     },
     get redis() {
       return store.redis;

@@ -53,6 +53,7 @@ const CONSUMERS = {
   redis5: ['ioredis@5'],
   // The documentation server's optional peers, as its usage tells a project to install them.
   mcp: ['@modelcontextprotocol/sdk', 'zod', 'minisearch'],
+  pgliteOnly: ['@electric-sql/pglite', '@types/node@20'],
 } as const;
 type ConsumerName = keyof typeof CONSUMERS;
 
@@ -113,6 +114,13 @@ describe('installing the packed tarball', () => {
     expect(JSON.parse(readFileSync(join(dir, 'node_modules/ioredis/package.json'), 'utf8')).version).toMatch(/^5\./);
   });
 
+  it('a PGlite-only install pulls in neither pg nor ioredis', () => {
+    const dir = consumer('pgliteOnly');
+    expect(existsSync(join(dir, 'node_modules/@electric-sql/pglite'))).toBe(true);
+    expect(existsSync(join(dir, 'node_modules/pg'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules/ioredis'))).toBe(false);
+  });
+
   it('a Redis-only install does not pull in pg', () => {
     const dir = consumer('redisOnly');
     expect(existsSync(join(dir, 'node_modules/queuedev'))).toBe(true);
@@ -143,6 +151,33 @@ try {
     }
     await redis.quit();
   });
+
+  // The ESM and the CommonJS build each load PGlite only when a queue asks for it.
+  for (const [file, script] of [
+    ['run-pglite.mjs', `import { initJobQueue } from 'queuedev';`],
+    ['run-pglite.cjs', `const { initJobQueue } = require('queuedev');`],
+  ] as const) {
+    it(`runs a job on an embedded PGlite with only @electric-sql/pglite installed (${file})`, async () => {
+      const dir = consumer('pgliteOnly');
+      const body = `
+const queue = initJobQueue({ pglite: {}, migrate: true });
+(async () => {
+  try {
+    const id = await queue.addJob({ jobType: 'double', payload: { n: 21 } });
+    await queue.createProcessor({ double: async (p) => ({ doubled: p.n * 2 }) }).start();
+    const job = await queue.getJob(id);
+    console.log(JSON.stringify({ status: job.status, output: job.output }));
+  } finally {
+    await queue.close();
+  }
+})();
+`;
+      writeFileSync(join(dir, file), script + body);
+      const result = await run(process.execPath, [file], dir);
+      expect(result.code, show(result)).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ status: 'completed', output: { doubled: 42 } });
+    });
+  }
 
   for (const name of ['redisOnly', 'redis5'] as const) {
     it(`runs a job on Redis through redisConfig with the ioredis the project installed (${name})`, async () => {
@@ -188,6 +223,16 @@ initJobQueue({ backend: 'redis', client: new Cluster([]) });
 export const dashboard = createQueueDashboard({ jobQueue: queue, jobHandlers: {}, basePath: '/admin/jobs' });
 export const status: string = (queue.getRedisClient() as Redis).status;
 `,
+    // PGlite's own declarations do not pass skipLibCheck: false (they name Emscripten types they
+    // do not ship), so this project reaches an instance through queuedev's structural type only.
+    pgliteOnly: `
+import { initJobQueue, migrate, type PGliteInstance } from 'queuedev';
+declare const db: PGliteInstance;
+await migrate({ pglite: db });
+const queue = initJobQueue({ pglite: db, schema: 'public' });
+await db.transaction((tx) => queue.addJob({ jobType: 'a', payload: {} }, { db: tx }));
+initJobQueue({ pglite: { dataDir: './data' }, migrate: true });
+`,
   };
   // CommonJS files of the same project resolve the require conditions (.d.cts).
   const CJS = `
@@ -197,9 +242,10 @@ export const init: typeof queuedev.initJobQueue = queuedev.initJobQueue;
 export const create: typeof dashboard.createQueueDashboard = dashboard.createQueueDashboard;
 `;
 
-  for (const name of ['pgOnly', 'redisOnly'] as const) {
+  const DRIVER = { pgOnly: 'pg', redisOnly: 'ioredis', pgliteOnly: '@electric-sql/pglite' } as const;
+  for (const name of ['pgOnly', 'redisOnly', 'pgliteOnly'] as const) {
     for (const [resolution, options] of Object.entries(RESOLUTIONS)) {
-      it(`type-checks with skipLibCheck: false and only ${name === 'pgOnly' ? 'pg' : 'ioredis'} installed (${resolution})`, async () => {
+      it(`type-checks with skipLibCheck: false and only ${DRIVER[name]} installed (${resolution})`, async () => {
         const dir = consumer(name);
         writeFileSync(join(dir, 'check.ts'), SOURCES[name]);
         const files = ['check.ts'];

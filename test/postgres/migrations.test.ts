@@ -854,7 +854,12 @@ describe('migrate() from the package entry point (postgres)', () => {
 
   it.each<[string, unknown, string[]]>([
     ['no database', { schema: 'x' }, ['`databaseUrl`', 'undefined']],
-    ['both databaseUrl and pool', { databaseUrl: PG_URL, pool: {} }, ['`databaseUrl` or `pool`, not both']],
+    [
+      'both databaseUrl and pool',
+      { databaseUrl: PG_URL, pool: {} },
+      ['one of `databaseUrl`, `pool` or `pglite`, not `databaseUrl` and `pool`'],
+    ],
+    ['both pool and pglite', { pool: {}, pglite: {} }, ['not `pool` and `pglite`']],
     ['an empty databaseUrl', { databaseUrl: '' }, ['`databaseUrl`', 'a non-empty connection string']],
     ['a pool without connect()', { pool: { query: () => undefined } }, ['`pool`', 'connect()']],
     ['a schema that is not an identifier', { databaseUrl: PG_URL, schema: 'bad-name' }, ['`schema`', '"bad-name"']],

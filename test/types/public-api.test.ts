@@ -5,6 +5,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { Cluster as Cluster5, Redis as Redis5 } from 'ioredis5';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as api from '../../src/index.js';
@@ -205,6 +206,22 @@ describe('public types', () => {
       initJobQueue({ pool: single });
       // @ts-expect-error a Redis client belongs to the redis backend
       initJobQueue({ backend: 'postgres', client });
+    };
+    expectTypeOf(typed).toBeFunction();
+  });
+
+  it('accepts a PGlite instance or { dataDir? } as `pglite`, and a PGlite transaction as `db`', () => {
+    expectTypeOf<PGlite>().toExtend<api.PGliteInstance>();
+    expectTypeOf<Transaction>().toExtend<api.Queryable>();
+    const typed = (db: PGlite, tx: Transaction, pool: pg.Pool) => {
+      initJobQueue({ pglite: db, migrate: true });
+      initJobQueue({ pglite: { dataDir: './data' } });
+      void initJobQueue({ pglite: {} }).addJob({ jobType: 'a', payload: {} }, { db: tx });
+      void api.migrate({ pglite: db });
+      // @ts-expect-error dataDir is a path
+      initJobQueue({ pglite: { dataDir: 1 } });
+      // @ts-expect-error a pg.Pool is not a PGlite instance
+      initJobQueue({ pglite: pool });
     };
     expectTypeOf(typed).toBeFunction();
   });

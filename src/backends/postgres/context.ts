@@ -5,9 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { ResolvedPostgresConfig } from '../../config.js';
-import { poolConnection, type Connection } from './connection.js';
+import type { Connection } from './connection.js';
+import type { Driver } from './driver.js';
 import { JobAvailableListener } from './listener.js';
-import type { Driver } from './pool.js';
 import { cascadeLevelSql } from './queries/cascade.js';
 import {
   addCronScheduleSql,
@@ -64,17 +64,15 @@ export type Statements = ReturnType<typeof buildStatements>;
 
 export function postgresContext(config: ResolvedPostgresConfig, driver: Driver, schema: string): PostgresContext {
   const names = schemaNames(schema);
-  // Named, so operators (and tests) can tell the wake-up connection apart in pg_stat_activity.
-  const listenerConfig = () => ({ ...driver.clientConfig(), application_name: `queuedev-wake:${schema}` });
   const log = (message: string) => {
     if (config.verbose) console.log(`[queuedev] ${message}`);
   };
   return {
-    conn: poolConnection(driver.pool),
+    conn: driver.conn,
     names,
     sql: buildStatements(names),
     groupLockKey: advisoryKey(`queuedev:group-claim:${schema}`),
-    listener: new JobAvailableListener(listenerConfig, names.channel, log),
+    listener: new JobAvailableListener(driver.wakeSource(schema), names.channel, log),
   };
 }
 

@@ -1,26 +1,46 @@
 /**
  * Wake-ups (issue 3): LISTEN on ONE dedicated connection per queue, shared by every subscriber.
- * A pool connection would be returned to the pool and lose its LISTEN, so this is a separate
- * pg.Client built from the same connection settings. When the connection drops it reconnects
- * with backoff and wakes the subscribers once, since notifications sent meanwhile were lost
- * (the processors' polling covers the gap anyway).
+ * How that connection is opened is the driver's (a WakeSource): on a server, a pg.Client apart
+ * from the pool, since a pool connection would be returned to the pool and lose its LISTEN
+ * (pool.ts); on PGlite, the instance's own listen() (pglite.ts). This class holds what both
+ * share: when the connection drops it reconnects with backoff and wakes the subscribers once,
+ * since notifications sent meanwhile were lost (the processors' polling covers the gap anyway).
  */
-import type { Client, ClientConfig } from 'pg';
 import { quoteIdent } from '../../config.js';
-import { loadDriver } from '../../load-driver.js';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 
+/** What a WakeSource is told: the channel, where its payloads go and how it reports a drop. */
+export interface WakeSubscription {
+  /** The channel, as NOTIFY names it. */
+  channel: string;
+  /** The channel, quoted for LISTEN (`queuedev_<schema>` or a hash, both identifiers). */
+  quotedChannel: string;
+  /** Called with each notification's payload on the channel. */
+  notify: (payload: string) => void;
+  /** Called when the connection is gone after it was opened (or while opening). */
+  lost: (err?: Error) => void;
+}
+
+/** An open wake-up connection. */
+export interface WakeConnection {
+  close(): Promise<void>;
+}
+
+/** Opens a wake-up connection that has run LISTEN; rejects when it cannot. */
+export type WakeSource = (subscription: WakeSubscription) => Promise<WakeConnection>;
+
 export class JobAvailableListener {
   private readonly listeners = new Set<(jobId?: number) => void>();
-  private client: Client | undefined;
+  /** The open connection, with the token its `lost` reports carry. */
+  private current: { token: object; connection: WakeConnection } | undefined;
   private connecting: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryMs = FIRST_RETRY_MS;
 
   constructor(
-    private readonly clientConfig: () => ClientConfig,
+    private readonly source: WakeSource,
     private readonly channel: string,
     private readonly log: (message: string) => void,
   ) {}
@@ -53,42 +73,37 @@ export class JobAvailableListener {
   }
 
   private async open(): Promise<void> {
-    const pg = loadDriver('pg');
-    const client = new pg.Client(this.clientConfig());
-    client.on('notification', (message) => {
-      // The payload is the id of a single added job, or empty.
-      if (message.channel === this.channel) this.wake(Number(message.payload) || undefined);
-    });
-    // 'error' without a handler would crash the process; both events mean the connection is gone.
-    client.on('error', (err) => this.lost(client, err));
-    client.on('end', () => this.lost(client));
+    const token = {};
+    let connection: WakeConnection;
     try {
-      await client.connect();
-      await client.query(`LISTEN ${quoteChannel(this.channel)}`);
+      connection = await this.source({
+        channel: this.channel,
+        quotedChannel: quoteIdent(this.channel),
+        // The payload is the id of a single added job, or empty.
+        notify: (payload) => this.wake(Number(payload) || undefined),
+        lost: (err) => this.lost(token, err),
+      });
     } catch (err) {
-      client.removeAllListeners('end');
-      await client.end().catch(() => undefined);
-      this.lost(client, err as Error);
+      this.lost(token, err as Error);
       return;
     }
     if (this.listeners.size === 0) {
       // Everyone unsubscribed while we were connecting.
-      client.removeAllListeners('end');
-      await client.end().catch(() => undefined);
+      await connection.close();
       return;
     }
-    this.client = client;
+    this.current = { token, connection };
     this.retryMs = FIRST_RETRY_MS;
   }
 
-  private lost(client: Client, err?: Error): void {
-    if (this.client === client) this.client = undefined;
+  private lost(token: object, err?: Error): void {
+    if (this.current?.token === token) this.current = undefined;
     if (this.listeners.size === 0 || this.retryTimer) return;
     this.log(`job wake-up connection lost${err ? `: ${err.message}` : ''}; reconnecting in ${this.retryMs} ms`);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.connect().then(() => {
-        if (this.client) this.wake();
+        if (this.current) this.wake();
       });
     }, this.retryMs);
     this.retryTimer.unref();
@@ -99,13 +114,9 @@ export class JobAvailableListener {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     await this.connecting;
-    const client = this.client;
-    this.client = undefined;
-    if (client && this.listeners.size === 0) {
-      client.removeAllListeners('end');
-      client.on('error', () => undefined);
-      await client.end().catch(() => undefined);
-    }
+    const current = this.current;
+    this.current = undefined;
+    if (current && this.listeners.size === 0) await current.connection.close();
   }
 
   private wake(jobId?: number): void {
@@ -117,11 +128,6 @@ export class JobAvailableListener {
       }
     }
   }
-}
-
-/** LISTEN takes an identifier; the channel is `queuedev_<schema>` or a hash, both identifiers. */
-function quoteChannel(channel: string): string {
-  return quoteIdent(channel);
 }
 
 /** The wake-up operation of the Backend: subscribers share the context's one listener. */

@@ -7,7 +7,7 @@
  * Each file holds an `-- Up Migration` and a `-- Down Migration` section. Releases up to 0.1
  * applied them with node-pg-migrate; this runner keeps its history table (same name, columns and
  * order) and its advisory lock key, so databases migrated before carry on, and it needs nothing
- * but `pg`.
+ * but `pg` (or, on an embedded database, `@electric-sql/pglite`).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -26,15 +26,17 @@ import {
 import { quoteIdent } from '../../config.js';
 import { ConfigError } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
-import type { PostgresPool, Queryable } from '../../types.js';
+import type { PGliteInstance, PostgresPool, Queryable } from '../../types.js';
 import { findMigrationsDir } from './migrations-dir.js';
+import { inTurn, pgliteQueryable } from './pglite.js';
 
 export const MIGRATIONS_TABLE = 'queuedev_migrations';
 /** The environment variable `queue-cli migrate` reads the connection string from. */
 export const DATABASE_ENV = 'PG_QUEUE_DATABASE';
 
 /**
- * Options of {@link migrate}. Give the database as `databaseUrl` or as an open `pool`, not both.
+ * Options of {@link migrate}. Give the database as one of `databaseUrl`, an open `pool` or a
+ * `pglite` instance.
  * @example await migrate({ databaseUrl: process.env.DATABASE_URL, schema: 'billing_queue' })
  */
 export interface MigrateOptions {
@@ -51,6 +53,12 @@ export interface MigrateOptions {
    * @example pool: createPool({ connectionString: process.env.DATABASE_URL, ssl: { ca: 'file:///etc/ssl/db-ca.pem' } })
    */
   pool?: PostgresPool;
+  /**
+   * A PGlite instance (an embedded PostgreSQL): migrate runs on it and leaves it open.
+   * @default none: give `databaseUrl` or `pool` instead
+   * @example pglite: await PGlite.create('./queue-data')
+   */
+  pglite?: PGliteInstance;
   /**
    * Schema of the queue's tables; created when missing. Give the queue the same `schema`.
    * @default 'public'
@@ -95,7 +103,7 @@ export interface MigrationRun {
   name: string;
 }
 
-const MIGRATE_KEYS = ['databaseUrl', 'pool', 'schema', 'direction', 'count', 'dryRun', 'log', 'verbose'];
+const MIGRATE_KEYS = ['databaseUrl', 'pool', 'pglite', 'schema', 'direction', 'count', 'dryRun', 'log', 'verbose'];
 
 /** One shipped migration file, split into its two sections. */
 export interface MigrationFile {
@@ -157,11 +165,13 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
   const checked = checkObject(E, 'options', options, 'an object (the options of migrate())');
   checkKnownKeys(E, '', checked, MIGRATE_KEYS, 'migrate options');
   const o = checked as MigrateOptions;
-  if (o.databaseUrl !== undefined && o.pool !== undefined) {
-    throw new ConfigError('Give `databaseUrl` or `pool`, not both: each names the database to migrate');
+  const targets = (['databaseUrl', 'pool', 'pglite'] as const).filter((k) => o[k] !== undefined);
+  if (targets.length > 1) {
+    throw new ConfigError(
+      `Give one of \`databaseUrl\`, \`pool\` or \`pglite\`, not ${targets.map((k) => `\`${k}\``).join(' and ')}: each names the database to migrate`,
+    );
   }
-  if (o.databaseUrl === undefined && o.pool === undefined)
-    fail(E, 'databaseUrl', 'a connection string (or give `pool`)', undefined);
+  if (targets.length === 0) fail(E, 'databaseUrl', 'a connection string (or give `pool` or `pglite`)', undefined);
   if (o.databaseUrl !== undefined) {
     ensure(
       E,
@@ -178,6 +188,15 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
       'pool',
       'a pg.Pool (an object with connect())',
       o.pool,
+    );
+  }
+  if (o.pglite !== undefined) {
+    ensure(
+      E,
+      isObject(o.pglite) && typeof o.pglite.exec === 'function' && typeof o.pglite.query === 'function',
+      'pglite',
+      'a PGlite instance (an object with query() and exec())',
+      o.pglite,
     );
   }
   const direction = o.direction === undefined ? 'up' : checkOneOf(E, 'direction', o.direction, ['up', 'down'] as const);
@@ -197,25 +216,61 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
   return { ...o, schema: requireSchemaName(o.schema ?? 'public'), direction };
 }
 
-/** One connection for the run: checked out of the caller's pool, or opened from the URL. */
-async function openConnection(
-  options: MigrateOptions,
-): Promise<{ client: Queryable; close: (failed: boolean) => Promise<void> }> {
+/** Where a run executes: statements outside the migrations' transactions, and those transactions. */
+interface MigrationSession {
+  client: Queryable;
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction(fn: (tx: Queryable) => Promise<void>): Promise<void>;
+  close(failed: boolean): Promise<void>;
+}
+
+/** BEGIN and COMMIT on a connection of the run's own. */
+function onConnection(client: Queryable, close: (failed: boolean) => Promise<void>): MigrationSession {
+  return {
+    client,
+    async transaction(fn) {
+      await client.query('BEGIN');
+      try {
+        await fn(client);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    },
+    close,
+  };
+}
+
+/**
+ * The session of the run: a connection checked out of the caller's pool or opened from the URL;
+ * on PGlite, the instance, whose one session its other users share, so each migration runs in
+ * PGlite's own transaction(), which keeps their statements out of it.
+ */
+async function openSession(options: MigrateOptions): Promise<MigrationSession> {
+  if (options.pglite) {
+    const pglite = options.pglite;
+    return {
+      client: pgliteQueryable(pglite),
+      transaction: (fn) => pglite.transaction((tx) => fn(pgliteQueryable(tx))),
+      // The instance is the caller's: it stays open.
+      close: () => Promise.resolve(),
+    };
+  }
   if (options.pool) {
     const client = await options.pool.connect();
     // A connection whose run failed may be mid-transaction: the pool discards it instead of reusing it.
-    const close = (failed: boolean): Promise<void> => {
+    return onConnection(client, (failed) => {
       client.release(failed || undefined);
       return Promise.resolve();
-    };
-    return { client, close };
+    });
   }
   const pg = loadDriver('pg');
   const client = new pg.Client({ connectionString: options.databaseUrl });
   // A failed connect leaves nothing to close, and a dropped connection must not crash the process.
   client.on('error', () => undefined);
   await client.connect();
-  return { client, close: () => client.end().catch(() => undefined) };
+  return onConnection(client, () => client.end().catch(() => undefined));
 }
 
 /**
@@ -228,10 +283,18 @@ async function openConnection(
  * @example await migrate({ databaseUrl: process.env.PG_QUEUE_DATABASE, schema: 'billing_queue' })
  */
 export async function migrate(options: MigrateOptions): Promise<MigrationRun[]> {
-  const { schema, direction, count, dryRun, verbose } = checkOptions(options);
+  const checked = checkOptions(options);
+  // One PGlite session holds every advisory lock it asks for, so the lock below cannot make two
+  // runs on one instance take turns: they take turns in the process instead.
+  return checked.pglite ? inTurn(checked.pglite, () => run(checked)) : run(checked);
+}
+
+async function run(options: ReturnType<typeof checkOptions>): Promise<MigrationRun[]> {
+  const { schema, direction, count, dryRun, verbose } = options;
   const log = options.log ?? (() => undefined);
   const files = readMigrations();
-  const { client, close } = await openConnection(options);
+  const session = await openSession(options);
+  const { client } = session;
   const lockKey = migrationLockKey(schema);
   let failed = false;
   try {
@@ -252,7 +315,7 @@ export async function migrate(options: MigrateOptions): Promise<MigrationRun[]> 
     }
     await prepareSchema(client, schema);
     for (const m of plan) {
-      await runOne(client, schema, m, direction, verbose ? log : undefined);
+      await runOne(session, schema, m, direction, verbose ? log : undefined);
       log(`${direction === 'up' ? 'Applied' : 'Undid'} ${m.name}`);
     }
     return plan.map((m) => ({ name: m.name }));
@@ -263,7 +326,7 @@ export async function migrate(options: MigrateOptions): Promise<MigrationRun[]> 
     await client.query('SELECT pg_advisory_unlock($1)', [lockKey]).catch(() => {
       failed = true;
     });
-    await close(failed);
+    await session.close(failed);
   }
 }
 
@@ -299,7 +362,7 @@ async function prepareSchema(client: Queryable, schema: string): Promise<void> {
 }
 
 async function runOne(
-  client: Queryable,
+  session: MigrationSession,
   schema: string,
   m: MigrationFile,
   direction: 'up' | 'down',
@@ -311,17 +374,16 @@ async function runOne(
   logSql?.(sql);
   const table = `${quoteIdent(schema)}.${MIGRATIONS_TABLE}`;
   try {
-    await client.query('BEGIN');
-    // The files use unqualified names: they land in the schema on the search_path. LOCAL, so a
-    // pool's connection goes back with the search_path it came with.
-    await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
-    // Multi-statement text goes through the simple query protocol, as one batch.
-    await client.query(sql);
-    if (direction === 'up') await client.query(`INSERT INTO ${table} (name, run_on) VALUES ($1, NOW())`, [m.name]);
-    else await client.query(`DELETE FROM ${table} WHERE name = $1`, [m.name]);
-    await client.query('COMMIT');
+    await session.transaction(async (tx) => {
+      // The files use unqualified names: they land in the schema on the search_path. LOCAL, so a
+      // pool's connection goes back with the search_path it came with.
+      await tx.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
+      // Multi-statement text goes through the simple query protocol, as one batch.
+      await tx.query(sql);
+      if (direction === 'up') await tx.query(`INSERT INTO ${table} (name, run_on) VALUES ($1, NOW())`, [m.name]);
+      else await tx.query(`DELETE FROM ${table} WHERE name = $1`, [m.name]);
+    });
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
     throw new MigrationError(m.name, direction, err);
   }
 }

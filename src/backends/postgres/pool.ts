@@ -2,6 +2,10 @@ import type { ClientConfig, Pool, PoolConfig } from 'pg';
 import { resolveDatabaseConfig, type ResolvedPostgresConfig } from '../../config.js';
 import type { DatabaseConfig, PostgresPool } from '../../types.js';
 import { loadDriver } from '../../load-driver.js';
+import { poolConnection } from './connection.js';
+import type { Driver } from './driver.js';
+import type { WakeSource } from './listener.js';
+import { poolSecrets } from './store-errors.js';
 
 type ResolvedDatabaseConfig = NonNullable<ResolvedPostgresConfig['databaseConfig']>;
 
@@ -25,16 +29,27 @@ export function createPoolFromResolved(resolved: ResolvedDatabaseConfig, extra: 
   return new pg.Pool({ ...clientConfigOf(resolved), ...extra });
 }
 
-/** The pool of a queue, whether the library owns it, and the settings of its connections. */
-export interface Driver {
-  pool: Pool;
-  ownsPool: boolean;
-  /** Settings for a connection outside the pool (the wake-up listener). */
-  clientConfig: () => ClientConfig;
+/** @internal The queue's pool: the caller's `pool`, or one built from `databaseConfig`. */
+export function openPoolDriver(config: ResolvedPostgresConfig): Driver {
+  const { pool, ownsPool, clientConfig } = openPool(config);
+  return {
+    conn: poolConnection(pool),
+    db: pool,
+    migrateTarget: { pool },
+    // Named, so operators (and tests) can tell the wake-up connection apart in pg_stat_activity.
+    wakeSource: (schema) => pgWakeSource(() => ({ ...clientConfig(), application_name: `queuedev-wake:${schema}` })),
+    getPool: () => pool,
+    singleSession: false,
+    secrets: poolSecrets(pool),
+    close: () => (ownsPool ? pool.end() : Promise.resolve()),
+  };
 }
 
-/** @internal The queue's pool: the caller's `pool`, or one built from `databaseConfig`. */
-export function openDriver(config: ResolvedPostgresConfig): Driver {
+function openPool(config: ResolvedPostgresConfig): {
+  pool: Pool;
+  ownsPool: boolean;
+  clientConfig: () => ClientConfig;
+} {
   if (config.pool) {
     const pool = config.pool;
     // pg.Pool keeps the settings it was created with; the wake-up connection reuses them.
@@ -54,4 +69,34 @@ export function openDriver(config: ResolvedPostgresConfig): Driver {
     if (config.verbose) console.log(`[queuedev] idle connection error: ${err.message}`);
   });
   return { pool, ownsPool: true, clientConfig: () => clientConfigOf(resolved) };
+}
+
+/**
+ * Wake-ups on a server: a pg.Client of its own, apart from the pool, since a pool connection
+ * would be returned to the pool and lose its LISTEN.
+ */
+function pgWakeSource(clientConfig: () => ClientConfig): WakeSource {
+  return async ({ channel, quotedChannel, notify, lost }) => {
+    const pg = loadDriver('pg');
+    const client = new pg.Client(clientConfig());
+    client.on('notification', (message) => {
+      if (message.channel === channel) notify(message.payload ?? '');
+    });
+    // 'error' without a handler would crash the process; both events mean the connection is gone.
+    client.on('error', (err) => lost(err));
+    client.on('end', () => lost());
+    const end = async () => {
+      client.removeAllListeners('end');
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+    };
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${quotedChannel}`);
+    } catch (err) {
+      await end();
+      throw err;
+    }
+    return { close: end };
+  };
 }

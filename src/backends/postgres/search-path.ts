@@ -52,8 +52,12 @@ function firstNamedSchema(searchPath: string): string | undefined {
 
 /** A context found once on first use; undefined while no lookup is under way or done. */
 export interface LazyContext<C> {
-  /** The context, looking the schema up first when that has not succeeded yet. */
-  get(): Promise<C>;
+  /**
+   * The context, looking the schema up first when that has not succeeded yet: on the queue's own
+   * connection, or on `via` (the caller's `db`, on the same database). `bind` must give the same
+   * context for the same schema: both lookups may call it.
+   */
+  get(via?: Queryable): Promise<C>;
   /** The lookup under way or done, if any, without starting one. */
   started(): Promise<C> | undefined;
 }
@@ -66,12 +70,20 @@ export interface LazyContext<C> {
  */
 export function contextOnSearchPath<C>(pool: Queryable, bind: (schema: string) => C): LazyContext<C> {
   let binding: Promise<C> | undefined;
+  let found: C | undefined;
   return {
-    get() {
-      binding ??= schemaOnSearchPath(pool).then(bind, (err: unknown) => {
-        binding = undefined;
-        throw err;
-      });
+    get(via) {
+      if (found !== undefined) return Promise.resolve(found);
+      // A lookup on the caller's connection runs on its own: one under way on the queue's
+      // connection may be waiting for that very connection (PGlite's one session).
+      if (via) return schemaOnSearchPath(via).then(bind);
+      binding ??= schemaOnSearchPath(pool).then(
+        (schema) => (found = bind(schema)),
+        (err: unknown) => {
+          binding = undefined;
+          throw err;
+        },
+      );
       return binding;
     },
     started: () => binding,

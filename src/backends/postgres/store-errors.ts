@@ -26,7 +26,8 @@ const CONNECTION_MESSAGES = [
   /is not queryable/,
   /^Client was closed and is not queryable/,
 ];
-const CLOSED_MESSAGES = [/^Cannot use a pool after calling end on the pool/];
+/** pg-pool after end(); PGlite after (or while) close() ran. */
+const CLOSED_MESSAGES = [/^Cannot use a pool after calling end on the pool/, /^PGlite is clos(ed|ing)/];
 /** undefined_table and undefined_function: a table or function of the migrations is missing. */
 const MISSING_OBJECT_STATES = new Set(['42P01', '42883']);
 /**
@@ -70,16 +71,25 @@ export function migrateCommand(schema: string): string {
   return `${DATABASE_ENV}=<connection string> npx queue-cli migrate --schema ${schema}`;
 }
 
-/**
- * The translation for one queue: its schema (for NotMigratedError; null while the schema is not
- * known yet, read at each error) and its pool's password (masked in every error it lets through).
- */
-export function postgresErrorTranslator(currentSchema: () => string | null, pool: Pool): StoreErrorTranslator {
+/** The passwords of a pool's settings. */
+export function poolSecrets(pool: Pool): string[] {
   // pg.Pool keeps its settings in `options`; a password may also sit in the connection string.
   const options = (pool as unknown as { options?: { password?: unknown; connectionString?: unknown } }).options ?? {};
+  return secretsOf(options.password, urlPassword(options.connectionString));
+}
+
+/**
+ * The translation for one queue: its schema (for NotMigratedError; null while the schema is not
+ * known yet, read at each error) and its connection's passwords (masked in every error it lets
+ * through). PGlite's errors carry the same SQLSTATE `code` as pg's, so one set of rules serves both.
+ */
+export function postgresErrorTranslator(
+  currentSchema: () => string | null,
+  secrets: readonly string[],
+): StoreErrorTranslator {
   return storeErrorTranslator({
     store: 'PostgreSQL',
-    secrets: secretsOf(options.password, urlPassword(options.connectionString)),
+    secrets,
     unavailable: postgresUnavailableReason,
     fact: valuesRejected,
     typed(err, clean) {
