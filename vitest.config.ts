@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,6 +10,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Test files spend most of their time waiting on the stores and on timers, so two files at a
+    // time keep a 2-core machine busy where vitest's default (one fewer than the cores) runs one.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Serves the local Redis Cluster of the redis-cluster target, started on first use.
     globalSetup: ['test/helpers/redis-cluster-setup.ts'],
     // Tests that stop and start the database or Redis server run alone, after the rest.
