@@ -174,6 +174,7 @@ describe('queue-cli init', { timeout: 180_000 }, () => {
     expect(result.code, show(result)).toBe(0);
     expect(result.stdout).toContain('dry run: queuedev for hono on postgres');
     expect(result.stdout).toContain('  would create: queue/routes.ts');
+    expect(result.stdout).toContain('  would create: .env.example');
     expect(existsSync(join(dir, 'queue'))).toBe(false);
     expect(existsSync(join(dir, '.env.example'))).toBe(false);
   });

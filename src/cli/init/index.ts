@@ -146,8 +146,15 @@ function writeEnvEntries(project: Project, backend: Backend): void {
   const block = `# queuedev\n${missing.map(([k, v]) => `${k}=${v}`).join('\n')}\n`;
   const text = current === '' ? block : `${current}${current.endsWith('\n') ? '' : '\n'}\n${block}`;
   writeProjectFile(project, path, text);
-  const verb = current === '' ? 'created' : `added ${missing.map(([k]) => k).join(', ')} to`;
-  console.log(`  ${project.dryRun ? `would have ${verb}` : verb}: ${name}`);
+  const keys = missing.map(([k]) => k).join(', ');
+  const verb = project.dryRun
+    ? current === ''
+      ? 'would create'
+      : `would add ${keys} to`
+    : current === ''
+      ? 'created'
+      : `added ${keys} to`;
+  console.log(`  ${verb}: ${name}`);
 }
 
 /** What to do after the files are written; `dir` is the queue folder, relative to the project. */
