@@ -295,46 +295,14 @@ export function useQueues(): <Q extends JobQueue>(queue: Q) => Q {
 function postgresContext(): BackendContext {
   const store = usePostgresSchemas({ prefix: 'qtest', poolSize: 20 });
   const schema = store.schemas[0]!;
-  const track = useQueues();
-  let queue: JobQueue | undefined;
-  const config = (): JobQueueConfig => ({ backend: 'postgres', pool: store.sql, schema });
-
-  beforeEach(() => {
-    queue = track(initJobQueue(config()));
-  });
-  afterEach(() => {
-    queue = undefined;
-  });
-
-  return {
+  return targetContext({
     backend: 'postgres',
     target: 'postgres',
-    clusterNodes: '',
-    get queue() {
-      if (!queue) throw new Error('ctx.queue is only available inside a test');
-      return queue;
-    },
-    makeQueue(options) {
-      return track(initJobQueue({ ...config(), clock: options?.clock }));
-    },
-    get config() {
-      return config();
-    },
-    get sql() {
-      return store.sql;
-    },
-    get pool() {
-      return store.sql;
-    },
-    get pglite(): PGliteInstance {
-      throw new Error('ctx.pglite is only available on the pglite target');
-    },
-    get redis(): Redis {
-      throw new Error('ctx.redis is only available on the redis backend');
-    },
-    schema,
-    keyPrefix: '',
-  };
+    config: () => ({ backend: 'postgres', pool: store.sql, schema }),
+    schema: () => schema,
+    sql: () => store.sql,
+    pool: () => store.sql,
+  });
 }
 
 export interface PGliteSchema {
@@ -381,92 +349,92 @@ export function usePGliteSchema(options: { prefix: string }): PGliteSchema {
 
 function pgliteContext(): BackendContext {
   const store = usePGliteSchema({ prefix: 'qtest' });
-  const track = useQueues();
-  let queue: JobQueue | undefined;
-  const config = (): JobQueueConfig => ({ backend: 'postgres', pglite: store.pglite, schema: store.schema });
-
-  beforeEach(() => {
-    queue = track(initJobQueue(config()));
-  });
-  afterEach(() => {
-    queue = undefined;
-  });
-
-  return {
+  return targetContext({
     backend: 'postgres',
     target: 'pglite',
-    clusterNodes: '',
-    get queue() {
-      if (!queue) throw new Error('ctx.queue is only available inside a test');
-      return queue;
-    },
-    makeQueue(options) {
-      return track(initJobQueue({ ...config(), clock: options?.clock }));
-    },
-    get config() {
-      return config();
-    },
-    get sql() {
-      return store.sql;
-    },
-    get pool(): pg.Pool {
-      throw new Error('ctx.pool is only available on the postgres target');
-    },
-    get pglite() {
-      return store.pglite;
-    },
-    get redis(): Redis {
-      throw new Error('ctx.redis is only available on the redis backend');
-    },
-    schema: store.schema,
-    keyPrefix: '',
-  };
+    config: () => ({ backend: 'postgres', pglite: store.pglite, schema: store.schema }),
+    schema: () => store.schema,
+    sql: () => store.sql,
+    pglite: () => store.pglite,
+  });
 }
 
 function redisContext(target: 'redis' | 'redis-cluster'): BackendContext {
   const store = useRedisPrefixes({ prefix: 'qtest', cluster: target === 'redis-cluster' });
+  return targetContext({
+    backend: 'redis',
+    target,
+    config: () => ({ backend: 'redis', client: store.redis, keyPrefix: store.prefix }),
+    redis: () => store.redis,
+    keyPrefix: () => store.prefix,
+    clusterNodes: () => store.clusterNodes,
+  });
+}
+
+/** What a target gives its context: its queue config, and the raw access it has. */
+interface TargetParts {
+  backend: BackendName;
+  target: TargetName;
+  config: () => JobQueueConfig;
+  schema?: () => string;
+  sql?: () => SqlClient;
+  pool?: () => pg.Pool;
+  pglite?: () => PGliteInstance;
+  redis?: () => Redis;
+  keyPrefix?: () => string;
+  clusterNodes?: () => string;
+}
+
+/**
+ * The context every target shares: a queue per test on the target's config (closed after it,
+ * with those of makeQueue), and the target's raw access; what a target lacks throws when read.
+ */
+function targetContext(parts: TargetParts): BackendContext {
   const track = useQueues();
   let queue: JobQueue | undefined;
-  const config = (): JobQueueConfig => ({ backend: 'redis', client: store.redis, keyPrefix: store.prefix });
-
   beforeEach(() => {
-    queue = track(initJobQueue(config()));
+    queue = track(initJobQueue(parts.config()));
   });
   afterEach(() => {
     queue = undefined;
   });
-
+  const only = <T>(get: (() => T) | undefined, what: string, where: string): T => {
+    if (!get) throw new Error(`ctx.${what} is only available on the ${where}`);
+    return get();
+  };
   return {
-    backend: 'redis',
-    target,
-    get clusterNodes() {
-      return store.clusterNodes;
-    },
+    backend: parts.backend,
+    target: parts.target,
     get queue() {
       if (!queue) throw new Error('ctx.queue is only available inside a test');
       return queue;
     },
     makeQueue(options) {
-      return track(initJobQueue({ ...config(), clock: options?.clock }));
+      return track(initJobQueue({ ...parts.config(), clock: options?.clock }));
     },
     get config() {
-      return config();
+      return parts.config();
     },
-    get sql(): SqlClient {
-      throw new Error('ctx.sql is only available on the postgres backend');
+    get sql() {
+      return only(parts.sql, 'sql', 'postgres backend');
     },
-    get pool(): pg.Pool {
-      throw new Error('ctx.pool is only available on the postgres target');
+    get pool() {
+      return only(parts.pool, 'pool', 'postgres target');
     },
-    get pglite(): PGliteInstance {
-      throw new Error('ctx.pglite is only available on the pglite target');
+    get pglite() {
+      return only(parts.pglite, 'pglite', 'pglite target');
     },
     get redis() {
-      return store.redis;
+      return only(parts.redis, 'redis', 'redis backend');
     },
-    schema: '',
+    get schema() {
+      return parts.schema?.() ?? '';
+    },
     get keyPrefix() {
-      return store.prefix;
+      return parts.keyPrefix?.() ?? '';
+    },
+    get clusterNodes() {
+      return parts.clusterNodes?.() ?? '';
     },
   };
 }
