@@ -2,18 +2,16 @@
  * `queue-cli migrate` (SPEC §4.12), run as a child process through tsx against a fresh database,
  * and the package's migrate() that the CLI, the test harness, the benchmark and the examples use.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, initJobQueue, migrate, type MigrateOptions } from '../../src/index.js';
 import { backendOf } from '../../src/queue.js';
+import { cli as runCli, ROOT } from '../cli/run-cli.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
 const ALL_MIGRATIONS = [
   '001_initial',
   '002_cron_and_waits',
@@ -28,27 +26,8 @@ const ALL_MIGRATIONS = [
 ];
 const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs queue-cli with exactly `env` (plus PATH), never the test process's PG_QUEUE_DATABASE. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, ROOT, env);
 
 function urlOf(database: string): string {
   const url = new URL(PG_URL);
