@@ -299,12 +299,13 @@ describe('migrate() (postgres)', () => {
   });
 });
 
-describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
+/**
+ * The scratch schema of one upgrade test block, and a pool on its database: the block migrates
+ * it step by step; it is dropped after the block.
+ */
+function useUpgradeSchema(): { readonly schema: string; readonly pool: pg.Pool } {
   const schema = uniqueName('qpg_mig');
   let pool: pg.Pool;
-  const NOW = new Date('2030-01-01T00:00:00.000Z');
-  const hour = 3_600_000;
-
   beforeAll(() => {
     pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
   });
@@ -312,11 +313,24 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await pool.end();
   });
+  return {
+    schema,
+    get pool() {
+      return pool;
+    },
+  };
+}
+
+describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
+  const db = useUpgradeSchema();
+  const { schema } = db;
+  const NOW = new Date('2030-01-01T00:00:00.000Z');
+  const hour = 3_600_000;
 
   it('keeps every job, and each becomes claimable at its time in priority order', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 2 })).toHaveLength(2);
     // Jobs as 002 stored them: due, scheduled ahead, failed with a retry to come, waiting.
-    await pool.query(
+    await db.pool.query(
       `INSERT INTO "${schema}".job_queue (job_type, payload, status, priority, run_at, next_attempt_at, wait_until,
          attempts, created_at, updated_at)
        VALUES ('due', '{}', 'pending', 1, $1, NULL, NULL, 0, $1, $1),
@@ -328,7 +342,7 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
     );
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(2).map((name) => ({ name })));
 
-    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
     try {
       const claim = async (at: number) =>
@@ -345,42 +359,36 @@ describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
 });
 
 describe('006_parked_jobs on a schema with jobs (postgres)', () => {
-  const schema = uniqueName('qpg_mig');
-  let pool: pg.Pool;
+  const db = useUpgradeSchema();
+  const { schema } = db;
   const NOW = new Date('2030-01-01T00:00:00.000Z');
-
-  beforeAll(() => {
-    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
 
   it('keeps every job; a blocked one is parked by a claim and runs once its prerequisite completes', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
     const before = new Date(NOW.getTime() - 60_000);
-    const { rows } = await pool.query<{ id: string }>(
+    const { rows } = await db.pool.query<{ id: string }>(
       `INSERT INTO "${schema}".job_queue (job_type, payload, priority, run_at, created_at, updated_at)
        VALUES ('first', '{}', 1, $1, $1, $1) RETURNING id`,
       [before],
     );
     const first = rows[0]!.id;
-    await pool.query(
+    await db.pool.query(
       `INSERT INTO "${schema}".job_queue (job_type, payload, priority, run_at, created_at, updated_at, depends_on_job_ids)
        VALUES ('dependent', '{}', 9, $1, $1, $1, ARRAY[$2::bigint]), ('plain', '{}', 0, $1, $1, $1, NULL)`,
       [before, first],
     );
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(3).map((name) => ({ name })));
 
-    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
     try {
       const claim = async (batchSize: number) =>
         (await backend.claimJobs({ workerId: 'w', batchSize, now: NOW })).map((j) => j.jobType);
       expect(await claim(1)).toEqual(['first']);
       expect(await claim(10)).toEqual(['plain']);
-      const parked = await pool.query(`SELECT parked_reason FROM "${schema}".job_queue WHERE job_type = 'dependent'`);
+      const parked = await db.pool.query(
+        `SELECT parked_reason FROM "${schema}".job_queue WHERE job_type = 'dependent'`,
+      );
       expect(parked.rows).toEqual([{ parked_reason: 'prerequisites' }]);
       await backend.completeJobs([{ jobId: Number(first), workerId: 'w' }], NOW);
       expect(await claim(10)).toEqual(['dependent']);
@@ -391,27 +399,19 @@ describe('006_parked_jobs on a schema with jobs (postgres)', () => {
 });
 
 describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
-  const schema = uniqueName('qpg_mig');
-  let pool: pg.Pool;
+  const db = useUpgradeSchema();
+  const { schema } = db;
   const NOW = new Date('2030-01-01T00:00:00.000Z');
 
-  beforeAll(() => {
-    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
-
   const snapshot = async () => ({
-    jobs: (await pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows,
-    events: (await pool.query(`SELECT * FROM "${schema}".job_events ORDER BY id`)).rows,
+    jobs: (await db.pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows,
+    events: (await db.pool.query(`SELECT * FROM "${schema}".job_events ORDER BY id`)).rows,
   });
 
   /** The indexes of job_events, as their definitions. */
   const eventIndexes = async () =>
     (
-      await pool.query(
+      await db.pool.query(
         `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'job_events' ORDER BY 1`,
         [schema],
       )
@@ -419,7 +419,7 @@ describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
 
   /** Ids of the jobs carrying `tags`, read through job_queue_tags_idx only. */
   async function taggedThroughIndex(tags: string[]): Promise<number[]> {
-    const client = await pool.connect();
+    const client = await db.pool.connect();
     try {
       await client.query('BEGIN');
       await client.query('SET LOCAL enable_seqscan = off');
@@ -437,7 +437,7 @@ describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
   it('keeps every job and event; tag filters and tag barriers see the tagged jobs stored before; events keep two indexes', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
     // Jobs and events as 003 stored them: tagged and untagged, one behind a tag barrier.
-    const { rows } = await pool.query(
+    const { rows } = await db.pool.query(
       `INSERT INTO "${schema}".job_queue (job_type, payload, status, run_at, tags, depends_on_tags, created_at, updated_at)
        VALUES ('tagged', '{}', 'pending', $1, '{a,b}', NULL, $1, $1),
               ('plain', '{}', 'pending', $1, '{}', NULL, $1, $1),
@@ -447,7 +447,7 @@ describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
       [NOW],
     );
     const [tagged, plain, blocked, done] = rows.map((r) => Number(r.id)) as [number, number, number, number];
-    await pool.query(
+    await db.pool.query(
       `INSERT INTO "${schema}".job_events (job_id, event_type, created_at, metadata)
        SELECT id, 'added', $1, jsonb_build_object('jobType', job_type, 'tags', to_jsonb(tags), 'idempotencyKey', NULL)
        FROM "${schema}".job_queue`,
@@ -468,7 +468,7 @@ describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
 
     // The queue's statements need every later migration too.
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(4).map((name) => ({ name })));
-    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     try {
       expect((await queue.getJobsByTags(['a'])).map((j) => j.id).sort()).toEqual([tagged, done]);
       expect((await queue.getJobEvents(plain)).map((e) => e.eventType)).toEqual(['added']);
@@ -496,26 +496,18 @@ describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
 });
 
 describe('005_completion_wake_hint on a schema with jobs (postgres)', () => {
-  const schema = uniqueName('qpg_mig');
-  let pool: pg.Pool;
-
-  beforeAll(() => {
-    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
+  const db = useUpgradeSchema();
+  const { schema } = db;
 
   it('keeps every job; a completion then releases its dependent', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
-    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const first = await before.addJob({ jobType: 'first', payload: {} });
     const second = await before.addJob({ jobType: 'second', payload: {}, dependsOn: { jobIds: [first] } });
     await before.close();
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(3).map((name) => ({ name })));
 
-    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
     try {
       const claim = async () =>
@@ -530,26 +522,18 @@ describe('005_completion_wake_hint on a schema with jobs (postgres)', () => {
 });
 
 describe('007_cleanup_batches on a schema with jobs (postgres)', () => {
-  const schema = uniqueName('qpg_mig');
-  let pool: pg.Pool;
-
-  beforeAll(() => {
-    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
+  const db = useUpgradeSchema();
+  const { schema } = db;
 
   it('keeps every job; a cleanup then removes the finished one with its events, and old events', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 6 })).toHaveLength(6);
-    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const done = await before.addJob({ jobType: 'done', payload: {} });
     const kept = await before.addJob({ jobType: 'kept', payload: {} });
     await before.close();
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(6).map((name) => ({ name })));
 
-    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     try {
       expect((await queue.getJobs()).map((j) => j.id)).toEqual([kept, done]);
       // The claim of the current version needs the later migrations too, so the job ends after them.
@@ -571,24 +555,16 @@ describe('007_cleanup_batches on a schema with jobs (postgres)', () => {
 });
 
 describe('008_claim_plans on a schema with jobs (postgres)', () => {
-  const schema = uniqueName('qpg_mig');
-  let pool: pg.Pool;
+  const db = useUpgradeSchema();
+  const { schema } = db;
   const NOW = new Date('2030-01-01T00:00:00.000Z');
 
-  beforeAll(() => {
-    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
-
   const ids = async () =>
-    (await pool.query<{ id: string }>(`SELECT id FROM "${schema}".job_queue ORDER BY id`)).rows.map((r) => r.id);
+    (await db.pool.query<{ id: string }>(`SELECT id FROM "${schema}".job_queue ORDER BY id`)).rows.map((r) => r.id);
 
   it('keeps every job; claims then take them in order, by type, once due, and after their prerequisite', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 7 })).toHaveLength(7);
-    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const hourAgo = new Date(NOW.getTime() - 3_600_000);
     const low = await before.addJob({ jobType: 'a', payload: {}, runAt: hourAgo });
     const high = await before.addJob({ jobType: 'a', payload: {}, priority: 5, runAt: hourAgo });
@@ -601,7 +577,7 @@ describe('008_claim_plans on a schema with jobs (postgres)', () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '008_claim_plans' }]);
     expect(await ids()).toEqual(stored);
 
-    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
     try {
       const claim = async (batchSize: number, jobTypes?: string[]) =>
@@ -621,7 +597,7 @@ describe('008_claim_plans on a schema with jobs (postgres)', () => {
     const after = await ids();
     await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
     expect(await ids()).toEqual(after);
-    const { rows } = await pool.query(
+    const { rows } = await db.pool.query(
       `SELECT p.proname, l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
        WHERE p.pronamespace = $1::regnamespace AND p.proname IN ('job_queue_due_head', 'job_queue_has_pending_dependents')`,
       [schema],
@@ -632,32 +608,24 @@ describe('008_claim_plans on a schema with jobs (postgres)', () => {
 });
 
 describe('009_parked_group_turns on a schema with parked jobs (postgres)', () => {
-  const schema = uniqueName('qpg_mig');
-  let pool: pg.Pool;
+  const db = useUpgradeSchema();
+  const { schema } = db;
   const NOW = new Date('2030-01-01T00:00:00.000Z');
   const before = new Date(NOW.getTime() - 60_000);
 
-  beforeAll(() => {
-    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
-
   const count = async (where: string) =>
-    Number((await pool.query(`SELECT count(*) AS n FROM "${schema}".job_queue WHERE ${where}`)).rows[0].n);
+    Number((await db.pool.query(`SELECT count(*) AS n FROM "${schema}".job_queue WHERE ${where}`)).rows[0].n);
   /** The trigger function's definition and the parked-job indexes. */
   const parkingDefinitions = async () => ({
     unpark: (
-      await pool.query(
+      await db.pool.query(
         `SELECT pg_get_functiondef(p.oid) AS def FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
          WHERE n.nspname = $1 AND p.proname = 'job_queue_unpark'`,
         [schema],
       )
     ).rows[0].def as string,
     indexes: (
-      await pool.query(
+      await db.pool.query(
         `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'job_queue_parked%' ORDER BY 1`,
         [schema],
       )
@@ -667,7 +635,7 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
   it('keeps every job and gives back the parked jobs that 006 left with no turn coming', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 8 })).toHaveLength(8);
     const at006 = await parkingDefinitions();
-    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
     const claim = async (jobTypes?: string[]) =>
       (await backend.claimJobs({ workerId: 'w', batchSize: 10, now: NOW, groupConcurrency: 1, jobTypes })).map(
@@ -723,21 +691,13 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
 });
 
 describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
-  const schema = uniqueName('qpg_mig');
-  let pool: pg.Pool;
-
-  beforeAll(() => {
-    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
+  const db = useUpgradeSchema();
+  const { schema } = db;
 
   /** The definitions of the two listing indexes. */
   const listIndexes = async () =>
     (
-      await pool.query(
+      await db.pool.query(
         `SELECT indexdef FROM pg_indexes
          WHERE schemaname = $1 AND indexname IN ('job_queue_status_idx', 'job_queue_job_type_idx') ORDER BY 1`,
         [schema],
@@ -745,7 +705,7 @@ describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
     ).rows.map((r) => (r.indexdef as string).replace(` "${schema}".`, ' ').replace(` ${schema}.`, ' '));
   /** The index a listing of `where`, newest first, reads (sequential scans off, as on a large table). */
   async function listingIndex(where: string): Promise<string | undefined> {
-    const client = await pool.connect();
+    const client = await db.pool.connect();
     try {
       await client.query('BEGIN');
       await client.query('SET LOCAL enable_seqscan = off');
@@ -760,12 +720,12 @@ describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
 
   it('keeps every job; listings by status and by type keep their newest-first order through the ascending indexes', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 9 })).toHaveLength(9);
-    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const ids = await before.addJobs(['a', 'b', 'a', 'b', 'a'].map((jobType, n) => ({ jobType, payload: { n } })));
     await before.cancelJob(ids[2]!);
     await before.close();
     const at009 = await listIndexes();
-    const jobs = async () => (await pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows;
+    const jobs = async () => (await db.pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows;
     const stored = await jobs();
 
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(9).map((name) => ({ name })));
@@ -776,7 +736,7 @@ describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
     ]);
     expect(await listingIndex(`status = 'pending'`)).toBe('job_queue_status_idx');
     expect(await listingIndex(`job_type = 'a'`)).toBe('job_queue_job_type_idx');
-    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     try {
       const [a0, b1, , b3, a4] = ids as [number, number, number, number, number];
       expect((await queue.getJobsByStatus('pending')).map((j) => j.id)).toEqual([a4, b3, b1, a0]);
