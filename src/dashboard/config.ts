@@ -32,6 +32,13 @@ export interface DashboardConfig<P extends PayloadMap = PayloadMap> {
    * @example { processorOptions: { batchSize: 50, concurrency: 5 } }
    */
   processorOptions?: ProcessorOptions;
+  /**
+   * Shows the jobs without any action: the page hides every button that changes something, and
+   * every POST route answers 403 whatever sends it.
+   * @default false
+   * @example { readOnly: true }
+   */
+  readOnly?: boolean;
 }
 
 export interface ResolvedDashboardConfig {
@@ -39,9 +46,10 @@ export interface ResolvedDashboardConfig {
   handlers: JobHandlers;
   basePath: string;
   processorOptions: ProcessorOptions;
+  readOnly: boolean;
 }
 
-const KNOWN = ['jobQueue', 'jobHandlers', 'basePath', 'processorOptions'];
+const KNOWN = ['jobQueue', 'jobHandlers', 'basePath', 'processorOptions', 'readOnly'];
 /**
  * What the dashboard calls on the queue: public methods only. Checked by shape, not
  * `instanceof`: the CommonJS build bundles `queuedev` and `queuedev/dashboard` separately, each
@@ -77,11 +85,11 @@ export const DEFAULT_BATCH_SIZE = 10;
 const E = ConfigError;
 
 export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig {
-  const { jobQueue, jobHandlers, basePath, processorOptions } = checkObject(
+  const { jobQueue, jobHandlers, basePath, processorOptions, readOnly } = checkObject(
     E,
     'config',
     config,
-    'an object { jobQueue, jobHandlers, basePath, processorOptions? }',
+    'an object { jobQueue, jobHandlers, basePath, processorOptions?, readOnly? }',
   );
   checkKnownKeys(E, '', config as object, KNOWN, 'dashboard options');
 
@@ -96,12 +104,14 @@ export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig
   if (problem !== null) fail(E, 'basePath', `${problem} ${BASE_PATH_EXAMPLE}`, basePath);
   if (processorOptions !== undefined)
     checkObject(E, 'processorOptions', processorOptions, 'an object of processor options');
+  if (readOnly !== undefined && typeof readOnly !== 'boolean') fail(E, 'readOnly', 'true or false', readOnly);
 
   const resolved: ResolvedDashboardConfig = {
     queue: jobQueue as JobQueue,
     handlers: jobHandlers as JobHandlers,
     basePath,
     processorOptions: { batchSize: DEFAULT_BATCH_SIZE, ...(processorOptions as ProcessorOptions | undefined) },
+    readOnly: readOnly === true,
   };
   // Creating a processor validates its options; it starts nothing until start() is called.
   try {

@@ -9,6 +9,7 @@ import { resolveDashboardConfig, type DashboardConfig, type ResolvedDashboardCon
 import { errorResponse } from './errors.js';
 import { createNonce, crossOriginRefusal, htmlResponse, jsonResponse } from './http.js';
 import { renderPage } from './page.js';
+import type { Route, RouteInput } from './route.js';
 
 export type { DashboardConfig } from './config.js';
 
@@ -20,18 +21,21 @@ export interface QueueDashboard {
   POST: (request: Request) => Promise<Response>;
 }
 
-/** `id` is the route's `:id` segment, on the routes that have one. */
-type Route = (config: ResolvedDashboardConfig, params: URLSearchParams, id: string) => Promise<Response>;
-
 /** Paths relative to basePath; `:id` is one path segment, checked by parseJobId. */
 const ROUTES: { pattern: RegExp; GET?: Route; POST?: Route }[] = [
-  { pattern: /^\/$/, GET: (c) => Promise.resolve(page(c)) },
-  { pattern: /^\/api\/jobs$/, GET: (c, params) => listJobs(c, params) },
-  { pattern: /^\/api\/jobs\/([^/]+)$/, GET: (c, _, id) => getJob(c, parseJobId(id)) },
-  { pattern: /^\/api\/jobs\/([^/]+)\/events$/, GET: (c, _, id) => getJobEvents(c, parseJobId(id)) },
-  { pattern: /^\/api\/jobs\/([^/]+)\/cancel$/, POST: (c, _, id) => runJobAction(c, parseJobId(id), 'cancel') },
-  { pattern: /^\/api\/jobs\/([^/]+)\/retry$/, POST: (c, _, id) => runJobAction(c, parseJobId(id), 'retry') },
-  { pattern: /^\/api\/process$/, POST: (c) => processBatch(c) },
+  { pattern: /^\/$/, GET: ({ config }) => Promise.resolve(page(config)) },
+  { pattern: /^\/api\/jobs$/, GET: ({ config, params }) => listJobs(config, params) },
+  { pattern: /^\/api\/jobs\/([^/]+)$/, GET: ({ config, id }) => getJob(config, parseJobId(id)) },
+  { pattern: /^\/api\/jobs\/([^/]+)\/events$/, GET: ({ config, id }) => getJobEvents(config, parseJobId(id)) },
+  {
+    pattern: /^\/api\/jobs\/([^/]+)\/cancel$/,
+    POST: ({ config, id }) => runJobAction(config, parseJobId(id), 'cancel'),
+  },
+  {
+    pattern: /^\/api\/jobs\/([^/]+)\/retry$/,
+    POST: ({ config, id }) => runJobAction(config, parseJobId(id), 'retry'),
+  },
+  { pattern: /^\/api\/process$/, POST: ({ config }) => processBatch(config) },
 ];
 
 function matchRoute(path: string): { route: (typeof ROUTES)[number]; id: string } | undefined {
@@ -44,7 +48,7 @@ function matchRoute(path: string): { route: (typeof ROUTES)[number]; id: string 
 
 function page(config: ResolvedDashboardConfig): Response {
   const nonce = createNonce();
-  return htmlResponse(renderPage({ basePath: config.basePath, nonce }), nonce);
+  return htmlResponse(renderPage({ basePath: config.basePath, nonce, readOnly: config.readOnly }), nonce);
 }
 
 /** The path below basePath ('/' for basePath itself), or null when the URL is outside it. */
@@ -79,14 +83,18 @@ export function createQueueDashboard<P extends PayloadMap = PayloadMap>(config: 
       const allow = route.GET ? 'GET' : 'POST';
       return jsonResponse(405, { error: `Method not allowed: use ${allow}` }, { Allow: allow });
     }
+    if (method === 'POST' && resolved.readOnly) {
+      return jsonResponse(403, { error: 'This dashboard is read-only (readOnly: true): it takes no action' });
+    }
     const refusal = method === 'POST' ? crossOriginRefusal(request.headers) : null;
     if (refusal !== null) {
       return jsonResponse(403, {
         error: `Cross-origin request refused (${refusal}): POST routes accept same-origin requests only`,
       });
     }
+    const input: RouteInput = { config: resolved, params: url.searchParams, id, request };
     try {
-      return await run(resolved, url.searchParams, id);
+      return await run(input);
     } catch (err) {
       return errorResponse(err);
     }

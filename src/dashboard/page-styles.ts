@@ -101,6 +101,15 @@ ol.timeline .meta {
   display: block; margin-top: 0.25rem; font: 0.8rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   color: var(--muted); overflow-wrap: anywhere;
 }
+dialog {
+  max-width: min(32rem, calc(100% - 2rem)); padding: 1.25rem; border: 1px solid var(--line); border-radius: 8px;
+  background: var(--panel); color: var(--text);
+}
+dialog::backdrop { background: rgb(0 0 0 / 0.4); }
+dialog p { margin: 0 0 1rem; overflow-wrap: anywhere; }
+dialog .actions { justify-content: flex-end; }
+button.danger { background: var(--danger); border-color: var(--danger); color: var(--accent-text); }
+button.danger:hover:not(:disabled) { filter: brightness(1.1); background: var(--danger); }
 .progress { margin-bottom: 1rem; }
 progress { display: block; width: 100%; height: 0.8rem; margin-top: 0.25rem; accent-color: var(--accent); }
 @media (max-width: 720px) {

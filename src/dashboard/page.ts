@@ -20,7 +20,15 @@ const DETAIL_SECTIONS = [
   ['Step data', '<pre id="steps"></pre>'],
 ] as const;
 
-export function renderPage({ basePath, nonce }: { basePath: string; nonce: string }): string {
+export function renderPage({
+  basePath,
+  nonce,
+  readOnly,
+}: {
+  basePath: string;
+  nonce: string;
+  readOnly: boolean;
+}): string {
   const n = escapeHtml(nonce);
   const tabs = TABS.map(
     (t) =>
@@ -38,7 +46,7 @@ export function renderPage({ basePath, nonce }: { basePath: string; nonce: strin
 <link rel="icon" href="data:,">
 <style nonce="${n}">${PAGE_STYLES}</style>
 </head>
-<body data-base-path="${escapeHtml(basePath)}">
+<body data-base-path="${escapeHtml(basePath)}" data-read-only="${readOnly}">
 <header class="top">
   <h1>Jobs</h1>
   <div class="actions">
@@ -84,6 +92,15 @@ export function renderPage({ basePath, nonce }: { basePath: string; nonce: strin
     </div>
   </section>
 </main>
+<dialog id="confirm" aria-labelledby="confirm-text">
+  <form method="dialog">
+    <p id="confirm-text"></p>
+    <div class="actions">
+      <button type="submit" value="cancel" autofocus>Keep</button>
+      <button type="submit" value="ok" id="confirm-ok" class="danger"></button>
+    </div>
+  </form>
+</dialog>
 <script nonce="${n}">${PAGE_SCRIPT}</script>
 </body>
 </html>

@@ -2,8 +2,8 @@
  * The dashboard page in a real browser (headless Chromium through playwright-core), served by a
  * node:http server wrapping the handlers: it loads under its CSP without console errors,
  * switches tabs, opens a job's detail, shows markup in a payload as text, cancels a job,
- * processes a batch, refreshes on its own, and fits a 390 px wide screen; and a form on another
- * site cannot make it act.
+ * after a confirmation, processes a batch, refreshes on its own, and fits a 390 px wide screen;
+ * a read-only dashboard shows no action; and a form on another site cannot make it act.
  */
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -152,7 +152,17 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       // Cancel: the job is cancelled in the store and the view follows.
       expect(await page.isVisible('#cancel')).toBe(true);
       expect(await page.isVisible('#retry')).toBe(false);
+      // It asks first: keeping the job changes nothing.
       await page.click('#cancel');
+      await page.waitForSelector('#confirm[open]');
+      expect(await page.textContent('#confirm-text')).toBe(
+        `Cancel job #${xss}? Its pending dependents are cancelled too.`,
+      );
+      await page.click('#confirm button[value="cancel"]');
+      await page.waitForSelector('#confirm:not([open])', { state: 'attached' });
+      expect(await ctx.queue.getJob(xss)).toMatchObject({ status: 'pending' });
+      await page.click('#cancel');
+      await page.click('#confirm-ok');
       await waitFor(async () => (await page.textContent('#detail-status')) === 'cancelled', {
         timeoutMs: 10_000,
         what: 'the cancelled badge',
@@ -203,6 +213,36 @@ forEachBackend('dashboard page in a browser', (ctx) => {
     },
     60_000,
   );
+
+  it.skipIf(!hasChromium)('shows no action when the dashboard is read-only', async () => {
+    const seeded = await seedJobsInEveryStatus(ctx.queue);
+    const dashboard = createQueueDashboard({
+      jobQueue: ctx.queue,
+      jobHandlers: {},
+      basePath: BASE_PATH,
+      readOnly: true,
+    });
+    const server = await serveDashboard(dashboard, BASE_PATH);
+    cleanups.push(() => server.close());
+    const browser = await launch();
+    cleanups.push(() => browser.close());
+    const { page } = browser;
+    const problems = await watchProblems(page);
+    for (const [id, status] of [
+      [seeded.pending, 'pending'],
+      [seeded.failed, 'failed'],
+    ] as const) {
+      await page.goto(`${server.url}#job=${id}`);
+      await waitFor(async () => (await page.textContent('#detail-status')) === status, {
+        timeoutMs: 10_000,
+        what: `the ${status} job's detail`,
+      });
+      expect(await page.isVisible('#cancel')).toBe(false);
+      expect(await page.isVisible('#retry')).toBe(false);
+      expect(await page.isVisible('#process')).toBe(false);
+    }
+    expect(problems).toEqual([]);
+  });
 });
 
 /** An attacker's site: a page whose form posts to `?action=` as soon as it loads. */
@@ -262,6 +302,7 @@ forEachBackend('dashboard page in a browser, attacked from another site', (ctx) 
       await page.goto(`${server.url}#job=${target}`);
       await page.waitForSelector('#cancel:not([hidden])');
       await page.click('#cancel');
+      await page.click('#confirm-ok');
       await waitFor(async () => (await page.textContent('#detail-status')) === 'cancelled', {
         timeoutMs: 10_000,
         what: 'the cancelled badge',

@@ -80,6 +80,7 @@ forEachBackend('createQueueDashboard configuration (§2.10)', (ctx) => {
       { processorOptions: { pollInterval: -1 } },
       'Invalid `processorOptions`: Expected `pollInterval`',
     ],
+    ['readOnly', { readOnly: 'yes' }, 'Expected `readOnly` to be true or false, got "yes" (string)'],
     [
       'an unknown option',
       { basepath: '/jobs' },

@@ -56,7 +56,7 @@ describe('dashboard page script build', () => {
   });
 
   it('is the script the page inlines under its nonce', () => {
-    const html = renderPage({ basePath: '/jobs', nonce: 'abc' });
+    const html = renderPage({ basePath: '/jobs', nonce: 'abc', readOnly: false });
     expect(html).toContain(`<script nonce="abc">${PAGE_SCRIPT}</script>`);
   });
 });

@@ -98,6 +98,33 @@ forEachBackend('dashboard CSRF defence', (ctx) => {
   });
 });
 
+forEachBackend('dashboard read-only', (ctx) => {
+  it('refuses every POST route with 403 and changes nothing, even from the same origin', async () => {
+    const seeded = await seedJobsInEveryStatus(ctx.queue);
+    const before = await ctx.queue.getAllJobs();
+    const handled: string[] = [];
+    const client = dashboardClient(ctx.queue, {
+      readOnly: true,
+      jobHandlers: { 'pending-job': async () => void handled.push('pending-job') },
+    });
+    for (const path of [`/api/jobs/${seeded.pending}/cancel`, `/api/jobs/${seeded.failed}/retry`, '/api/process']) {
+      const { status, body } = await read(await client.post(path));
+      expect(status, path).toBe(403);
+      expect(body.error, path).toBe('This dashboard is read-only (readOnly: true): it takes no action');
+    }
+    expect(await ctx.queue.getAllJobs()).toEqual(before);
+    expect(handled).toEqual([]);
+  });
+
+  it('still answers the read routes, and tells the page to show no action', async () => {
+    const seeded = await seedJobsInEveryStatus(ctx.queue);
+    const client = dashboardClient(ctx.queue, { readOnly: true });
+    expect((await read(await client.get(`/api/jobs/${seeded.failed}`))).body.job.id).toBe(seeded.failed);
+    expect(await (await client.get('/')).text()).toContain('data-read-only="true"');
+    expect(await (await dashboardClient(ctx.queue).get('/')).text()).toContain('data-read-only="false"');
+  });
+});
+
 /** A raw HTTP/1.1 POST: node's client sends the path exactly as given, '//' included. */
 function rawPost(port: number, path: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -8,21 +8,26 @@
  * for the list, `#job=12` for a job's detail, so the back button and reloads work.
  */
 import type { JobEvent, JobRecord, JobStatus } from '../../types.js';
-import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, JOB_STATUSES, RETRYABLE_STATUSES } from '../shared.js';
+import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, RETRYABLE_STATUSES } from '../shared.js';
 import type { JobSummary } from '../summary.js';
+import {
+  $,
+  act,
+  badge,
+  confirmAction,
+  el,
+  fmtDate,
+  isStatus,
+  NONE,
+  noticeState,
+  notify,
+  readOnly,
+  request,
+  type Json,
+  type TextValue,
+} from './dom.js';
 
-/** A value as it arrives over JSON: Dates are ISO strings. */
-type Json<T> = T extends Date
-  ? string
-  : T extends (infer U)[]
-    ? Json<U>[]
-    : T extends object
-      ? { [K in keyof T]: Json<T[K]> }
-      : T;
 type JobJson = Json<JobRecord>;
-/** What the page writes as an element's text; null and undefined write nothing. */
-type TextValue = string | number | null | undefined;
-
 interface ListState {
   job: number | null;
   status: JobStatus | '';
@@ -32,86 +37,12 @@ interface ListState {
 }
 
 const REFRESH_MS = 3000;
-const NONE = '\u2014';
-const basePath = document.body.dataset.basePath ?? '/';
-const api = `${basePath === '/' ? '' : basePath}/api`;
-
-/**
- * The element with `id`, checked to be a `type` (any HTML element by default); the page's markup
- * (page.ts) holds every id this script uses.
- */
-function $(id: string): HTMLElement;
-function $<T extends HTMLElement>(id: string, type: new () => T): T;
-function $(id: string, type: new () => HTMLElement = HTMLElement): HTMLElement {
-  const node = document.getElementById(id);
-  if (!node) throw new Error(`The page has no #${id}`);
-  if (!(node instanceof type)) throw new Error(`#${id} is not a ${type.name}`);
-  return node;
-}
-
-function isStatus(value: string | null): value is JobStatus {
-  return (JOB_STATUSES as readonly (string | null)[]).includes(value);
-}
 
 let generation = 0;
 let busy = false;
 let listHash = '#';
 let shownJobId: number | null = null;
 let timer: ReturnType<typeof setInterval> | undefined;
-let noticeTimer: ReturnType<typeof setTimeout> | undefined;
-let loadFailed = false;
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  text?: TextValue,
-  className?: string,
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-}
-
-/** Fills `node` (a new span by default) as a status badge. */
-function badge(status: string, node: HTMLElement = el('span')): HTMLElement {
-  node.textContent = status;
-  node.className = isStatus(status) ? `badge ${status}` : 'badge';
-  return node;
-}
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-function fmtDate(iso: string | null | undefined): string | null {
-  return iso ? dateFormat.format(new Date(iso)) : null;
-}
-
-function notify(message: string, isError = false): void {
-  const notice = $('notice');
-  notice.textContent = message;
-  notice.className = isError ? 'error' : '';
-  notice.hidden = false;
-  loadFailed = false;
-  clearTimeout(noticeTimer);
-  if (!isError) {
-    noticeTimer = setTimeout(() => {
-      notice.hidden = true;
-    }, 4000);
-  }
-}
-
-async function request<T>(method: 'GET' | 'POST', path: string): Promise<T> {
-  const response = await fetch(api + path, { method, headers: { Accept: 'application/json' }, cache: 'no-store' });
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    body = null;
-  }
-  if (!response.ok) {
-    const error = body !== null && typeof body === 'object' ? (body as { error?: unknown }).error : undefined;
-    throw new Error(typeof error === 'string' && error ? error : `HTTP ${response.status}`);
-  }
-  return body as T;
-}
 
 function readHash(): ListState {
   const p = new URLSearchParams(location.hash.slice(1));
@@ -237,8 +168,8 @@ async function loadDetail(id: number, gen: number): Promise<void> {
   $('back', HTMLAnchorElement).href = listHash;
   $('detail-title').textContent = `Job #${id} \u00b7 ${job.jobType}`;
   badge(job.status, $('detail-status'));
-  $('cancel').hidden = !CANCELLABLE_STATUSES.includes(job.status);
-  $('retry').hidden = !RETRYABLE_STATUSES.includes(job.status);
+  $('cancel').hidden = readOnly || !CANCELLABLE_STATUSES.includes(job.status);
+  $('retry').hidden = readOnly || !RETRYABLE_STATUSES.includes(job.status);
 
   const props: HTMLElement[] = [];
   for (const [label, read] of PROPERTIES) {
@@ -292,29 +223,17 @@ async function render(): Promise<void> {
   try {
     if (state.job === null) await loadList(state, gen);
     else await loadDetail(state.job, gen);
-    if (gen === generation && loadFailed) {
-      loadFailed = false;
+    if (gen === generation && noticeState.loadFailed) {
+      noticeState.loadFailed = false;
       $('notice').hidden = true;
     }
   } catch (error) {
     if (gen !== generation) return;
     notify(`Could not load: ${error instanceof Error ? error.message : String(error)}`, true);
-    loadFailed = true;
+    noticeState.loadFailed = true;
   } finally {
     if (gen === generation) busy = false;
   }
-}
-
-async function act(button: HTMLButtonElement, run: () => Promise<string>): Promise<void> {
-  button.disabled = true;
-  try {
-    notify(await run());
-  } catch (error) {
-    notify(error instanceof Error ? error.message : String(error), true);
-  } finally {
-    button.disabled = false;
-  }
-  await render();
 }
 
 function setAutoRefresh(on: boolean): void {
@@ -370,33 +289,48 @@ $('jobs').addEventListener('keydown', (event) => {
 $('refresh').addEventListener('click', () => void render());
 
 const processButton = $('process', HTMLButtonElement);
+processButton.hidden = readOnly;
 processButton.addEventListener(
   'click',
   () =>
-    void act(processButton, async () => {
-      const body = await request<{ processed: number }>('POST', '/process');
-      return `Processed ${body.processed}${body.processed === 1 ? ' job.' : ' jobs.'}`;
-    }),
+    void act(
+      processButton,
+      async () => {
+        const body = await request<{ processed: number }>('POST', '/process');
+        return `Processed ${body.processed}${body.processed === 1 ? ' job.' : ' jobs.'}`;
+      },
+      render,
+    ),
 );
 const cancelButton = $('cancel', HTMLButtonElement);
 cancelButton.addEventListener(
   'click',
   () =>
-    void act(cancelButton, async () => {
-      const id = shownJobId;
-      await request('POST', `/jobs/${id}/cancel`);
-      return `Job #${id} cancelled.`;
-    }),
+    void act(
+      cancelButton,
+      async () => {
+        const id = shownJobId;
+        if (!(await confirmAction(`Cancel job #${id}? Its pending dependents are cancelled too.`, 'Cancel job')))
+          return null;
+        await request('POST', `/jobs/${id}/cancel`);
+        return `Job #${id} cancelled.`;
+      },
+      render,
+    ),
 );
 const retryButton = $('retry', HTMLButtonElement);
 retryButton.addEventListener(
   'click',
   () =>
-    void act(retryButton, async () => {
-      const id = shownJobId;
-      await request('POST', `/jobs/${id}/retry`);
-      return `Job #${id} will be retried.`;
-    }),
+    void act(
+      retryButton,
+      async () => {
+        const id = shownJobId;
+        await request('POST', `/jobs/${id}/retry`);
+        return `Job #${id} will be retried.`;
+      },
+      render,
+    ),
 );
 
 const auto = $('auto-refresh', HTMLInputElement);
