@@ -9,7 +9,7 @@ import { resolveDashboardConfig, type DashboardConfig, type ResolvedDashboardCon
 import { errorResponse } from './errors.js';
 import { createNonce, crossOriginRefusal, htmlResponse, jsonResponse } from './http.js';
 import { renderPage } from './page.js';
-import type { Route, RouteInput } from './route.js';
+import type { RouteDef, RouteInput } from './route.js';
 
 export type { DashboardConfig } from './config.js';
 
@@ -22,7 +22,7 @@ export interface QueueDashboard {
 }
 
 /** Paths relative to basePath; `:id` is one path segment, checked by parseJobId. */
-const ROUTES: { pattern: RegExp; GET?: Route; POST?: Route }[] = [
+const ROUTES: RouteDef[] = [
   { pattern: /^\/$/, GET: ({ config }) => Promise.resolve(page(config)) },
   { pattern: /^\/api\/jobs$/, GET: ({ config, params }) => listJobs(config, params) },
   { pattern: /^\/api\/jobs\/([^/]+)$/, GET: ({ config, id }) => getJob(config, parseJobId(id)) },
@@ -38,7 +38,7 @@ const ROUTES: { pattern: RegExp; GET?: Route; POST?: Route }[] = [
   { pattern: /^\/api\/process$/, POST: ({ config }) => processBatch(config) },
 ];
 
-function matchRoute(path: string): { route: (typeof ROUTES)[number]; id: string } | undefined {
+function matchRoute(path: string): { route: RouteDef; id: string } | undefined {
   for (const route of ROUTES) {
     const match = route.pattern.exec(path);
     if (match) return { route, id: match[1] ?? '' };

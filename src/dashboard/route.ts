@@ -16,6 +16,17 @@ export interface RouteInput {
 
 export type Route = (input: RouteInput) => Promise<Response>;
 
+/**
+ * One entry of the router's table: a path pattern relative to basePath (its first capture, if
+ * any, is the `:id` segment) and the handler per method. Each view of the dashboard keeps its
+ * routes in a table of its own, which index.ts joins.
+ */
+export interface RouteDef {
+  pattern: RegExp;
+  GET?: Route;
+  POST?: Route;
+}
+
 /** Largest JSON body a POST route reads (an edited payload included). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
