@@ -21,8 +21,11 @@ export interface DashboardClient {
   dashboard: QueueDashboard;
   /** GET `basePath + path`. */
   get(path: string): Promise<Response>;
-  /** POST `basePath + path` with `headers`, by default those of the dashboard's own page. */
-  post(path: string, headers?: Record<string, string>): Promise<Response>;
+  /**
+   * POST `basePath + path` with `headers`, by default those of the dashboard's own page, and
+   * `body`, when given, sent as JSON.
+   */
+  post(path: string, headers?: Record<string, string>, body?: unknown): Promise<Response>;
 }
 
 export function dashboardClient(queue: JobQueue, options: Partial<DashboardConfig> = {}): DashboardClient {
@@ -32,7 +35,14 @@ export function dashboardClient(queue: JobQueue, options: Partial<DashboardConfi
   return {
     dashboard,
     get: (path) => dashboard.GET(new Request(url(path))),
-    post: (path, headers = SAME_ORIGIN_HEADERS) => dashboard.POST(new Request(url(path), { method: 'POST', headers })),
+    post: (path, headers = SAME_ORIGIN_HEADERS, body?: unknown) =>
+      dashboard.POST(
+        new Request(url(path), {
+          method: 'POST',
+          headers: body === undefined ? headers : { ...headers, 'Content-Type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+      ),
   };
 }
 
