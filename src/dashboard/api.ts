@@ -5,6 +5,7 @@
 import { describeValue, ValidationError } from '../errors.js';
 import { requireNonEmptyString, requireStatus } from '../validation.js';
 import type { JobStatus } from '../types.js';
+import type { JobQueryFilter } from '../option-types.js';
 import type { ResolvedDashboardConfig } from './config.js';
 import { jsonResponse } from './http.js';
 import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, RETRYABLE_STATUSES } from './shared.js';
@@ -29,15 +30,25 @@ export function parseJobId(raw: string): number {
 }
 
 /** GET /api/jobs?status&jobType&limit&offset → 200 { jobs: JobSummary[], hasMore }. */
-export async function listJobs({ queue }: ResolvedDashboardConfig, params: URLSearchParams): Promise<Response> {
+/**
+ * The job filter of the list view's query parameters (`status`, `jobType`): one parser for the
+ * list and for every route that acts on "the jobs the list shows".
+ */
+export function parseJobFilter(params: URLSearchParams): JobQueryFilter {
+  const filter: JobQueryFilter = {};
   const rawStatus = params.get('status');
-  const status = rawStatus ? requireStatus('status', rawStatus) : undefined;
+  if (rawStatus) filter.status = requireStatus('status', rawStatus);
   const rawType = params.get('jobType');
-  const jobType = rawType ? requireNonEmptyString('jobType', rawType) : undefined;
+  if (rawType) filter.jobType = requireNonEmptyString('jobType', rawType);
+  return filter;
+}
+
+export async function listJobs({ queue }: ResolvedDashboardConfig, params: URLSearchParams): Promise<Response> {
+  const filter = parseJobFilter(params);
   const limit = integerParam('limit', params.get('limit'), 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
   const offset = integerParam('offset', params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
   // One row past the page tells whether a next page exists, without a count query.
-  const rows = await queue.queryJobs({ status, jobType }, limit + 1, offset);
+  const rows = await queue.queryJobs(filter, limit + 1, offset);
   return jsonResponse(200, { jobs: rows.slice(0, limit).map(summarizeJob), hasMore: rows.length > limit });
 }
 
