@@ -125,9 +125,10 @@ export function removeCronScheduleSql(t: SchemaNames): string {
  *   job is not active (pending, processing, waiting, or failed with a retry due). A last job
  *   removed by cleanup is not active.
  * - A triggered run (triggerCronJob) has a null `expected` and `next_run_at`: it skips the
- *   compare-and-set and the status check and keeps next_run_at. Its caller locks the rows in
- *   a statement before this one (lockCronSchedulesSql): this statement's snapshot then sees the
- *   job a concurrent trigger committed, so the overlap rule holds between two triggers too.
+ *   compare-and-set and the status check, keeps next_run_at, and is left out (nothing written)
+ *   unless it may enqueue. Its caller locks the rows in a statement before this one
+ *   (lockCronSchedulesSql): this statement's snapshot then sees the job a concurrent trigger
+ *   committed, so the overlap rule holds between two triggers too.
  *
  * Rows: i, id, enqueue.
  */
@@ -137,22 +138,24 @@ WITH input AS MATERIALIZED (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i integer, schedule_id bigint, expected timestamptz, next_run_at timestamptz)
 ),
 locked AS MATERIALIZED (
-  SELECT s.id FROM ${t.cronSchedules} s
+  SELECT s.id,
+    s.allow_overlap OR NOT EXISTS (
+      SELECT 1 FROM ${t.jobs} j
+      WHERE j.id = s.last_job_id
+        AND (j.status IN ('pending', 'processing', 'waiting') OR (j.status = 'failed' AND j.next_attempt_at IS NOT NULL))
+    ) AS enqueue
+  FROM ${t.cronSchedules} s
   WHERE s.id = ANY($3::bigint[])
   ORDER BY s.id
-  FOR UPDATE
+  FOR UPDATE OF s
 )
 UPDATE ${t.cronSchedules} s
 SET next_run_at = COALESCE(x.next_run_at, s.next_run_at), updated_at = $2::timestamptz
-FROM input x
-WHERE s.id = ANY($3::bigint[]) AND s.id = x.schedule_id AND s.id IN (SELECT id FROM locked)
-  AND (x.expected IS NULL OR (s.status = 'active' AND date_trunc('milliseconds', s.next_run_at) = x.expected))
-RETURNING x.i, s.id,
-  s.allow_overlap OR NOT EXISTS (
-    SELECT 1 FROM ${t.jobs} j
-    WHERE j.id = s.last_job_id
-      AND (j.status IN ('pending', 'processing', 'waiting') OR (j.status = 'failed' AND j.next_attempt_at IS NOT NULL))
-  ) AS enqueue`;
+FROM input x, locked l
+WHERE s.id = ANY($3::bigint[]) AND s.id = x.schedule_id AND l.id = s.id
+  AND CASE WHEN x.expected IS NULL THEN l.enqueue
+      ELSE s.status = 'active' AND date_trunc('milliseconds', s.next_run_at) = x.expected END
+RETURNING x.i, s.id, l.enqueue`;
 }
 
 /**

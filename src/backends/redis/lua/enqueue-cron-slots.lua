@@ -7,7 +7,8 @@
   (every index, `added` event, wake-up), and becomes the schedule's lastJobId/lastEnqueuedAt.
   Schedule jobs carry no dependencies; a taken idempotency key resolves to the existing job.
   A triggered run (triggerCronJob) has a null expectedNextRunAt and nextRunAt: no
-  compare-and-set and no status check, nextRunAt kept; the overlap rule applies as above.
+  compare-and-set and no status check, nextRunAt kept; the overlap rule applies as above, and
+  a triggered run it refuses writes nothing.
   KEYS[1] id, KEYS[2] jobs, KEYS[3] payloads, KEYS[4] idem, KEYS[5] all,
   KEYS[6] status:pending, KEYS[7] status:processing, KEYS[8] status:completed,
   KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting, KEYS[12] types,
@@ -52,10 +53,12 @@ for i, slot in ipairs(cjson.decode(ARGV[2])) do
   results[i] = 0
   local s = loadSchedule(slot.scheduleId)
   local triggered = isnull(slot.expectedNextRunAt)
-  if s and (triggered or (s.status == 'active' and s.nextRunAt == slot.expectedNextRunAt)) then
+  local free = s and (s.allowOverlap or not stillActive(s.lastJobId))
+  -- A triggered run refused for overlap writes nothing; a due slot is spent either way.
+  if s and ((triggered and free) or (not triggered and s.status == 'active' and s.nextRunAt == slot.expectedNextRunAt)) then
     if not triggered then s.nextRunAt = slot.nextRunAt end
     s.updatedAt = now
-    if s.allowOverlap or not stillActive(s.lastJobId) then
+    if free then
       local job = slot.job
       local key = job.idempotencyKey
       local existing = not isnull(key) and redis.call('HGET', K['idem'], key)
