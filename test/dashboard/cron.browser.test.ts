@@ -2,7 +2,8 @@
  * The cron view (`#view=cron`) in headless Chromium, on both backends: it lists schedules with
  * expression, time zone, job type, status, next run and last job (linked to its detail); pause
  * and resume; trigger now after a confirmation creates a job; the expression is edited inline,
- * a bad one refused with the server's message; a read-only dashboard shows no action.
+ * a bad one refused with the server's message; a read-only dashboard shows no action and fits
+ * a 390 px wide screen.
  */
 import type { Page } from 'playwright-core';
 import { afterEach, expect, it } from 'vitest';
@@ -173,6 +174,9 @@ forEachBackend('dashboard cron view in a browser', (ctx) => {
     expect((await cells(page, id)).slice(0, 4)).toEqual(['hourly', '0 * * * *', 'report', 'active']);
     expect(await page.locator('#cron-view button').count()).toBe(0);
     expect(await page.locator('#cron-view th').allTextContents()).not.toContain('Actions');
+    // 390 px wide: the table scrolls inside its frame; the page does not scroll sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     expect(problems).toEqual([]);
   });
 });

@@ -37,15 +37,17 @@ export async function renderCron(isCurrent: () => boolean, rerender: () => Promi
   if (!isCurrent()) return;
   const rows = body.schedules.map((s) => scheduleRow(s, rerender));
   const view = $('cron-view');
-  const table = el('table');
   const head = el('tr');
   for (const title of ['Name', 'Expression', 'Job type', 'Status', 'Next run', 'Last job'])
     head.append(el('th', title));
   if (!readOnly) head.append(el('th', 'Actions'));
-  table.append(el('thead'), el('tbody'));
-  table.tHead!.append(head);
-  table.tBodies[0]!.id = 'cron-schedules';
-  table.tBodies[0]!.append(...rows);
+  const thead = el('thead');
+  thead.append(head);
+  const tbody = el('tbody');
+  tbody.id = 'cron-schedules';
+  tbody.append(...rows);
+  const table = el('table');
+  table.append(thead, tbody);
   const wrap = el('div', null, 'table-wrap');
   wrap.append(table);
   if (rows.length === 0) wrap.append(el('p', 'No cron schedules.', 'empty'));
