@@ -53,9 +53,10 @@ for i, slot in ipairs(cjson.decode(ARGV[2])) do
   results[i] = 0
   local s = loadSchedule(slot.scheduleId)
   local triggered = isnull(slot.expectedNextRunAt)
-  local free = s and (s.allowOverlap or not stillActive(s.lastJobId))
+  local won = s and (triggered or (s.status == 'active' and s.nextRunAt == slot.expectedNextRunAt))
+  local free = won and (s.allowOverlap or not stillActive(s.lastJobId))
   -- A triggered run refused for overlap writes nothing; a due slot is spent either way.
-  if s and ((triggered and free) or (not triggered and s.status == 'active' and s.nextRunAt == slot.expectedNextRunAt)) then
+  if won and (free or not triggered) then
     if not triggered then s.nextRunAt = slot.nextRunAt end
     s.updatedAt = now
     if free then
