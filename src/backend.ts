@@ -248,13 +248,22 @@ export type NewCronSchedule = Omit<
 /** Validated changes of a schedule; only present keys change (nextRunAt already recomputed). */
 export type CronScheduleEdit = Partial<Omit<NewCronSchedule, 'scheduleName'>>;
 
-/** One due slot of a schedule, as read by getDueCronSchedules. */
+/**
+ * One slot of a schedule to enqueue: a due slot, as read by getDueCronSchedules, or a run
+ * triggered by hand (triggerCronJob), whose two times are null.
+ */
 export interface CronSlot {
   scheduleId: number;
-  /** The schedule's nextRunAt as read: the compare-and-set guard. */
-  expectedNextRunAt: Date;
-  /** The first slot after `now` (missed slots collapse into one enqueue). */
-  nextRunAt: Date;
+  /**
+   * The schedule's nextRunAt as read: the compare-and-set guard, which also requires the
+   * schedule to be active. Null for a triggered run: no guard, whatever the status.
+   */
+  expectedNextRunAt: Date | null;
+  /**
+   * The first slot after `now` (missed slots collapse into one enqueue). Null for a triggered
+   * run: nextRunAt stays as it is.
+   */
+  nextRunAt: Date | null;
   /** The job to enqueue for this slot (built from the schedule by shared code). */
   job: NewJob;
 }
@@ -277,7 +286,10 @@ export interface CronStore {
    * overlap or its last enqueued job (lastJobId) is not pending, processing, waiting, or failed
    * with a retry due. The winner sets lastJobId/lastEnqueuedAt when it enqueues. The job's
    * `added` event and wake-up are written as in addJobs. Returns one entry per slot: the new job
-   * id, or null when the slot was lost to another processor or skipped for overlap.
+   * id, or null when the slot was lost to another processor or skipped for overlap. A
+   * triggered slot (null times) skips the compare-and-set and the status check, keeps
+   * nextRunAt, and is refused for overlap under the same rule, checked under the schedule's
+   * lock so two concurrent triggers never both enqueue; null also when the schedule is gone.
    */
   enqueueCronSlots(slots: CronSlot[], now: Date): Promise<{ scheduleId: number; jobId: number | null }[]>;
 }

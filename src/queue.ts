@@ -252,6 +252,18 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     await this.#operations.cron.resume(requireJobId('scheduleId', scheduleId));
   }
 
+  /**
+   * Enqueues one job of the schedule now, atomically as a due slot is (the same job options,
+   * recorded as its last job), also when the schedule is paused. The schedule's `nextRunAt` is
+   * left alone: regular runs go on as before. With `allowOverlap: false`, nothing is enqueued
+   * while its last job is still active, and null is returned. Throws NotFoundError for an
+   * unknown id.
+   * @example const jobId = await queue.triggerCronJob(scheduleId); // null: last job still running
+   */
+  async triggerCronJob(scheduleId: number): Promise<number | null> {
+    return this.#operations.cron.trigger(requireJobId('scheduleId', scheduleId));
+  }
+
   /** Edits a schedule; `nextRunAt` is recalculated when `cronExpression` or `timezone` changes. */
   async editCronJob(scheduleId: number, updates: EditCronJobOptions<P[keyof P]>): Promise<void> {
     await this.#operations.cron.edit(requireJobId('scheduleId', scheduleId), updates);

@@ -12,7 +12,7 @@ import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, RETRYABLE_STATU
 import { summarizeJob } from './summary.js';
 
 /** Reads a non-negative decimal integer parameter; absent or empty gives `fallback`. */
-function integerParam(name: string, raw: string | null, min: number, max: number, fallback: number): number {
+export function integerParam(name: string, raw: string | null, min: number, max: number, fallback: number): number {
   if (raw === null || raw === '') return fallback;
   const value = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= min && value <= max)) {

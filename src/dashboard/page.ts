@@ -7,6 +7,7 @@ import { JOB_STATUSES } from './shared.js';
 import { escapeHtml } from './http.js';
 import { PAGE_SCRIPT } from './page-script.generated.js';
 import { PAGE_STYLES } from './page-styles.js';
+import { CRON_STYLES } from './page-styles-cron.js';
 
 const TABS = [
   { status: '', label: 'All' },
@@ -44,11 +45,12 @@ export function renderPage({
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Jobs · queuedev</title>
 <link rel="icon" href="data:,">
-<style nonce="${n}">${PAGE_STYLES}</style>
+<style nonce="${n}">${PAGE_STYLES}${CRON_STYLES}</style>
 </head>
 <body data-base-path="${escapeHtml(basePath)}" data-read-only="${readOnly}">
 <header class="top">
   <h1>Jobs</h1>
+  <nav class="views" aria-label="Views"><a href="#" id="nav-jobs">Jobs</a><a href="#view=cron" id="nav-cron">Cron</a></nav>
   <div class="actions">
     <label class="toggle"><input type="checkbox" id="auto-refresh"> Auto-refresh</label>
     <button type="button" id="refresh">Refresh</button>
@@ -91,6 +93,7 @@ export function renderPage({
       <section class="card span"><h3>Events</h3><ol id="events" class="timeline"></ol></section>
     </div>
   </section>
+  <section id="cron-view" hidden></section>
 </main>
 <dialog id="confirm" aria-labelledby="confirm-text">
   <form method="dialog">

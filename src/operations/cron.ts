@@ -1,6 +1,6 @@
 /**
- * Cron schedule operations (SPEC §2.9, §4.4): add, edit, pause, resume, remove, and the
- * due-slot enqueue, whose jobs get their `job:added` hooks here like any other added job. The
+ * Cron schedule operations (SPEC §2.9, §4.4): add, edit, pause, resume, trigger, remove, and
+ * the due-slot enqueue, whose jobs get their `job:added` hooks here like any other added job. The
  * backend makes each slot's enqueue atomic with the advance of `nextRunAt` (compare-and-set),
  * so any number of processors enqueue each slot once.
  */
@@ -58,6 +58,32 @@ export class CronOperations {
     const now = clock.now();
     const nextRunAt = nextCronRun(current.cronExpression, current.timezone, now);
     await backend.editCronSchedule(id, { status: 'active', nextRunAt }, now);
+  }
+
+  /**
+   * Enqueues one job of the schedule now, as a due slot would (its job options, lastJobId,
+   * the overlap rule, the `job:added` hook), whatever its status; nextRunAt is left alone.
+   * Returns the job id, or null when overlap is refused: the last job is still active.
+   */
+  async trigger(id: number): Promise<number | null> {
+    const schedule = await this.require(id);
+    const { backend, clock, hooks } = this.ctx;
+    const now = clock.now();
+    const slot: CronSlot = {
+      scheduleId: id,
+      expectedNextRunAt: null,
+      nextRunAt: null,
+      job: jobForSchedule(schedule, now),
+    };
+    const [result] = await backend.enqueueCronSlots([slot], now);
+    const jobId = result?.jobId ?? null;
+    if (jobId === null) {
+      // Removed since it was read, or refused for overlap: only the first is an error.
+      await this.require(id);
+      return null;
+    }
+    hooks.added([{ jobId, jobType: schedule.jobType }]);
+    return jobId;
   }
 
   async remove(id: number): Promise<void> {

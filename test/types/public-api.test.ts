@@ -144,6 +144,7 @@ describe('public types', () => {
       expectTypeOf(q.cancelAllUpcomingJobs()).toEqualTypeOf<Promise<number>>();
       expectTypeOf(q.editAllPendingJobs(undefined, { priority: 1 })).toEqualTypeOf<Promise<number>>();
       expectTypeOf(q.cleanupOldJobs(30)).toEqualTypeOf<Promise<number>>();
+      expectTypeOf(q.triggerCronJob(1)).toEqualTypeOf<Promise<number | null>>();
       // @ts-expect-error jobType cannot be edited
       void q.editJob(1, { jobType: 'sms' });
       void q.editJob(1, {

@@ -14,6 +14,7 @@ import {
   casCronSlotsSql,
   cronIdByNameSql,
   dueCronSchedulesSql,
+  lockCronSchedulesSql,
   recordCronJobsSql,
   removeCronScheduleSql,
 } from './queries/cron.js';
@@ -106,6 +107,7 @@ function buildStatements(t: SchemaNames) {
     removeCronSchedule: removeCronScheduleSql(t),
     dueCronSchedules: dueCronSchedulesSql(t),
     casCronSlots: casCronSlotsSql(t),
+    lockCronSchedules: lockCronSchedulesSql(t),
     recordCronJobs: recordCronJobsSql(t),
     saveStep: saveStepSql(t),
     enterWait: enterWaitSql(t),

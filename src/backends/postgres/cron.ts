@@ -73,7 +73,8 @@ async function getDueCronSchedules(ctx: PostgresContext, now: Date, limit: numbe
 /**
  * One transaction for the whole list, three statements whatever its length: the
  * compare-and-set of every slot, the insert of the winners' jobs (as addJobs), and the record
- * of each schedule's last job. A lost slot, or one skipped for overlap, yields null.
+ * of each schedule's last job (a fourth, the lock, first when a slot is triggered). A lost
+ * slot, or one skipped for overlap, yields null.
  */
 async function enqueueCronSlots(
   ctx: PostgresContext,
@@ -85,12 +86,16 @@ async function enqueueCronSlots(
     slots.map((slot, i) => ({
       i,
       schedule_id: slot.scheduleId,
-      expected: slot.expectedNextRunAt.toISOString(),
-      next_run_at: slot.nextRunAt.toISOString(),
+      expected: slot.expectedNextRunAt?.toISOString() ?? null,
+      next_run_at: slot.nextRunAt?.toISOString() ?? null,
     })),
   );
+  const triggered = slots.some((slot) => slot.expectedNextRunAt === null);
   const jobIds = await ctx.conn.transaction(async (tx) => {
     const ids: (number | null)[] = slots.map(() => null);
+    // A triggered run has no compare-and-set to lose: lock first, so the next statement's
+    // snapshot sees a job a concurrent trigger committed (overlap rule; see casCronSlotsSql).
+    if (triggered) await tx.query(ctx.sql.lockCronSchedules, [slots.map((slot) => slot.scheduleId)]);
     const { rows } = await tx.query(ctx.sql.casCronSlots, [cas, now, slots.map((slot) => slot.scheduleId)]);
     const winners = (rows as { i: number; id: string; enqueue: boolean }[])
       .filter((r) => r.enqueue)

@@ -151,8 +151,8 @@ async function enqueueCronSlots(
   // As in addJobs: the payload and `added` metadata travel as JSON text, stored verbatim.
   const batch = slots.map((slot) => ({
     scheduleId: slot.scheduleId,
-    expectedNextRunAt: slot.expectedNextRunAt.getTime(),
-    nextRunAt: slot.nextRunAt.getTime(),
+    expectedNextRunAt: slot.expectedNextRunAt?.getTime() ?? null,
+    nextRunAt: slot.nextRunAt?.getTime() ?? null,
     job: toStoredJob(slot.job, now),
     payload: JSON.stringify(slot.job.payload ?? null),
     added: JSON.stringify({ jobType: slot.job.jobType, tags: slot.job.tags, idempotencyKey: slot.job.idempotencyKey }),

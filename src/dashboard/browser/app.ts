@@ -5,7 +5,8 @@
  *
  * Every piece of job data is written with textContent or as a property (never innerHTML), so a
  * payload holding markup shows as text. State lives in the URL hash: `#status=failed&type=x&page=2`
- * for the list, `#job=12` for a job's detail, so the back button and reloads work.
+ * for the list, `#job=12` for a job's detail, `#view=cron` for the cron schedules (cron.ts), so
+ * the back button and reloads work.
  */
 import type { JobEvent, JobRecord, JobStatus } from '../../types.js';
 import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, RETRYABLE_STATUSES } from '../shared.js';
@@ -26,6 +27,7 @@ import {
   type Json,
   type TextValue,
 } from './dom.js';
+import { isCronView, renderCron, showCronView } from './cron.js';
 
 type JobJson = Json<JobRecord>;
 interface ListState {
@@ -216,12 +218,15 @@ async function loadDetail(id: number, gen: number): Promise<void> {
 async function render(): Promise<void> {
   const state = readHash();
   const gen = ++generation;
-  if (state.job === null) listHash = location.hash || '#';
-  $('list-view').hidden = state.job !== null;
-  $('detail-view').hidden = state.job === null;
+  const cron = isCronView();
+  if (state.job === null && !cron) listHash = location.hash || '#';
+  $('list-view').hidden = cron || state.job !== null;
+  $('detail-view').hidden = cron || state.job === null;
+  showCronView(cron);
   busy = true;
   try {
-    if (state.job === null) await loadList(state, gen);
+    if (cron) await renderCron(() => gen === generation, render);
+    else if (state.job === null) await loadList(state, gen);
     else await loadDetail(state.job, gen);
     if (gen === generation && noticeState.loadFailed) {
       noticeState.loadFailed = false;

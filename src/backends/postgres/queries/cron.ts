@@ -124,6 +124,11 @@ export function removeCronScheduleSql(t: SchemaNames): string {
  * - `enqueue` tells whether the winner may enqueue: the schedule allows overlap, or its last
  *   job is not active (pending, processing, waiting, or failed with a retry due). A last job
  *   removed by cleanup is not active.
+ * - A triggered run (triggerCronJob) has a null `expected` and `next_run_at`: it skips the
+ *   compare-and-set and the status check, keeps next_run_at, and is left out (nothing written)
+ *   unless it may enqueue. Its caller locks the rows in a statement before this one
+ *   (lockCronSchedulesSql): this statement's snapshot then sees the job a concurrent trigger
+ *   committed, so the overlap rule holds between two triggers too.
  *
  * Rows: i, id, enqueue.
  */
@@ -133,22 +138,32 @@ WITH input AS MATERIALIZED (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i integer, schedule_id bigint, expected timestamptz, next_run_at timestamptz)
 ),
 locked AS MATERIALIZED (
-  SELECT s.id FROM ${t.cronSchedules} s
+  SELECT s.id,
+    s.allow_overlap OR NOT EXISTS (
+      SELECT 1 FROM ${t.jobs} j
+      WHERE j.id = s.last_job_id
+        AND (j.status IN ('pending', 'processing', 'waiting') OR (j.status = 'failed' AND j.next_attempt_at IS NOT NULL))
+    ) AS enqueue
+  FROM ${t.cronSchedules} s
   WHERE s.id = ANY($3::bigint[])
   ORDER BY s.id
-  FOR UPDATE
+  FOR UPDATE OF s
 )
 UPDATE ${t.cronSchedules} s
-SET next_run_at = x.next_run_at, updated_at = $2::timestamptz
-FROM input x
-WHERE s.id = ANY($3::bigint[]) AND s.id = x.schedule_id AND s.id IN (SELECT id FROM locked)
-  AND s.status = 'active' AND date_trunc('milliseconds', s.next_run_at) = x.expected
-RETURNING x.i, s.id,
-  s.allow_overlap OR NOT EXISTS (
-    SELECT 1 FROM ${t.jobs} j
-    WHERE j.id = s.last_job_id
-      AND (j.status IN ('pending', 'processing', 'waiting') OR (j.status = 'failed' AND j.next_attempt_at IS NOT NULL))
-  ) AS enqueue`;
+SET next_run_at = COALESCE(x.next_run_at, s.next_run_at), updated_at = $2::timestamptz
+FROM input x, locked l
+WHERE s.id = ANY($3::bigint[]) AND s.id = x.schedule_id AND l.id = s.id
+  AND CASE WHEN x.expected IS NULL THEN l.enqueue
+      ELSE s.status = 'active' AND date_trunc('milliseconds', s.next_run_at) = x.expected END
+RETURNING x.i, s.id, l.enqueue`;
+}
+
+/**
+ * Locks schedules $1 (ids) in id order, as casCronSlotsSql does, in a statement of their own:
+ * run before casCronSlotsSql for triggered runs (see there). Rows: id.
+ */
+export function lockCronSchedulesSql(t: SchemaNames): string {
+  return `SELECT id FROM ${t.cronSchedules} WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`;
 }
 
 /** Records the jobs enqueued for schedules: $1 schedule ids, $2 job ids, $3 now. */

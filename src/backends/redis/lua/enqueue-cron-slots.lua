@@ -6,6 +6,9 @@
   waiting, or failed with a retry due. An enqueued job is inserted as add-jobs inserts one
   (every index, `added` event, wake-up), and becomes the schedule's lastJobId/lastEnqueuedAt.
   Schedule jobs carry no dependencies; a taken idempotency key resolves to the existing job.
+  A triggered run (triggerCronJob) has a null expectedNextRunAt and nextRunAt: no
+  compare-and-set and no status check, nextRunAt kept; the overlap rule applies as above, and
+  a triggered run it refuses writes nothing.
   KEYS[1] id, KEYS[2] jobs, KEYS[3] payloads, KEYS[4] idem, KEYS[5] all,
   KEYS[6] status:pending, KEYS[7] status:processing, KEYS[8] status:completed,
   KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting, KEYS[12] types,
@@ -19,8 +22,8 @@
   added the `added` event's metadata JSON text.
   ARGV[3] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
-  Returns one job id per slot, in order: 0 when the slot was lost to another caller (CAS) or
-  skipped for overlap.
+  Returns one job id per slot, in order: 0 when the slot was lost to another caller (CAS),
+  skipped for overlap, or its schedule is gone.
 ]]
 --- @include "util"
 --- @include "job"
@@ -49,10 +52,14 @@ local inserted = false
 for i, slot in ipairs(cjson.decode(ARGV[2])) do
   results[i] = 0
   local s = loadSchedule(slot.scheduleId)
-  if s and s.status == 'active' and s.nextRunAt == slot.expectedNextRunAt then
-    s.nextRunAt = slot.nextRunAt
+  local triggered = isnull(slot.expectedNextRunAt)
+  local won = s and (triggered or (s.status == 'active' and s.nextRunAt == slot.expectedNextRunAt))
+  local free = won and (s.allowOverlap or not stillActive(s.lastJobId))
+  -- A triggered run refused for overlap writes nothing; a due slot is spent either way.
+  if won and (free or not triggered) then
+    if not triggered then s.nextRunAt = slot.nextRunAt end
     s.updatedAt = now
-    if s.allowOverlap or not stillActive(s.lastJobId) then
+    if free then
       local job = slot.job
       local key = job.idempotencyKey
       local existing = not isnull(key) and redis.call('HGET', K['idem'], key)
