@@ -11,6 +11,7 @@ export function errorResponse(err: unknown): Response {
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : String(err);
   if (code === 'VALIDATION_FAILED') return jsonResponse(400, { error: message });
+  if (code === 'NOT_FOUND') return jsonResponse(404, { error: message });
   // 503 with the typed message (e.g. the migrate command to run), which the page shows.
   // A queue used after close() is the host application's bug, not an outage: 500.
   const closed = (err as { reason?: unknown }).reason === 'closed';
