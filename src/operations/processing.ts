@@ -7,7 +7,7 @@ import type { ClaimInput } from '../backend.js';
 import { retryAt } from '../backoff.js';
 import { CompletionBuffer } from '../completion-buffer.js';
 import { toError } from '../events.js';
-import { failureMessage } from '../failure.js';
+import { failureMessage, failureStack } from '../failure.js';
 import type { FailureReason, JobRecord } from '../types.js';
 import type { OperationsContext } from './context.js';
 import { JobRunOperations } from './job-run.js';
@@ -85,6 +85,9 @@ export class ProcessingOperations {
       workerId: this.worker.workerId,
       // Whatever the handler threw, the store gets a bounded string it can hold.
       message: failureMessage(outcome.error),
+      // Only a handler's own error has a stack worth keeping: a timeout's or a missing handler's
+      // would show the library's timer or lookup.
+      ...(outcome.reason === 'handler_error' ? { stack: failureStack(outcome.error) } : {}),
       reason: outcome.reason,
       retryAt: at,
       now,
