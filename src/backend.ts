@@ -131,6 +131,8 @@ export interface FailInput {
   workerId: string;
   /** Already storable and bounded: see failureMessage in failure.ts. */
   message: string;
+  /** Stored with the error history entry when present; already bounded (failureStack in failure.ts). */
+  stack?: string;
   reason: FailureReason;
   /** When the automatic retry runs; null when no retry follows (the job ends failed). */
   retryAt: Date | null;

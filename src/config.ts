@@ -15,6 +15,7 @@ import {
   isObject,
 } from './checks.js';
 import { ConfigError } from './errors.js';
+import { Log, checkLogger } from './log.js';
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type {
@@ -46,7 +47,7 @@ function notBoth(config: Record<string, unknown>, a: string, b: string, why: str
   }
 }
 
-const COMMON_KEYS = ['backend', 'verbose', 'clock'];
+const COMMON_KEYS = ['backend', 'verbose', 'logger', 'clock'];
 const POSTGRES_KEYS = ['databaseConfig', 'pool', 'pglite', 'migrate', 'schema'];
 const PGLITE_KEYS = ['dataDir'];
 const REDIS_KEYS = ['redisConfig', 'client', 'keyPrefix'];
@@ -116,7 +117,8 @@ export interface ResolvedPostgresConfig {
   schema?: string;
   /** Apply the migrations to the schema before the first operation. */
   migrate: boolean;
-  verbose: boolean;
+  /** The queue's log: `logger` (or the console) with `verbose`. */
+  log: Log;
 }
 
 export interface ResolvedRedisConfig {
@@ -125,7 +127,8 @@ export interface ResolvedRedisConfig {
   /** The public type is structural; the backend works with the ioredis client it is. */
   client?: Redis;
   keyPrefix: string;
-  verbose: boolean;
+  /** The queue's log: `logger` (or the console) with `verbose`. */
+  log: Log;
 }
 
 export function resolveDatabaseConfig(
@@ -178,6 +181,7 @@ function resolvePGlite(value: unknown): NonNullable<ResolvedPostgresConfig['pgli
 export function resolveConfig(config: unknown): ResolvedPostgresConfig | ResolvedRedisConfig {
   const c = checkObject(E, 'config', config, 'an object') as unknown as JobQueueConfig & Record<string, unknown>;
   if (c.verbose !== undefined) checkBoolean(E, 'verbose', c.verbose);
+  const log = new Log(c.logger === undefined ? undefined : checkLogger(c.logger), c.verbose ?? false);
   if (c.clock !== undefined && (!isObject(c.clock) || typeof c.clock.now !== 'function')) {
     fail(E, 'clock', 'an object with a now() method', c.clock);
   }
@@ -214,7 +218,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       pglite: pc.pglite === undefined ? undefined : resolvePGlite(pc.pglite),
       schema,
       migrate: pc.migrate ?? false,
-      verbose: pc.verbose ?? false,
+      log,
     };
   }
   if (backend === 'redis') {
@@ -282,7 +286,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       redisConfig,
       client: rc.client as Redis | undefined,
       keyPrefix,
-      verbose: rc.verbose ?? false,
+      log,
     };
   }
   return fail(E, 'backend', "'postgres' or 'redis'", backend);

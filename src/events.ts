@@ -5,7 +5,8 @@
  * and a listener that throws never changes the outcome of the operation that emitted: its
  * error is reported as an `error` event (or, from an `error` listener, on the console).
  */
-import { toError } from './failure.js';
+import { describeThrown, toError } from './failure.js';
+import { Log } from './log.js';
 
 /** Re-exported for the modules that import it from here; defined in failure.ts. */
 export { toError };
@@ -30,6 +31,9 @@ type AnyListener = (payload: never) => void;
 
 export class QueueEvents {
   private readonly listeners = new Map<QueueEventName, { fn: AnyListener; once: boolean }[]>();
+
+  /** @param log where a throwing `error` listener is written (the queue's log). */
+  constructor(private readonly log: Log = new Log(undefined, false)) {}
 
   on<E extends QueueEventName>(event: E, listener: QueueEventListener<E>): void {
     this.add(event, listener, false);
@@ -73,7 +77,7 @@ export class QueueEvents {
         (entry.fn as QueueEventListener<E>)(payload);
       } catch (err) {
         if (event === 'error') {
-          console.error('[queuedev] an error listener threw:', err);
+          this.log.error(`an error listener threw: ${describeThrown(err)}`, { error: toError(err) });
         } else {
           this.emit('error', toError(err, `a "${event}" listener threw`));
         }

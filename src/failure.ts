@@ -12,6 +12,18 @@
  */
 export const MAX_FAILURE_MESSAGE_LENGTH = 4096;
 
+/**
+ * Longest stack trace stored with a failure (UTF-16 code units, marker included). The top
+ * frames are kept: they say where the handler threw.
+ */
+export const MAX_FAILURE_STACK_LENGTH = 4096;
+
+/**
+ * Errors toError made around a value that was not a readable Error: their stack shows where
+ * the library wrapped the value, not where it was thrown, so failureStack leaves it out.
+ */
+const wrappers = new WeakSet<Error>();
+
 /** Replaces NUL and lone surrogates: PostgreSQL refuses NUL, and both stores garble lone surrogates. */
 const REPLACEMENT = '\uFFFD';
 
@@ -24,7 +36,9 @@ export function toError(value: unknown, context?: string): Error {
   const error = readableError(value);
   if (error && context === undefined) return error;
   const text = describeThrown(value);
-  return new Error(context === undefined ? text : `${context}: ${text}`, { cause: value });
+  const wrapper = new Error(context === undefined ? text : `${context}: ${text}`, { cause: value });
+  wrappers.add(wrapper);
+  return wrapper;
 }
 
 /** The text of a thrown value: an Error's message, a string itself, otherwise a rendering. Never throws. */
@@ -61,6 +75,22 @@ export function describeThrown(value: unknown): string {
  */
 export function failureMessage(error: unknown): string {
   return storableText(describeThrown(error), MAX_FAILURE_MESSAGE_LENGTH);
+}
+
+/**
+ * The stack trace stored with a failure, made storable as failureMessage does and cut to
+ * MAX_FAILURE_STACK_LENGTH; undefined when `error` has none worth keeping (not an Error, an
+ * Error without a string stack, or a wrapper toError made). Never throws.
+ */
+export function failureStack(error: unknown): string | undefined {
+  if (!isError(error) || wrappers.has(error)) return undefined;
+  let stack: unknown;
+  try {
+    stack = error.stack;
+  } catch {
+    return undefined; // a throwing stack getter
+  }
+  return typeof stack === 'string' && stack.length > 0 ? storableText(stack, MAX_FAILURE_STACK_LENGTH) : undefined;
 }
 
 /** `text` with NUL and lone surrogates replaced, cut to `max` code units with a marker saying so. */

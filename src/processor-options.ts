@@ -103,7 +103,8 @@ export interface ProcessorOptions {
    */
   onError?: (error: Error) => void;
   /**
-   * Log processing activity to the console.
+   * Write processing activity (claims, completions, failures, wake-ups) as debug lines to the
+   * queue's `logger`, or to the console without one.
    * @default false
    * @example { verbose: true }
    */

@@ -7,7 +7,9 @@
 import type { Backend } from './backend.js';
 import type { JobLostError } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
+import { describeThrown } from './failure.js';
 import { HeldRuns } from './held-runs.js';
+import type { Log, LogInput } from './log.js';
 import { runJob, type RunOutcome } from './job-runner.js';
 import type { ProcessingOperations, QueueOperations } from './operations/index.js';
 import {
@@ -66,6 +68,8 @@ export interface ProcessorHost {
   operations: QueueOperations;
   /** Where errors are reported; job hooks come from the operations. */
   events: QueueEvents;
+  /** The queue's log; the processor writes its debug lines there when its `verbose` is set. */
+  log: Log;
   /**
    * SPEC §4.4 rule 1: enqueue the due cron schedules before each claim. The queue wires it to
    * its cron operations; absent, nothing is enqueued.
@@ -115,16 +119,19 @@ class JobProcessor implements Processor {
   private hintedJobId: number | undefined;
   private wakeSleeper: (() => void) | undefined;
   private unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
+  /** The queue's log with this processor's `verbose`. */
+  private readonly logger: Log;
 
   constructor(
     private readonly host: ProcessorHost,
     private readonly handlers: Record<string, JobHandler>,
     private readonly options: ResolvedProcessorOptions,
   ) {
+    this.logger = host.log.withVerbose(options.verbose);
     this.processing = host.operations.processing({
       workerId: options.workerId,
       report: (e) => this.report(e),
-      log: (message) => this.log(message),
+      log: this.logger,
     });
     this.renewAfterMs = Math.min(options.leaseCheckInterval, RENEW_AFTER_MAX_MS);
     this.held = new HeldRuns(host.backend, options.workerId, options.leaseCheckInterval, (e) =>
@@ -372,7 +379,7 @@ class JobProcessor implements Processor {
     if (outcome.status === 'lost') {
       // Nothing is written: the job belongs to whoever holds it now.
       this.report(outcome.error);
-      this.log(outcome.error.message);
+      this.log(outcome.error.message, { jobId: job.id, jobType: job.jobType, error: outcome.error });
     } else if (outcome.status === 'completed') {
       await this.processing.complete(job, outcome);
     } else if (outcome.status === 'waiting') {
@@ -386,7 +393,10 @@ class JobProcessor implements Processor {
   private async renew(job: JobRecord): Promise<boolean> {
     try {
       if (await this.processing.run(job).prolong(null)) return true;
-      this.log(`job ${job.id} was reclaimed while claimed ahead; it does not run here`);
+      this.log(`job ${job.id} was reclaimed while claimed ahead; it does not run here`, {
+        jobId: job.id,
+        jobType: job.jobType,
+      });
     } catch (err) {
       this.report(toError(err, `renewing the lock of claimed-ahead job ${job.id} failed; it is left to reclaim`));
     }
@@ -420,7 +430,7 @@ class JobProcessor implements Processor {
   /** Reports a background-loop error once while it repeats (see RepeatedErrors). */
   private reportRepeated(task: string, error: Error): void {
     if (this.repeated.isNew(task, error)) this.report(error);
-    else this.log(`${error.message} (again)`);
+    else this.log(`${error.message} (again)`, { error });
   }
 
   /** Every error goes to onError and to the queue's `error` event; neither may throw out. */
@@ -428,12 +438,15 @@ class JobProcessor implements Processor {
     try {
       this.options.onError?.(error);
     } catch (err) {
-      console.error('[queuedev] processor onError threw:', err);
+      this.logger.error(`processor ${this.options.workerId}: onError threw: ${describeThrown(err)}`, {
+        workerId: this.options.workerId,
+        error: toError(err),
+      });
     }
     this.host.events.emitError(error);
   }
 
-  private log(message: string): void {
-    if (this.options.verbose) console.log(`[queuedev] processor ${this.options.workerId}: ${message}`);
+  private log(message: string, fields: LogInput = {}): void {
+    this.logger.debug(`processor ${this.options.workerId}: ${message}`, { workerId: this.options.workerId, ...fields });
   }
 }

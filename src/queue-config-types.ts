@@ -219,11 +219,21 @@ export interface PostgresQueueConfig {
    */
   schema?: string;
   /**
-   * Log queue activity to the console.
+   * Write the queue's activity (jobs added, claimed, completed, failed, wake-ups) as debug
+   * lines to `logger`, or to the console without one. Warnings and errors are written either way.
    * @default false
    * @example { verbose: true }
    */
   verbose?: boolean;
+  /**
+   * Where the library writes its log lines: any object with `debug`, `info`, `warn` and `error`
+   * methods, such as a pino or winston logger or `console`. Each line is a message plus fields
+   * (`jobId`, `jobType`, `workerId`, `error`, ...), passed as `(fields, message)` to pino and as
+   * `(message, fields)` to any other logger. Connection passwords never appear in them.
+   * @default the console, one `[queuedev] <message>` line each
+   * @example { logger: pino({ level: 'debug' }), verbose: true }
+   */
+  logger?: Logger;
   /**
    * Time source; tests pass a controllable clock.
    * @default the system clock
@@ -306,17 +316,58 @@ export interface RedisQueueConfig {
    */
   keyPrefix?: string;
   /**
-   * Log queue activity to the console.
+   * Write the queue's activity (jobs added, claimed, completed, failed, wake-ups) as debug
+   * lines to `logger`, or to the console without one. Warnings and errors are written either way.
    * @default false
    * @example { verbose: true }
    */
   verbose?: boolean;
+  /**
+   * Where the library writes its log lines: any object with `debug`, `info`, `warn` and `error`
+   * methods, such as a pino or winston logger or `console`. Each line is a message plus fields
+   * (`jobId`, `jobType`, `workerId`, `error`, ...), passed as `(fields, message)` to pino and as
+   * `(message, fields)` to any other logger. Connection passwords never appear in them.
+   * @default the console, one `[queuedev] <message>` line each
+   * @example { logger: pino({ level: 'debug' }), verbose: true }
+   */
+  logger?: Logger;
   /**
    * Time source; tests pass a controllable clock.
    * @default the system clock
    * @example { clock: new ManualClock(new Date('2030-01-01T00:00:00Z')) }
    */
   clock?: Clock;
+}
+
+/**
+ * A logger the queue writes to (`logger` option): pino, winston, `console`, or any object with
+ * these four methods. pino-like loggers (with `bindings()` and `levels.values`) are called
+ * `(fields, message)`, others `(message, fields)`; fields are left out when there are none.
+ */
+export interface Logger {
+  debug(...args: never[]): unknown;
+  info(...args: never[]): unknown;
+  warn(...args: never[]): unknown;
+  error(...args: never[]): unknown;
+}
+
+/** The structured fields of a library log line; only those that apply are present. */
+export interface LogFields {
+  jobId?: number;
+  jobIds?: number[];
+  jobType?: string;
+  /** The processor's worker id. */
+  workerId?: string;
+  /** The error the line is about, as a plain object every logger can serialize. */
+  error?: LoggedError;
+  [field: string]: unknown;
+}
+
+/** An error in a log line's fields: its name, message and stack (masked like the message). */
+export interface LoggedError {
+  name: string;
+  message: string;
+  stack?: string;
 }
 
 export type JobQueueConfig = PostgresQueueConfig | RedisQueueConfig;

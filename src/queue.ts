@@ -10,6 +10,7 @@ import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
 import { ValidationError } from './errors.js';
 import type { QueueEventListener, QueueEventName, QueueEvents } from './events.js';
+import type { Log } from './log.js';
 import { JobHooks, QueueOperations } from './operations/index.js';
 import { createProcessor, type Processor } from './processor.js';
 import type { JobHandlers, ProcessorOptions } from './processor-options.js';
@@ -68,7 +69,7 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
   const clock = config.clock ?? systemClock;
   const backend =
     resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
-  return openQueue<P>(backend, clock, resolved.verbose);
+  return openQueue<P>(backend, clock, resolved.log);
 }
 
 /*
@@ -78,7 +79,7 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
  * operationsOf(), which src/index.ts does not export. The class's static block hands out these
  * privileged functions.
  */
-let openQueue: <P extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) => JobQueue<P>;
+let openQueue: <P extends PayloadMap>(backend: Backend, clock: Clock, log: Log) => JobQueue<P>;
 let readBackend: <P extends PayloadMap>(queue: JobQueue<P>) => Backend;
 let readOperations: <P extends PayloadMap>(queue: JobQueue<P>) => QueueOperations;
 
@@ -94,8 +95,8 @@ export function operationsOf<P extends PayloadMap>(queue: JobQueue<P>): QueueOpe
 
 export class JobQueue<P extends PayloadMap = PayloadMap> {
   static {
-    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) =>
-      new JobQueue<Q>(backend, clock, verbose);
+    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, log: Log) =>
+      new JobQueue<Q>(backend, clock, log);
     readBackend = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#backend;
     readOperations = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#operations;
   }
@@ -112,23 +113,19 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   private constructor(
     backend: Backend,
     /** @internal */ readonly clock: Clock,
-    /** @internal */ readonly verbose: boolean,
+    /** @internal The queue's log (`logger`, `verbose`); processors and supervisors write to it too. */
+    readonly log: Log,
   ) {
     this.lifecycle = new QueueLifecycle(backend);
     this.#backend = this.lifecycle.backend;
-    const hooks = new JobHooks();
+    const hooks = new JobHooks(log);
     this.events = hooks;
-    this.#operations = new QueueOperations({
-      backend: this.#backend,
-      clock,
-      hooks,
-      log: (message) => this.log(message),
-    });
+    this.#operations = new QueueOperations({ backend: this.#backend, clock, hooks, log });
     // Loud on purpose, whatever `verbose` says: data may have been lost. A risk (`quiet`) goes
     // to the verbose log; the `error` event gets both.
     backend.setErrorReporter?.((error, options) => {
-      if (options?.quiet) this.log(error.message);
-      else console.error(`[queuedev] ${error.message}`);
+      if (options?.quiet) log.debug(error.message, { error });
+      else log.error(error.message);
       this.events.emitError(error);
     });
   }
@@ -330,7 +327,13 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    */
   createProcessor(handlers: JobHandlers<P>, options?: ProcessorOptions): Processor {
     const [backend, operations, events] = [this.#backend, this.#operations, this.events];
-    const host = { backend, operations, events, enqueueDueCronJobs: () => operations.cron.enqueueDue() };
+    const host = {
+      backend,
+      operations,
+      events,
+      log: this.log,
+      enqueueDueCronJobs: () => operations.cron.enqueueDue(),
+    };
     return this.lifecycle.adopt(() => createProcessor(host, handlers, options), 'createProcessor');
   }
 
@@ -339,7 +342,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    * QueueClosedError once the queue is closing.
    */
   createSupervisor(options?: SupervisorOptions): Supervisor {
-    const host = { operations: this.#operations, events: this.events };
+    const host = { operations: this.#operations, events: this.events, log: this.log };
     return this.lifecycle.adopt(() => createSupervisor(host, options), 'createSupervisor');
   }
 
@@ -378,10 +381,5 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    */
   close(options?: CloseOptions): Promise<void> {
     return this.lifecycle.close(options);
-  }
-
-  /** @internal */
-  log(message: string): void {
-    if (this.verbose) console.log(`[queuedev] ${message}`);
   }
 }

@@ -6,6 +6,8 @@
 import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkNumber, checkObject } from './checks.js';
 import { ConfigError } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
+import { describeThrown } from './failure.js';
+import type { Log } from './log.js';
 import type { QueueOperations } from './operations/index.js';
 import { MAX_TIMER_MS } from './storable.js';
 import { RepeatedErrors } from './repeated-errors.js';
@@ -57,12 +59,12 @@ export interface SupervisorOptions {
    * Called when a task fails; the queue's `error` event fires as well. In the background loop a
    * failure that repeats every interval (the store is down) is reported once, and again when
    * its message changes or after the task has succeeded in between.
-   * @default writes the error's message to the console, one line
+   * @default writes the error's message to the queue's `logger` (the console: one line)
    * @example { onError: (error) => logger.error(error) }
    */
   onError?: (error: Error) => void;
   /**
-   * Log each run.
+   * Write each run's counts as a debug line to the queue's `logger` (or the console).
    * @default false
    * @example { verbose: true }
    */
@@ -99,6 +101,8 @@ export interface SupervisorHost {
   operations: QueueOperations;
   /** Where errors are reported. */
   events: QueueEvents;
+  /** The queue's log: errors without an `onError`, and the runs when `verbose` is set. */
+  log: Log;
 }
 
 interface ResolvedSupervisorOptions {
@@ -109,7 +113,8 @@ interface ResolvedSupervisorOptions {
   cleanupBatchSize: number;
   reclaimStuckJobs: boolean;
   expireTimedOutTokens: boolean;
-  onError: (error: Error) => void;
+  /** Absent: errors go to the queue's log, one line each. */
+  onError?: (error: Error) => void;
   verbose: boolean;
 }
 
@@ -147,10 +152,7 @@ export function resolveSupervisorOptions(options: unknown): ResolvedSupervisorOp
     cleanupBatchSize: number('cleanupBatchSize', 1, 'an integer from 1 to 2147483647', true, 2_147_483_647),
     reclaimStuckJobs: flag('reclaimStuckJobs'),
     expireTimedOutTokens: flag('expireTimedOutTokens'),
-    // One line, not a stack trace: the loop may report a failing store again after recovery.
-    onError:
-      (o.onError as ((error: Error) => void) | undefined) ??
-      ((error) => console.error('[queuedev] supervisor error:', error.message)),
+    onError: o.onError as ((error: Error) => void) | undefined,
     verbose: flag('verbose'),
   };
 }
@@ -167,10 +169,15 @@ class JobSupervisor implements Supervisor {
   /** The last task run failed: the store is likely down. */
   private failing = false;
 
+  /** The queue's log with this supervisor's `verbose`. */
+  private readonly log: Log;
+
   constructor(
     private readonly host: SupervisorHost,
     private readonly options: ResolvedSupervisorOptions,
-  ) {}
+  ) {
+    this.log = host.log.withVerbose(options.verbose);
+  }
 
   start(): Promise<SupervisorRunResult> {
     const run = this.runTasks();
@@ -233,7 +240,7 @@ class JobSupervisor implements Supervisor {
     }
     if (o.expireTimedOutTokens)
       result.expiredTokens = await this.task('expiring timed-out tokens', () => tokens.expireTimedOut());
-    if (o.verbose) console.log('[queuedev] supervisor run:', result);
+    this.log.debug(`supervisor run: ${JSON.stringify(result)}`, { ...result });
     return result;
   }
 
@@ -248,10 +255,17 @@ class JobSupervisor implements Supervisor {
       const error = toError(err, `supervisor: ${name} failed`);
       // The loop reports a repeating failure once; a direct start() always reports.
       if (this.running && !this.repeated.isNew(name, error)) return 0;
-      try {
-        this.options.onError(error);
-      } catch (e) {
-        console.error('[queuedev] supervisor onError threw:', e);
+      const { onError } = this.options;
+      if (onError === undefined) {
+        // On the console one line, not a stack trace: the loop may report a failing store again
+        // after recovery. A logger gets the error in its fields.
+        this.log.error(`supervisor error: ${error.message}`, { error });
+      } else {
+        try {
+          onError(error);
+        } catch (e) {
+          this.log.error(`supervisor onError threw: ${describeThrown(e)}`, { error: toError(e) });
+        }
       }
       this.host.events.emitError(error);
       return 0;

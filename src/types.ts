@@ -49,9 +49,17 @@ export * from './queue-config-types.js';
 export * from './option-types.js';
 import type { JobGroup } from './option-types.js';
 
+/** One failed attempt of a job, oldest first in `errorHistory`. */
 export interface ErrorHistoryEntry {
   message: string;
+  /** When the attempt failed (ISO-8601). */
   timestamp: string;
+  /**
+   * The stack trace of the error the handler threw, cut to 4096 characters with a marker.
+   * Absent for timeouts, reclaims, a missing handler, a thrown value that is not an Error, and
+   * failures recorded before this field existed.
+   */
+  stack?: string;
 }
 
 /** A stored job (SPEC §2.3, DETAILS "Records and names"). */

@@ -89,6 +89,8 @@ pre {
 ol.plain, ol.timeline { list-style: none; margin: 0; padding: 0; }
 ol.plain li { padding: 0.5rem 0; border-bottom: 1px solid var(--line); }
 ol.plain li:last-child { border-bottom: 0; }
+details.stack { margin-top: 0.35rem; } details.stack summary { cursor: pointer; font-size: 0.8rem; color: var(--muted); }
+details.stack pre { margin-top: 0.35rem; }
 .when { display: block; font-size: 0.8rem; color: var(--muted); font-variant-numeric: tabular-nums; }
 ol.timeline li { position: relative; padding: 0 0 0.9rem 1.25rem; border-left: 2px solid var(--line); margin-left: 0.35rem; }
 ol.timeline li:last-child { padding-bottom: 0; }

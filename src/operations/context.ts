@@ -3,6 +3,7 @@
  * per queue, shared by all operation families; tracing and metrics attach here.
  */
 import type { Backend } from '../backend.js';
+import type { Log } from '../log.js';
 import type { Clock } from '../types.js';
 import type { JobHooks } from './hooks.js';
 
@@ -12,6 +13,6 @@ export interface OperationsContext {
   backend: Backend;
   clock: Clock;
   hooks: JobHooks;
-  /** The queue's verbose log; a no-op unless `verbose` is set. */
-  log(message: string): void;
+  /** The queue's log (`logger`, debug lines only with `verbose`). */
+  log: Log;
 }

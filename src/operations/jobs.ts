@@ -27,7 +27,7 @@ export class JobOperations {
     const job = normalizeJob('', options, now);
     const { ids, insertedIds } = await backend.addJobs({ jobs: [job], now, db: requireAddOptions(addOptions) });
     hooks.added(insertedIds.map((jobId) => ({ jobId, jobType: job.jobType })));
-    this.ctx.log(`added job ${ids[0]} (${job.jobType})`);
+    this.ctx.log.debug(`added job ${ids[0]} (${job.jobType})`, { jobId: ids[0], jobType: job.jobType });
     return ids[0]!;
   }
 
@@ -44,7 +44,7 @@ export class JobOperations {
     const typeById = new Map<number, string>();
     ids.forEach((id, i) => typeById.has(id) || typeById.set(id, jobs[i]!.jobType));
     hooks.added(insertedIds.map((jobId) => ({ jobId, jobType: typeById.get(jobId)! })));
-    this.ctx.log(`added ${insertedIds.length} of ${jobs.length} jobs`);
+    this.ctx.log.debug(`added ${insertedIds.length} of ${jobs.length} jobs`, { jobIds: insertedIds });
     return ids;
   }
 

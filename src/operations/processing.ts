@@ -7,7 +7,8 @@ import type { ClaimInput } from '../backend.js';
 import { retryAt } from '../backoff.js';
 import { CompletionBuffer } from '../completion-buffer.js';
 import { toError } from '../events.js';
-import { failureMessage } from '../failure.js';
+import { failureMessage, failureStack } from '../failure.js';
+import type { Log, LogInput } from '../log.js';
 import type { FailureReason, JobRecord } from '../types.js';
 import type { OperationsContext } from './context.js';
 import { JobRunOperations } from './job-run.js';
@@ -19,8 +20,8 @@ export interface Worker {
   workerId: string;
   /** Reports an error to the processor's onError and the queue's `error` event. */
   report(error: Error): void;
-  /** The processor's verbose log. */
-  log(message: string): void;
+  /** The processor's log: the queue's, debug lines as the processor's `verbose` says. */
+  log: Log;
 }
 
 /** @internal */
@@ -41,7 +42,13 @@ export class ProcessingOperations {
     const { backend, clock, hooks } = this.ctx;
     const jobs = await backend.claimJobs({ workerId: this.worker.workerId, ...input, now: clock.now() });
     hooks.processing(jobs);
-    if (jobs.length > 0) this.worker.log(`claimed ${jobs.length} job(s): ${jobs.map((j) => j.id).join(', ')}`);
+    if (jobs.length > 0) {
+      const jobIds = jobs.map((j) => j.id);
+      this.worker.log.debug(
+        `${this.prefix}claimed ${jobs.length} job(s): ${jobIds.join(', ')}`,
+        this.fields({ jobIds }),
+      );
+    }
     return jobs;
   }
 
@@ -59,16 +66,19 @@ export class ProcessingOperations {
     };
     if (await this.completions.add(input)) {
       this.ctx.hooks.completed(job);
-      this.worker.log(`completed job ${job.id} (${job.jobType})`);
+      this.worker.log.debug(`${this.prefix}completed job ${job.id} (${job.jobType})`, this.about(job));
     } else {
-      this.worker.log(`completion of job ${job.id} discarded: the job is no longer locked by this worker`);
+      this.worker.log.debug(
+        `${this.prefix}completion of job ${job.id} discarded: the job is no longer locked by this worker`,
+        this.about(job),
+      );
     }
   }
 
   /** The run ended as a wait: the job is `waiting` in the store already (JobRunOperations.enterWait). */
   waited(job: JobRecord): void {
     this.ctx.hooks.waiting(job);
-    this.worker.log(`job ${job.id} (${job.jobType}) is waiting`);
+    this.worker.log.debug(`${this.prefix}job ${job.id} (${job.jobType}) is waiting`, this.about(job));
   }
 
   /**
@@ -85,6 +95,9 @@ export class ProcessingOperations {
       workerId: this.worker.workerId,
       // Whatever the handler threw, the store gets a bounded string it can hold.
       message: failureMessage(outcome.error),
+      // Only a handler's own error has a stack worth keeping: a timeout's or a missing handler's
+      // would show the library's timer or lookup.
+      ...(outcome.reason === 'handler_error' ? { stack: failureStack(outcome.error) } : {}),
       reason: outcome.reason,
       retryAt: at,
       now,
@@ -93,12 +106,18 @@ export class ProcessingOperations {
       try {
         const result = await backend.failJob(input);
         if (!result) {
-          this.worker.log(`failure of job ${job.id} discarded: the job is no longer locked by this worker`);
+          this.worker.log.debug(
+            `${this.prefix}failure of job ${job.id} discarded: the job is no longer locked by this worker`,
+            this.about(job),
+          );
           return;
         }
         hooks.failed(job, outcome.error, at !== null);
         hooks.cancelled([], result.cascaded);
-        this.worker.log(`job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`);
+        this.worker.log.debug(
+          `${this.prefix}job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`,
+          this.about(job, { failureReason: outcome.reason, willRetry: at !== null, error: outcome.error }),
+        );
         return;
       } catch (err) {
         this.worker.report(toError(err, `recording the failure of job ${job.id} failed`));
@@ -107,6 +126,21 @@ export class ProcessingOperations {
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
+  }
+
+  /** The console line's lead: which processor writes it. */
+  private get prefix(): string {
+    return `processor ${this.worker.workerId}: `;
+  }
+
+  /** A log line's fields: the worker's id and `extra`. */
+  private fields(extra: LogInput): LogInput {
+    return { workerId: this.worker.workerId, ...extra };
+  }
+
+  /** A log line's fields about `job`. */
+  private about(job: JobRecord, extra: LogInput = {}): LogInput {
+    return this.fields({ jobId: job.id, jobType: job.jobType, ...extra });
   }
 
   /** Writes every buffered completion now (one-shot runs and drains). */

@@ -398,6 +398,7 @@ forEachBackend('processor (§4.6)', (ctx) => {
         backend,
         operations,
         events,
+        log: ctx.queue.log,
         enqueueDueCronJobs: async () => {
           calls.push('cron');
           await ctx.queue.addJob({ jobType: 'tick', payload: {} });

@@ -83,7 +83,7 @@ describe('redis job metadata written by earlier versions', () => {
     expect(await store.completeJobs([{ jobId: id, workerId: 'w' }], new Date())).toEqual([id]);
 
     const after = await q.getJob(id);
-    expect(after).toMatchObject({ status: 'completed', tags: [], errorHistory: [], group: null, lockedBy: 'w' });
+    expect(after).toMatchObject({ status: 'completed', tags: [], errorHistory: [], group: null, lockedBy: null });
     const stored = JSON.parse((await ctx.redis.hget(keys.jobs, String(id)))!) as Record<string, unknown>;
     expect(Object.values(stored)).not.toContain(null);
     expect((await q.getJobEvents(id)).map((e) => [e.eventType, e.metadata])).toEqual([

@@ -65,9 +65,7 @@ export type Statements = ReturnType<typeof buildStatements>;
 
 export function postgresContext(config: ResolvedPostgresConfig, driver: Driver, schema: string): PostgresContext {
   const names = schemaNames(schema);
-  const log = (message: string) => {
-    if (config.verbose) console.log(`[queuedev] ${message}`);
-  };
+  const log = (message: string) => config.log.debug(message);
   return {
     conn: driver.conn,
     names,

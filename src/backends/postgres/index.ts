@@ -65,6 +65,8 @@ function afterMigrating(driver: Driver, schema: string, context: PostgresContext
  */
 export function createPostgresBackend(config: ResolvedPostgresConfig): Backend {
   const driver = openDriver(config);
+  // Connection passwords never reach the log, whatever a driver error says.
+  config.log.addSecrets(driver.secrets);
   const migrateSchema = config.migrate ? (config.schema ?? DEFAULT_MIGRATE_SCHEMA) : undefined;
   const knownSchema = config.schema ?? migrateSchema;
   let schema: string | null = null;

@@ -66,7 +66,7 @@ function openPool(config: ResolvedPostgresConfig): {
   const pool = createPoolFromResolved(resolved, { options: '-c jit=off' });
   // An idle connection dropped by the server must not crash the process; the pool replaces it.
   pool.on('error', (err) => {
-    if (config.verbose) console.log(`[queuedev] idle connection error: ${err.message}`);
+    config.log.debug(`idle connection error: ${err.message}`, { error: err });
   });
   return { pool, ownsPool: true, clientConfig: () => clientConfigOf(resolved) };
 }

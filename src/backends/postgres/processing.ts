@@ -78,10 +78,20 @@ async function completeJobs(ctx: PostgresContext, completions: CompleteInput[], 
 
 async function failJob(
   ctx: PostgresContext,
-  { jobId, workerId, message, reason, retryAt, now }: FailInput,
+  { jobId, workerId, message, stack, reason, retryAt, now }: FailInput,
 ): Promise<FailResult | null> {
   if (retryAt !== null) {
-    const values = [jobId, workerId, message, reason, retryAt, now, now.toISOString(), ctx.names.channel];
+    const values = [
+      jobId,
+      workerId,
+      message,
+      reason,
+      retryAt,
+      now,
+      now.toISOString(),
+      ctx.names.channel,
+      stack ?? null,
+    ];
     const { rows } = await ctx.conn.query(ctx.sql.failJobForRetry, values, true);
     return rows.length > 0 ? { deadLetterJobId: null, cascaded: [] } : null;
   }
@@ -94,6 +104,7 @@ async function failJob(
       now,
       now.toISOString(),
       ctx.names.channel,
+      stack ?? null,
     ]);
     if (!(rows as KindRow[]).some((r) => r.kind === 'failed')) return null;
     return {

@@ -45,7 +45,8 @@ export class StoreIdentity {
   private lost: { expected: string; found: string | null } | undefined;
   private highestJobId = 0;
   private highestScheduleId = 0;
-  private report: (error: Error) => void = (error) => console.error(`[queuedev] ${error.message}`);
+  /** Set by createRedisBackend before the first call: the queue's reporter. */
+  private report: (error: Error) => void = () => undefined;
 
   constructor(
     private readonly raw: ScriptRunner,

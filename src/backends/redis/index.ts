@@ -22,7 +22,7 @@ import { redisKeys } from './keys.js';
 import { manageOperations } from './manage.js';
 import { processingOperations } from './processing.js';
 import { createScriptRunner, type ScriptArg, type ScriptName, type ScriptRunner } from './scripts.js';
-import { redisErrorTranslator } from './store-errors.js';
+import { clientSecrets, redisErrorTranslator } from './store-errors.js';
 import { createSubscriptions } from './subscribe.js';
 import { waitOperations } from './waits.js';
 
@@ -68,8 +68,9 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
   const { client, owned, ready } = openConnection(config);
   const runScript = createScriptRunner(client, config.keyPrefix);
   const describeStore = `under key prefix ${JSON.stringify(config.keyPrefix)}`;
-  let report: (error: Error, options?: { quiet?: boolean }) => void = (error) =>
-    console.error(`[queuedev] ${error.message}`);
+  config.log.addSecrets(clientSecrets(client));
+  // Until the queue sets its reporter (at once, when it is created).
+  let report: (error: Error, options?: { quiet?: boolean }) => void = (error) => config.log.error(error.message);
   let closed = false;
   // Once, after the first reply (the client is connected, a Cluster knows its masters); it never
   // delays or fails a call.
@@ -93,6 +94,7 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
     return reply;
   };
   const identity = new StoreIdentity(run, clock, describeStore);
+  identity.setReporter((error) => report(error));
   const ctx: BackendContext = {
     client,
     keys: redisKeys(config.keyPrefix),

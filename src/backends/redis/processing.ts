@@ -49,6 +49,7 @@ async function failJob(ctx: BackendContext, input: FailInput): Promise<FailResul
     input.retryAt === null ? '' : input.retryAt.getTime(),
     input.now.getTime(),
     input.now.toISOString(),
+    input.stack ?? '',
   ]);
   if (reply === 0) return null;
   const [deadLetterJobId, cascaded] = reply;

@@ -46,8 +46,8 @@ function unavailableReason(client: Redis, err: unknown): StoreUnavailableReason 
   return undefined;
 }
 
-/** The translation for one queue's client; its passwords are masked in every error let through. */
-export function redisErrorTranslator(client: Redis, describeStore: string): StoreErrorTranslator {
+/** The passwords of `client`'s settings: masked in errors and in the queue's log. */
+export function clientSecrets(client: Redis): string[] {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the caller's client is checked only structurally (RedisClient) and may have no ioredis `options`
   const options = (client.options ?? {}) as {
     password?: unknown;
@@ -55,9 +55,14 @@ export function redisErrorTranslator(client: Redis, describeStore: string): Stor
     /** A `Cluster`'s options for each node connection. */
     redisOptions?: { password?: unknown };
   };
+  return secretsOf(options.password, options.sentinelPassword, options.redisOptions?.password);
+}
+
+/** The translation for one queue's client; its passwords are masked in every error let through. */
+export function redisErrorTranslator(client: Redis, describeStore: string): StoreErrorTranslator {
   return storeErrorTranslator({
     store: 'Redis',
-    secrets: secretsOf(options.password, options.sentinelPassword, options.redisOptions?.password),
+    secrets: clientSecrets(client),
     unavailable: (err) => unavailableReason(client, err),
     typed(err) {
       const found = resetReplyFound(err);

@@ -19,7 +19,6 @@ import {
   el,
   fmtDate,
   isStatus,
-  NONE,
   noticeState,
   notify,
   readOnly,
@@ -28,6 +27,7 @@ import {
   type TextValue,
 } from './dom.js';
 import { isCronView, renderCron, showCronView } from './cron.js';
+import { errorItem } from './error-history.js';
 
 type JobJson = Json<JobRecord>;
 interface ListState {
@@ -129,8 +129,10 @@ const PROPERTIES: [label: string, read: (j: JobJson) => TextValue][] = [
   ['Started', (j) => fmtDate(j.startedAt)],
   ['Completed', (j) => fmtDate(j.completedAt)],
   ['Next attempt', (j) => fmtDate(j.nextAttemptAt)],
-  ['Locked by', (j) => j.lockedBy],
-  ['Locked at', (j) => fmtDate(j.lockedAt)],
+  // Only a processing job is locked; a job stored before locks were cleared on leaving
+  // processing may still carry its last one.
+  ['Locked by', (j) => (j.status === 'processing' ? j.lockedBy : null)],
+  ['Locked at', (j) => (j.status === 'processing' ? fmtDate(j.lockedAt) : null)],
   ['Failure reason', (j) => j.failureReason],
   ['Pending reason', (j) => j.pendingReason],
   ['Timeout', (j) => (j.timeoutMs == null ? null : `${j.timeoutMs} ms${j.forceKillOnTimeout ? ', forced' : ''}`)],
@@ -196,11 +198,7 @@ async function loadDetail(id: number, gen: number): Promise<void> {
   setPre('output', job.output, 'No output');
   setPre('steps', job.stepData, 'No completed steps');
 
-  const errors = job.errorHistory.map((entry) => {
-    const item = el('li');
-    item.append(el('span', fmtDate(entry.timestamp) ?? NONE, 'when'), el('div', entry.message));
-    return item;
-  });
+  const errors = job.errorHistory.map(errorItem);
   $('errors').replaceChildren(...(errors.length ? errors : [el('li', 'No errors', 'muted')]));
 
   const events = eventsBody.events.map((event) => {

@@ -1,9 +1,17 @@
 /**
  * What the operations that end jobs for good (cancel, final failure, reclaim) share: cancelling
  * dependents transitively, and routing to a dead-letter job (CTEs spliced into the statement
- * that ends the job).
+ * that ends the job). Also the error history entry every recorded failure appends.
  */
 import type { SchemaNames } from './names.js';
+
+/**
+ * An error history entry { message, timestamp, stack? } from three SQL expressions; a NULL
+ * stack leaves the key out, as the Redis backend does.
+ */
+export function errorEntry(message: string, timestamp: string, stack = 'NULL'): string {
+  return `jsonb_strip_nulls(jsonb_build_object('message', ${message}, 'timestamp', ${timestamp}, 'stack', ${stack}))`;
+}
 
 /**
  * One level of the cascade: cancels the pending or waiting jobs that can no longer run because

@@ -2,7 +2,7 @@
  * Managing jobs (SPEC §4.3): retry, cancel, edit, cleanup, reclaim. Each is one statement.
  */
 import type { JobEdit, JobSelector } from '../../../backend.js';
-import { deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
+import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
 import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
 
@@ -182,7 +182,8 @@ dl AS MATERIALIZED (
 failed AS (
   UPDATE ${t.jobs} j
   SET status = 'failed', failure_reason = 'timeout', next_attempt_at = NULL, last_failed_at = $1, updated_at = $1,
-      error_history = j.error_history || jsonb_build_array(jsonb_build_object('message', ${message}, 'timestamp', $3::text)),
+      locked_at = NULL, locked_by = NULL,
+      error_history = j.error_history || jsonb_build_array(${errorEntry(message, '$3::text')}),
       dead_letter_job_id = COALESCE(dl.id, j.dead_letter_job_id),
       dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $1 END
   FROM stuck s LEFT JOIN dl ON dl.src_id = s.id

@@ -4,7 +4,7 @@
  * still processing and locked by the same worker, so a stale worker's late result is dropped.
  */
 import { JOB_COLUMNS, jobColumns } from '../rows.js';
-import { deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
+import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
 import type { SchemaNames } from './names.js';
 
 /** Key of the transaction-level advisory lock serializing group-limited claims of a schema. */
@@ -226,7 +226,7 @@ SELECT ${jobColumns('c')} FROM claimed c`;
 
 /**
  * Records completions: $1 JSON array of { job_id, worker_id, has_output, output }, $2 now,
- * $3 channel. Progress is kept, step data cleared. Wakes processors when a pending job depends on
+ * $3 channel. Progress is kept, step data and the lock cleared. Wakes processors when a pending job depends on
  * a completed one (by id or tag barrier). Rows: id.
  */
 export function completeJobsSql(t: SchemaNames): string {
@@ -236,7 +236,7 @@ WITH input AS (
 ),
 done AS (
   UPDATE ${t.jobs} j
-  SET status = 'completed', completed_at = $2, updated_at = $2, step_data = NULL,
+  SET status = 'completed', completed_at = $2, updated_at = $2, step_data = NULL, locked_at = NULL, locked_by = NULL,
       output = CASE WHEN x.has_output THEN COALESCE(x.output, 'null'::jsonb) ELSE j.output END
   FROM input x
   WHERE j.id = x.job_id AND j.status = 'processing' AND j.locked_by = x.worker_id
@@ -263,16 +263,16 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM done ORDER BY id`;
 
 /**
  * Records a failure of job $1 by worker $2 that an automatic retry at $5 follows: message $3,
- * reason $4, now $6, now as ISO text $7, channel $8. Rows: id; none when the job was no longer
- * this worker's.
+ * reason $4, now $6, now as ISO text $7, channel $8, stack $9 (NULL: none). The lock is
+ * cleared. Rows: id; none when the job was no longer this worker's.
  */
 export function failJobForRetrySql(t: SchemaNames): string {
   return `
 WITH failed AS (
   UPDATE ${t.jobs} j
   SET status = 'failed', failure_reason = $4::text, next_attempt_at = $5::timestamptz,
-      last_failed_at = $6::timestamptz, updated_at = $6::timestamptz,
-      error_history = j.error_history || jsonb_build_array(jsonb_build_object('message', $3::text, 'timestamp', $7::text))
+      last_failed_at = $6::timestamptz, updated_at = $6::timestamptz, locked_at = NULL, locked_by = NULL,
+      error_history = j.error_history || jsonb_build_array(${errorEntry('$3::text', '$7::text', '$9::text')})
   WHERE j.id = $1 AND j.status = 'processing' AND j.locked_by = $2
   RETURNING j.id
 ),
@@ -290,7 +290,7 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM failed`;
 
 /**
  * Records the final failure of job $1 by worker $2 (no retry follows): message $3, reason $4,
- * now $5, now as ISO text $6, channel $7. Routes the job to its dead-letter type (its dependents
+ * now $5, now as ISO text $6, channel $7, stack $8 (NULL: none). The lock is cleared. Routes the job to its dead-letter type (its dependents
  * are cancelled afterwards by cascadeLevelSql, in the same transaction).
  * Rows: kind 'failed' | 'dead_letter' | 'notified', id; no 'failed' row when the job was no
  * longer this worker's.
@@ -312,8 +312,8 @@ dl AS MATERIALIZED (
 failed AS (
   UPDATE ${t.jobs} j
   SET status = 'failed', failure_reason = $4::text, next_attempt_at = NULL,
-      last_failed_at = $5::timestamptz, updated_at = $5::timestamptz,
-      error_history = j.error_history || jsonb_build_array(jsonb_build_object('message', $3::text, 'timestamp', $6::text)),
+      last_failed_at = $5::timestamptz, updated_at = $5::timestamptz, locked_at = NULL, locked_by = NULL,
+      error_history = j.error_history || jsonb_build_array(${errorEntry('$3::text', '$6::text', '$8::text')}),
       dead_letter_job_id = COALESCE(dl.id, j.dead_letter_job_id),
       dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $5::timestamptz END
   FROM src s LEFT JOIN dl ON dl.src_id = s.id

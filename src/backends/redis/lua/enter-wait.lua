@@ -48,8 +48,6 @@ end
 transition(job, 'waiting', now)
 job.waitUntil = waitUntil or NULL
 job.waitTokenId = tokenId or NULL
-job.lockedAt = NULL
-job.lockedBy = NULL
 store(job, now)
 if ARGV[6] ~= '' then saveStepValue(job.id, ARGV[6], ARGV[7]) end
 addEvent(job.id, 'waiting', now, ARGV[8])

@@ -1,7 +1,7 @@
 --[[
   Records a failed attempt, fenced: only while the job is processing and locked by the given
-  worker (SPEC §3, §4.5; DETAILS "Retries, failures, reclaim"). Appends { message, timestamp }
-  to errorHistory and sets failureReason and lastFailedAt. With a retry time the job waits in
+  worker (SPEC §3, §4.5; DETAILS "Retries, failures, reclaim"). Appends { message, timestamp,
+  stack? } to errorHistory, clears the lock and sets failureReason and lastFailedAt. With a retry time the job waits in
   `scheduled` (status failed, nextAttemptAt set); without one it ends failed, is routed to its
   dead-letter type (SPEC §2.5 envelope around the verbatim payload) and its dependents are
   cancelled. Writes `failed` { message, failureReason, willRetry, deadLetterJobId }.
@@ -15,8 +15,8 @@
   KEYS[31] parked, KEYS[32] run-at
   ARGV[1] job id; ARGV[2] worker id; ARGV[3] message; ARGV[4] failure reason;
   ARGV[5] retry time (ms), or '' when no retry follows; ARGV[6] now (ms);
-  ARGV[7] now as an ISO-8601 string.
-  ARGV[8] the store id the queue expects (includes/store.lua): a different or missing one
+  ARGV[7] now as an ISO-8601 string; ARGV[8] the error's stack trace (bounded), or '' for none.
+  ARGV[9] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
   Returns 0 when the job was no longer this worker's, else { deadLetterJobId or 0, cascaded }
   (cascaded: array of { jobId, cascadeFrom }).
@@ -29,14 +29,15 @@
 --- @include "fail"
 --- @include "store"
 
-checkStore(ARGV[8])
+checkStore(ARGV[9])
 
 local job = loadJob(tonumber(ARGV[1]))
 if not job or job.status ~= 'processing' or job.lockedBy ~= ARGV[2] then return 0 end
 local retryAt = ARGV[5] ~= '' and tonumber(ARGV[5]) or nil
 local now = tonumber(ARGV[6])
 local cascaded = {}
-local deadLetterId = failProcessingJob(job, ARGV[3], ARGV[4], retryAt, now, ARGV[7], cascaded)
+local stack = ARGV[8] ~= '' and ARGV[8] or nil
+local deadLetterId = failProcessingJob(job, ARGV[3], ARGV[4], retryAt, now, ARGV[7], cascaded, stack)
 -- A freed group slot, a released parked job or a new dead-letter job may let another processor
 -- run something now.
 if deadLetterId or not isnull(job.groupId) or releasedAny() then signalWake() end

@@ -51,8 +51,6 @@ for _, m in ipairs(members) do
       local message = 'Reclaimed: still processing after ' .. int(math.floor(limit + 0.5)) .. ' ms, the worker is presumed lost'
       if job.attempts < job.maxAttempts then
         transition(job, 'pending', now)
-        job.lockedAt = NULL
-        job.lockedBy = NULL
         store(job, now)
         addEvent(job.id, 'failed', now, '{"message":' .. json(message)
           .. ',"failureReason":"timeout","willRetry":true,"deadLetterJobId":null}')

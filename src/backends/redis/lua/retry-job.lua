@@ -29,6 +29,7 @@ if job.runAt > now then
   job.runAt = now
   indexRunAt(job)
 end
+-- A job that ended before transition() cleared the lock of jobs leaving processing keeps one.
 job.lockedAt = NULL
 job.lockedBy = NULL
 job.pendingReason = NULL

@@ -22,11 +22,12 @@ local function createDeadLetter(job, message, reason, now, nowIso)
 end
 
 -- Fails a processing job. `retryAt` (ms) schedules the automatic retry; nil ends the job
--- failed. Appends cascaded pairs to `cascaded`; returns the dead-letter job id or nil.
-local function failProcessingJob(job, message, reason, retryAt, now, nowIso, cascaded)
+-- failed. `stack` (nil for none) is kept with the error history entry. Appends cascaded pairs
+-- to `cascaded`; returns the dead-letter job id or nil.
+local function failProcessingJob(job, message, reason, retryAt, now, nowIso, cascaded, stack)
   transition(job, 'failed', now)
   local history = list(job.errorHistory)
-  history[#history + 1] = { message = message, timestamp = nowIso }
+  history[#history + 1] = { message = message, timestamp = nowIso, stack = stack }
   job.errorHistory = history
   job.failureReason = reason
   job.lastFailedAt = now

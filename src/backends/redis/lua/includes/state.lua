@@ -29,9 +29,14 @@ local function isFinished(job)
 end
 
 -- Moves the job to `status`: status sets and the per-group processing counter. A group slot
--- freed, or a job that stopped being active, is noted for store() to release parked jobs.
+-- freed, or a job that stopped being active, is noted for store() to release parked jobs. A
+-- job leaving processing loses its lock (lockedAt, lockedBy): only a processing job is locked.
 local function transition(job, status, now)
   local old = job.status
+  if old == 'processing' and status ~= 'processing' then
+    job.lockedAt = NULL
+    job.lockedBy = NULL
+  end
   if old ~= status then
     local id = int(job.id)
     remove(K['status:' .. old], id)
