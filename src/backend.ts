@@ -70,6 +70,11 @@ export interface AddJobsResult {
 export interface JobQuery {
   status?: JobStatus;
   filter?: JobFilter;
+  /**
+   * Only jobs whose payload JSON text contains this (ASCII letters in any case), among the
+   * newest `searchLimits.payloadScan` jobs matching the rest of the query (search-limits.ts).
+   */
+  payloadContains?: string;
   /** Omitted: all matching jobs. */
   limit?: number;
   offset?: number;
