@@ -17,6 +17,7 @@ import type {
   FailureReason,
   JobEvent,
   JobFilter,
+  JobHoldReason,
   JobRecord,
   JobStatus,
   Queryable,
@@ -178,6 +179,11 @@ export interface Backend extends CronStore, WaitStore {
   getJob(id: number): Promise<JobRecord | null>;
   getJobs(query: JobQuery): Promise<JobRecord[]>;
   getJobEvents(jobId: number): Promise<JobEvent[]>;
+  /**
+   * Why each job, when pending, is not claimed yet at `now`: one entry per id, in order; null
+   * for a missing or not pending job. One statement or one script for the whole list.
+   */
+  getHoldReasons(input: { jobIds: number[]; now: Date }): Promise<(JobHoldReason | null)[]>;
 
   // §4.3
   /** failed or cancelled → pending, attempts reset; returns false when the status did not allow it. */

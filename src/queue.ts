@@ -20,6 +20,7 @@ import {
   normalizeJobQuery,
   requireInteger,
   requireJobId,
+  requireJobIds,
   requirePage,
   requireStatus,
   requireTagMode,
@@ -36,6 +37,7 @@ import type {
   EditJobOptions,
   JobEvent,
   JobFilter,
+  JobHoldReason,
   JobQueryFilter,
   JobOptions,
   JobQueueConfig,
@@ -182,6 +184,15 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   ): Promise<JobRecord[]> {
     const filter: JobFilter = { tags: { values: requireTags('tags', tags), mode: requireTagMode('mode', mode) } };
     return this.#backend.getJobs({ filter, ...requirePage(limit, offset) });
+  }
+
+  /**
+   * Why each job, when pending, is not claimed yet: one entry per id, in the same order, null
+   * for a job that is missing or not pending. At most MAX_HOLD_REASON_IDS ids per call.
+   * @example const [reason] = await queue.getHoldReasons([id]); // 'scheduled' | 'dependencies' | 'group' | 'due' | null
+   */
+  async getHoldReasons(jobIds: number[]): Promise<(JobHoldReason | null)[]> {
+    return this.#backend.getHoldReasons({ jobIds: requireJobIds('jobIds', jobIds), now: this.clock.now() });
   }
 
   /** The job's event history, oldest first. */

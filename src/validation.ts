@@ -74,6 +74,18 @@ function requireIdempotencyKey(field: string, value: unknown): string {
 }
 
 /** A job id: a positive safe integer. */
+/** Most ids one `getHoldReasons` call takes (a dashboard page holds at most 200). */
+export const MAX_HOLD_REASON_IDS = 1000;
+
+/** A list of job ids for a read of several jobs: an array of at most MAX_HOLD_REASON_IDS. */
+export function requireJobIds(field: string, value: unknown): number[] {
+  if (!Array.isArray(value)) fail(E, field, 'an array of positive integer job ids', value);
+  if (value.length > MAX_HOLD_REASON_IDS) {
+    fail(E, field, `an array of at most ${MAX_HOLD_REASON_IDS} job ids`, `${value.length} ids`);
+  }
+  return value.map((id, i) => requireJobId(`${field}[${i}]`, id));
+}
+
 export function requireJobId(field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
     fail(E, field, 'a positive integer job id', value);
