@@ -81,7 +81,7 @@ forEachBackend('dashboard page: finding jobs', (ctx) => {
       await waitForRows(page, [receive, alice], 'the tag');
       await page.fill('#find-q', 'ALICE@');
       await waitForRows(page, [alice], 'the payload text');
-      const hash = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+      const hash = new URLSearchParams((await page.evaluate<string>('location.hash')).slice(1));
       expect(Object.fromEntries(hash)).toEqual({ type: 'email.', tag: 'tenant:1', q: 'ALICE@' });
 
       // The hash is the state: a reload shows the same list and fills the inputs.
@@ -111,7 +111,7 @@ forEachBackend('dashboard page: finding jobs', (ctx) => {
         timeoutMs: 10_000,
         what: 'the detail of the job by id',
       });
-      expect(await page.evaluate(() => location.hash)).toBe(`#job=${bob}`);
+      expect(await page.evaluate<string>('location.hash')).toBe(`#job=${bob}`);
 
       expect(problems).toEqual([]);
     },
