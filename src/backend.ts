@@ -184,6 +184,11 @@ export interface Backend extends CronStore, WaitStore {
    * for a missing or not pending job. One statement or one script for the whole list.
    */
   getHoldReasons(input: { jobIds: number[]; now: Date }): Promise<(JobHoldReason | null)[]>;
+  /**
+   * Distinct job types starting with `prefix` ('' for all), at most `limit`, from the job type
+   * index (one index read per type); in the store's order, which the queue sorts.
+   */
+  getJobTypes(input: { prefix: string; limit: number }): Promise<string[]>;
 
   // §4.3
   /** failed or cancelled → pending, attempts reset; returns false when the status did not allow it. */

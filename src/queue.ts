@@ -7,6 +7,7 @@ import type { Backend } from './backend.js';
 import { createPostgresBackend } from './backends/postgres/index.js';
 import { createRedisBackend } from './backends/redis/index.js';
 import { systemClock } from './clock.js';
+import { searchLimits } from './search-limits.js';
 import { resolveConfig } from './config.js';
 import { ValidationError } from './errors.js';
 import type { QueueEventListener, QueueEventName, QueueEvents } from './events.js';
@@ -21,6 +22,7 @@ import {
   requireInteger,
   requireJobId,
   requireJobIds,
+  requireNonEmptyString,
   requirePage,
   requireStatus,
   requireTagMode,
@@ -193,6 +195,17 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    */
   async getHoldReasons(jobIds: number[]): Promise<(JobHoldReason | null)[]> {
     return this.#backend.getHoldReasons({ jobIds: requireJobIds('jobIds', jobIds), now: this.clock.now() });
+  }
+
+  /**
+   * The distinct job types starting with `prefix` (all types without one), sorted, at most
+   * 1,000 (`searchLimits.prefixTypes`): for a type picker. One index read per type.
+   * @example await queue.getJobTypes('email.') // ['email.bounce', 'email.send']
+   */
+  async getJobTypes(prefix = ''): Promise<string[]> {
+    const checked = prefix === '' ? '' : requireNonEmptyString('prefix', prefix);
+    const types = await this.#backend.getJobTypes({ prefix: checked, limit: searchLimits.prefixTypes });
+    return types.sort();
   }
 
   /** The job's event history, oldest first. */

@@ -153,3 +153,39 @@ forEachBackend('finding jobs: validation (§7)', (ctx) => {
     );
   });
 });
+
+forEachBackend('getJobTypes', (ctx) => {
+  afterEach(() => {
+    Object.assign(searchLimits, DEFAULT_LIMITS);
+  });
+
+  it('lists the distinct job types, sorted, or those starting with a prefix', async () => {
+    expect(await ctx.queue.getJobTypes()).toEqual([]);
+    await ctx.queue.addJobs(
+      ['sms', 'email.send', 'email.send', 'emailer', 'email.bounce', 'Email.x'].map((jobType) => ({
+        jobType,
+        payload: {},
+      })),
+    );
+    expect(await ctx.queue.getJobTypes()).toEqual(['Email.x', 'email.bounce', 'email.send', 'emailer', 'sms']);
+    expect(await ctx.queue.getJobTypes('email.')).toEqual(['email.bounce', 'email.send']);
+    expect(await ctx.queue.getJobTypes('email')).toEqual(['email.bounce', 'email.send', 'emailer']);
+    expect(await ctx.queue.getJobTypes('x')).toEqual([]);
+  });
+
+  it('keeps a type while any job of it is stored', async () => {
+    const [a] = await ctx.queue.addJobs([{ jobType: 'once', payload: {} }]);
+    await ctx.queue.cancelJob(a!);
+    expect(await ctx.queue.getJobTypes()).toEqual(['once']);
+  });
+
+  it('returns at most searchLimits.prefixTypes types', async () => {
+    await ctx.queue.addJobs(['t.1', 't.2', 't.3'].map((jobType) => ({ jobType, payload: {} })));
+    searchLimits.prefixTypes = 2;
+    expect(await ctx.queue.getJobTypes('t.')).toEqual(['t.1', 't.2']);
+  });
+
+  it('rejects a prefix that is not a string', async () => {
+    await expectFailure(ctx.queue.getJobTypes(3 as unknown as string), ValidationError, { field: 'prefix' });
+  });
+});

@@ -1,5 +1,6 @@
 /**
- * Finding jobs on Redis: why pending jobs are held (hold-reasons.lua, one script for a page).
+ * Finding jobs on Redis: why pending jobs are held (hold-reasons.lua, one script for a page) and
+ * the distinct job types (job-types.lua).
  */
 import type { JobHoldReason } from '../../types.js';
 import type { BackendContext } from './context.js';
@@ -13,4 +14,8 @@ async function getHoldReasons(
   return reasons.map((r) => (r === '' ? null : (r as JobHoldReason)));
 }
 
-export const findOperations = { getHoldReasons };
+async function getJobTypes(ctx: BackendContext, input: { prefix: string; limit: number }): Promise<string[]> {
+  return ctx.run<string[]>('jobTypes', [input.prefix, input.limit]);
+}
+
+export const findOperations = { getHoldReasons, getJobTypes };

@@ -38,6 +38,7 @@ end
 
 --- @include "sources"
 --- @include "run-at-range"
+--- @include "type-prefix"
 
 -- Candidates checked by their `run-at` score, or taken unchecked, per candidate a slice would
 -- decode.
@@ -46,22 +47,6 @@ local CHEAP_CHECKS = 4
 -- A type prefix is served by the union of its types' ranges of `types` when it has at most
 -- this many types; past that, the prefix is checked on each candidate.
 local PREFIX_SOURCE_TYPES = 50
-
--- The distinct job types starting with `prefix`, from the `types` index (`<jobType>\0<pad id>`
--- members, in byte order, so they lie together): one ZRANGEBYLEX per type, skipping to the
--- first member after the type's ids. Nil when there are more than `max`.
-local function typesWithPrefix(prefix, max)
-  local types, from = {}, '[' .. prefix
-  while true do
-    local m = redis.call('ZRANGEBYLEX', K['types'], from, '+', 'LIMIT', 0, 1)[1]
-    if not m then return types end
-    local t = string.sub(m, 1, string.find(m, '\0', 1, true) - 1)
-    if string.sub(t, 1, #prefix) ~= prefix then return types end
-    if #types == max then return nil end
-    types[#types + 1] = t
-    from = '[' .. t .. '\1'
-  end
-end
 
 -- The smallest index that the query pins down, and how to check its candidates: nil when
 -- that index is the whole query (then jobs need not even be decoded), a check by the `run-at`
@@ -81,8 +66,8 @@ local function bestSource(q)
   if q.status then consider(setSource(K['status:' .. q.status]), 'status') end
   if q.jobType then consider(lexSource(K['types'], q.jobType), 'jobType') end
   if q.jobTypePrefix then
-    local types = typesWithPrefix(q.jobTypePrefix, PREFIX_SOURCE_TYPES)
-    if types then consider(unionSource(K['types'], types), 'jobTypePrefix') end
+    local types, more = typesWithPrefix(q.jobTypePrefix, PREFIX_SOURCE_TYPES)
+    if not more then consider(unionSource(K['types'], types), 'jobTypePrefix') end
   end
   local mode = q.tags and (q.tags.mode or 'all')
   if mode == 'all' or mode == 'exact' then
