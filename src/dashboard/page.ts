@@ -61,7 +61,8 @@ export function renderPage({
     <div class="tabs" role="tablist" aria-label="Job status">${tabs}</div>
     <div class="filters">
       <input type="search" id="find-id" class="narrow" placeholder="Job ID" aria-label="Open job by ID" inputmode="numeric" autocomplete="off">
-      <input type="search" id="job-type" placeholder="Job type starts with" aria-label="Filter by job type prefix" autocomplete="off" maxlength="255">
+      <input type="search" id="job-type" placeholder="Job type starts with" aria-label="Filter by job type prefix" autocomplete="off" maxlength="255" list="job-types">
+      <datalist id="job-types"></datalist>
       <input type="search" id="find-tag" placeholder="Tag" aria-label="Filter by tag" autocomplete="off" maxlength="255">
       <input type="search" id="find-q" placeholder="Payload contains" aria-label="Search payloads" autocomplete="off" maxlength="200">
     </div>

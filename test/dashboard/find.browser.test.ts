@@ -74,6 +74,16 @@ forEachBackend('dashboard page: finding jobs', (ctx) => {
       expect(await page.locator(`#jobs tr[data-id="${running}"] .badge.hold`).count()).toBe(0);
       expect(await page.locator(`#jobs tr[data-id="${running}"] td.run-at`).textContent()).not.toBe('');
 
+      // The type input suggests the queue's job types.
+      await page.focus('#job-type');
+      await waitFor(async () => (await page.locator('#job-types option').count()) === 6, {
+        timeoutMs: 10_000,
+        what: 'the job type suggestions',
+      });
+      expect(
+        await page.locator('#job-types option').evaluateAll((options) => options.map((o) => o.getAttribute('value'))),
+      ).toEqual(['after', 'email.receive', 'email.send', 'report', 'sms', 'sync']);
+
       // Typing narrows the list: a job type prefix, then a tag, then payload text.
       await page.fill('#job-type', 'email.');
       await waitForRows(page, [receive, bob, alice], 'the job type prefix');

@@ -91,6 +91,16 @@ forEachBackend('dashboard: finding jobs (GET /api/jobs)', (ctx) => {
     });
   });
 
+  it('lists the job types for the type input (GET /api/job-types), or those of a prefix', async () => {
+    const all = await read(await client.get('/api/job-types'));
+    expect(all).toEqual({ status: 200, body: { jobTypes: ['email.receive', 'email.send', 'report', 'sms'] } });
+    const some = await read(await client.get('/api/job-types?prefix=email.'));
+    expect(some.body.jobTypes).toEqual(['email.receive', 'email.send']);
+    const bad = await read(await client.get('/api/job-types?prefix=%20'));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toContain('`prefix`');
+  });
+
   it.each([
     ['status=done', 'status'],
     ['jobType=%20', 'jobType'],

@@ -6,7 +6,7 @@
  */
 import type { JobHoldReason } from '../../types.js';
 import type { JobSummary } from '../summary.js';
-import { $, el, fmtDate, type Json } from './dom.js';
+import { $, el, fmtDate, request, type Json } from './dom.js';
 
 /** The list's find filters, as the hash holds them. */
 export interface FindState {
@@ -23,6 +23,9 @@ const KEYS = Object.keys(INPUTS) as (keyof FindState)[];
 
 /** Wait after the last keystroke before the list reloads. */
 const TYPING_MS = 350;
+
+/** The job type suggestions are read again on focus when older than this. */
+const TYPES_MAX_AGE_MS = 30_000;
 
 export function readFind(p: URLSearchParams): FindState {
   return { type: p.get('type') ?? '', tag: p.get('tag') ?? '', q: p.get('q') ?? '' };
@@ -65,6 +68,12 @@ export function initFind(apply: (state: FindState) => void, open: (id: number) =
       typing = setTimeout(() => apply(read()), TYPING_MS);
     });
   }
+  let typesReadAt = -Infinity;
+  $(INPUTS.type, HTMLInputElement).addEventListener('focus', () => {
+    if (performance.now() - typesReadAt < TYPES_MAX_AGE_MS) return;
+    typesReadAt = performance.now();
+    void suggestJobTypes();
+  });
   const idInput = $('find-id', HTMLInputElement);
   idInput.addEventListener('keydown', (event) => {
     if (event.key !== 'Enter') return;
@@ -78,6 +87,22 @@ export function initFind(apply: (state: FindState) => void, open: (id: number) =
     open(id);
   });
   idInput.addEventListener('input', () => idInput.setCustomValidity(''));
+}
+
+/** Fills the type input's suggestions with the queue's job types; a failure leaves them as they were. */
+async function suggestJobTypes(): Promise<void> {
+  try {
+    const { jobTypes } = await request<{ jobTypes: string[] }>('GET', '/job-types');
+    $('job-types').replaceChildren(
+      ...jobTypes.map((type) => {
+        const option = el('option');
+        option.value = type;
+        return option;
+      }),
+    );
+  } catch {
+    // Suggestions only: the filter works without them.
+  }
 }
 
 const HOLD_LABELS: Record<JobHoldReason, string> = {
