@@ -73,7 +73,7 @@ td.type { max-width: 24rem; overflow: hidden; text-overflow: ellipsis; }
 .badge.pending { color: var(--pending); } .badge.processing { color: var(--processing); }
 .badge.completed { color: var(--completed); } .badge.failed { color: var(--failed); }
 .badge.cancelled { color: var(--cancelled); } .badge.waiting { color: var(--waiting); }
-.badge.hold { font-weight: 500; color: var(--muted); margin-left: 0.35rem; }
+.badge.hold { display: block; width: fit-content; margin-top: 0.2rem; font-weight: 500; font-size: 0.75rem; }
 .badge.hold.due { color: var(--completed); } .badge.hold.scheduled { color: var(--pending); }
 .badge.hold.dependencies, .badge.hold.group { color: var(--processing); }
 .pager { display: flex; align-items: center; justify-content: flex-end; gap: 0.75rem; margin-top: 0.9rem; color: var(--muted); }

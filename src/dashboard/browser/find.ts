@@ -117,7 +117,7 @@ export function runAtCell(job: Json<JobSummary>): HTMLTableCellElement {
   const cell = el('td', null, 'run-at');
   cell.append(el('span', fmtDate(job.runAt), job.holdReason ? undefined : 'muted'));
   if (job.holdReason) {
-    cell.append(' ', el('span', HOLD_LABELS[job.holdReason], `badge hold ${job.holdReason}`));
+    cell.append(el('span', HOLD_LABELS[job.holdReason], `badge hold ${job.holdReason}`));
   }
   return cell;
 }
