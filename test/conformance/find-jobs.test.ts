@@ -5,12 +5,14 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
+import { scriptSlice } from '../../src/backends/redis/slices.js';
 import { searchLimits } from '../../src/search-limits.js';
 import type { JobQueryFilter } from '../../src/types.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { expectFailure, ids } from './assertions.js';
 
 const DEFAULT_LIMITS = { ...searchLimits };
+const DEFAULT_SLICE = { ...scriptSlice };
 
 forEachBackend('jobTypePrefix (§2.7)', (ctx) => {
   // Newest first: sms, emailer, email.receive, email.send, email.send (older).
@@ -125,6 +127,33 @@ forEachBackend('payloadContains (§4.2)', (ctx) => {
     searchLimits.payloadScan = 1;
     expect(await query({ payloadContains: 'example' })).toEqual([]);
     expect(await query({ payloadContains: 'alice' })).toEqual([j5]);
+  });
+});
+
+forEachBackend('payloadContains over a walk in many short scripts', (ctx) => {
+  afterEach(() => {
+    Object.assign(searchLimits, DEFAULT_LIMITS);
+    Object.assign(scriptSlice, DEFAULT_SLICE);
+  });
+
+  it('keeps the bound and finds the same jobs when each script looks at 2 jobs (Redis)', async () => {
+    // Newest first: 12 jobs, every third mentions alice, every other one is of type `a.x`.
+    const added = await ctx.queue.addJobs(
+      Array.from({ length: 12 }, (_, i) => ({
+        jobType: i % 2 === 0 ? 'a.x' : 'b',
+        payload: { who: i % 3 === 0 ? 'alice' : 'bob', i },
+      })),
+    );
+    const newestFirst = [...added].reverse();
+    scriptSlice.read = 2;
+    searchLimits.payloadScan = 7;
+    const query = async (filter: JobQueryFilter, limit?: number, offset?: number) =>
+      ids(await ctx.queue.queryJobs(filter, limit, offset));
+    // The newest 7 jobs are i = 11 … 5: alice in i = 9 and 6.
+    expect(await query({ payloadContains: 'alice' })).toEqual([newestFirst[2], newestFirst[5]]);
+    expect(await query({ payloadContains: 'alice' }, 1, 1)).toEqual([newestFirst[5]]);
+    // All 6 `a.x` jobs (even i), within the bound: alice in i = 6 and 0.
+    expect(await query({ payloadContains: 'alice', jobTypePrefix: 'a.' })).toEqual([newestFirst[5], newestFirst[11]]);
   });
 });
 
