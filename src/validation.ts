@@ -73,7 +73,6 @@ function requireIdempotencyKey(field: string, value: unknown): string {
   return key;
 }
 
-/** A job id: a positive safe integer. */
 /** Most ids one `getHoldReasons` call takes (a dashboard page holds at most 200). */
 export const MAX_HOLD_REASON_IDS = 1000;
 
@@ -86,6 +85,7 @@ export function requireJobIds(field: string, value: unknown): number[] {
   return value.map((id, i) => requireJobId(`${field}[${i}]`, id));
 }
 
+/** A job id: a positive safe integer. */
 export function requireJobId(field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
     fail(E, field, 'a positive integer job id', value);

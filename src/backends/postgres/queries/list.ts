@@ -67,7 +67,7 @@ export function filterConditions(
  * of job_queue_job_type_idx per distinct type) walks the distinct types from the prefix on and
  * keeps those starting with it. It does not stop at the first type that does not: in a
  * linguistic collation (en_US) punctuation weighs little, so `emailer` can sort between
- * `email.a` and `email.b`. So it walks at most `maxTypes` distinct types. `starts_with`
+ * `email.a` and `email.x`. So it walks at most `maxTypes` distinct types. `starts_with`
  * compares characters, whatever the collation.
  */
 function prefixTypesCte(t: SchemaNames, prefix: string, maxTypes: string): string {
