@@ -27,9 +27,9 @@ local skip = tonumber(ARGV[3]) or 0
 local scanLeft = tonumber(ARGV[6]) or 0
 -- A payload search: a job matching the rest of the query counts against the scan bound, then
 -- its payload text (verbatim JSON, lowered like the search text: A-Z only) must hold the text.
-local more = nil
+local payloadTest = nil
 if query.search then
-  more = {
+  payloadTest = {
     test = function(id)
       scanLeft = scanLeft - 1
       local text = redis.call('HGET', K['payloads'], int(id))
@@ -39,7 +39,7 @@ if query.search then
   }
   if scanLeft <= 0 then return { {}, 0, 0, 0 } end
 end
-local ids, skipped, cursor = sliceIds(query, tonumber(ARGV[4]), tonumber(ARGV[5]), skip, limit, more)
+local ids, skipped, cursor = sliceIds(query, tonumber(ARGV[4]), tonumber(ARGV[5]), skip, limit, payloadTest)
 local rows = {}
 for i, id in ipairs(ids) do
   rows[i] = jobRow(id)

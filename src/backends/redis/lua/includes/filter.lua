@@ -98,14 +98,14 @@ end
 -- `budget` candidates with an id below `cursor` (nil: from the newest), skips the first `skip`
 -- matches and keeps at most `limit` (nil: all) of the rest. Returns the kept ids, the number of
 -- matches skipped, and the cursor of the next slice (0 when the walk is over). A query its index
--- answers exactly starts at the offset by rank, so a deep offset costs no walk. `more`, when
+-- answers exactly starts at the offset by rank, so a deep offset costs no walk. `extra`, when
 -- given, is a further test of the jobs matching `q`: { test(id) -> boolean, over() -> boolean,
 -- true once the walk must end there }.
-local function sliceIds(q, cursor, budget, skip, limit, more)
+local function sliceIds(q, cursor, budget, skip, limit, extra)
   local source, check, cheap = bestSource(q)
-  if more then
+  if extra then
     local base = check
-    check = function(id) return (not base or base(id)) and more.test(id) end
+    check = function(id) return (not base or base(id)) and extra.test(id) end
     cheap = false
   end
   local out = {}
@@ -132,7 +132,7 @@ local function sliceIds(q, cursor, budget, skip, limit, more)
         if #out >= budget then return out, skipped, id end
       end
     end
-    if more and more.over() then return out, skipped, 0 end
+    if extra and extra.over() then return out, skipped, 0 end
   end
   return out, skipped, (done or #page == 0) and 0 or page[#page]
 end
