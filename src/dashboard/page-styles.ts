@@ -76,6 +76,7 @@ td.type { max-width: 24rem; overflow: hidden; text-overflow: ellipsis; }
 .badge.hold { display: block; width: fit-content; margin-top: 0.2rem; font-weight: 500; font-size: 0.75rem; }
 .badge.hold.due { color: var(--completed); } .badge.hold.scheduled { color: var(--pending); }
 .badge.hold.dependencies, .badge.hold.group { color: var(--processing); }
+.badge.hold.retry { color: var(--failed); } .badge.hold.wakes { color: var(--waiting); }
 .pager { display: flex; align-items: center; justify-content: flex-end; gap: 0.75rem; margin-top: 0.9rem; color: var(--muted); }
 .back { display: inline-block; margin-bottom: 0.8rem; }
 .detail-head { display: flex; flex-wrap: wrap; align-items: center; gap: 0.75rem; margin-bottom: 1rem; }

@@ -9,6 +9,7 @@ import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { backendOf } from '../../src/queue.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { waitFor } from '../helpers/wait.js';
+import { failJob } from '../conformance/job-states.js';
 import { hasChromium, launchChromium, watchProblems } from './chromium.js';
 import { BASE_PATH, serveDashboard } from './support.js';
 
@@ -123,6 +124,44 @@ forEachBackend('dashboard page: finding jobs', (ctx) => {
       });
       expect(await page.evaluate<string>('location.hash')).toBe(`#job=${bob}`);
 
+      expect(problems).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    'shows the retry time of a failed job and the wake-up time of a waiting one in the run-at column',
+    async () => {
+      const retryAt = new Date(Date.now() + 2 * HOUR_MS);
+      const failed = await ctx.queue.addJob({ jobType: 'flaky', payload: {} });
+      await failJob(ctx.queue, failed, { retryAt });
+      const waiting = await ctx.queue.addJob({ jobType: 'sleepy', payload: {} });
+      await ctx.queue
+        .createProcessor({ sleepy: async (_payload, _signal, job) => job.waitFor({ hours: 3 }) }, { jobType: 'sleepy' })
+        .start();
+      const stored = await ctx.queue.getJob(waiting);
+      expect(stored?.status).toBe('waiting');
+
+      const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH });
+      const server = await serveDashboard(dashboard, BASE_PATH);
+      cleanups.push(() => server.close());
+      const browser = await launchChromium();
+      cleanups.push(() => browser.close());
+      const { page } = browser;
+      const problems = await watchProblems(page);
+      await page.goto(server.url);
+      await waitForRows(page, [waiting, failed], 'both jobs');
+
+      const cell = (id: number) => page.locator(`#jobs tr[data-id="${id}"] td.run-at`);
+      const shown = (iso: Date) =>
+        page.evaluate<string, string>(
+          (at) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(at)),
+          iso.toISOString(),
+        );
+      expect(await cell(failed).locator('.badge.hold').textContent()).toBe('retry');
+      expect(await cell(failed).textContent()).toContain(await shown(retryAt));
+      expect(await cell(waiting).locator('.badge.hold').textContent()).toBe('wakes');
+      expect(await cell(waiting).textContent()).toContain(await shown(stored!.waitUntil!));
       expect(problems).toEqual([]);
     },
     60_000,

@@ -112,12 +112,20 @@ const HOLD_LABELS: Record<JobHoldReason, string> = {
   due: 'due',
 };
 
-/** The run-at cell: the job's run time and, for a pending job, why it waits or that it is due. */
+/**
+ * The run-at cell: when the job runs next and why not yet. A pending job shows its runAt and its
+ * hold reason; a failed job due for a retry shows the retry's time, a waiting job its wake-up
+ * time; other jobs show their runAt, muted.
+ */
 export function runAtCell(job: Json<JobSummary>): HTMLTableCellElement {
   const cell = el('td', null, 'run-at');
-  cell.append(el('span', fmtDate(job.runAt), job.holdReason ? undefined : 'muted'));
-  if (job.holdReason) {
-    cell.append(el('span', HOLD_LABELS[job.holdReason], `badge hold ${job.holdReason}`));
-  }
+  const [when, note] =
+    job.status === 'failed' && job.nextAttemptAt
+      ? [job.nextAttemptAt, 'retry']
+      : job.status === 'waiting' && job.waitUntil
+        ? [job.waitUntil, 'wakes']
+        : [job.runAt, job.holdReason ? HOLD_LABELS[job.holdReason] : null];
+  cell.append(el('span', fmtDate(when), note ? undefined : 'muted'));
+  if (note) cell.append(el('span', note, `badge hold ${job.holdReason ?? note}`));
   return cell;
 }
