@@ -111,6 +111,12 @@ forEachBackend('dashboard page: finding jobs', (ctx) => {
       await page.fill('#job-type', '');
       await waitForRows(page, [queued, running, after, report, sms, receive, bob, alice], 'every job again');
 
+      // A list loaded while typed filters wait to apply (here a refresh) leaves them alone.
+      await page.fill('#find-tag', 'tenant:2');
+      await page.click('#refresh');
+      await waitForRows(page, [bob], 'the typed tag, with a refresh meanwhile');
+      expect(await page.inputValue('#find-tag')).toBe('tenant:2');
+
       // A job id opens its detail; a bad id is refused in place.
       await page.fill('#find-id', 'abc');
       await page.press('#find-id', 'Enter');

@@ -43,8 +43,15 @@ export function findParams(state: FindState, p: URLSearchParams): void {
   if (state.q) p.set('q', state.q);
 }
 
-/** Shows `state` in the inputs, except in the one being typed in. */
+/** Set while typed filters wait for TYPING_MS before they apply. */
+let typing: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * Shows `state` in the inputs, except in the one being typed in, and not at all while typed
+ * filters wait to apply: a list loaded meanwhile (auto-refresh, a tab) must not undo them.
+ */
 export function showFind(state: FindState): void {
+  if (typing !== undefined) return;
   for (const key of KEYS) {
     const input = $(INPUTS[key], HTMLInputElement);
     if (document.activeElement !== input) input.value = state[key];
@@ -56,7 +63,6 @@ export function showFind(state: FindState): void {
  * last keystroke; Enter in the job id input calls `open` with a valid id.
  */
 export function initFind(apply: (state: FindState) => void, open: (id: number) => void): void {
-  let typing: ReturnType<typeof setTimeout> | undefined;
   const read = (): FindState => {
     const state = { type: '', tag: '', q: '' };
     for (const key of KEYS) state[key] = $(INPUTS[key], HTMLInputElement).value.trim();
@@ -65,7 +71,10 @@ export function initFind(apply: (state: FindState) => void, open: (id: number) =
   for (const key of KEYS) {
     $(INPUTS[key], HTMLInputElement).addEventListener('input', () => {
       clearTimeout(typing);
-      typing = setTimeout(() => apply(read()), TYPING_MS);
+      typing = setTimeout(() => {
+        typing = undefined;
+        apply(read());
+      }, TYPING_MS);
     });
   }
   let typesReadAt = -Infinity;
