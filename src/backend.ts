@@ -17,6 +17,7 @@ import type {
   FailureReason,
   JobEvent,
   JobFilter,
+  JobHoldReason,
   JobRecord,
   JobStatus,
   Queryable,
@@ -70,6 +71,11 @@ export interface AddJobsResult {
 export interface JobQuery {
   status?: JobStatus;
   filter?: JobFilter;
+  /**
+   * Only jobs whose payload JSON text contains this (ASCII letters in any case), among the
+   * newest `searchLimits.payloadScan` jobs matching the rest of the query (search-limits.ts).
+   */
+  payloadContains?: string;
   /** Omitted: all matching jobs. */
   limit?: number;
   offset?: number;
@@ -175,6 +181,16 @@ export interface Backend extends CronStore, WaitStore {
   getJob(id: number): Promise<JobRecord | null>;
   getJobs(query: JobQuery): Promise<JobRecord[]>;
   getJobEvents(jobId: number): Promise<JobEvent[]>;
+  /**
+   * Why each job, when pending, is not claimed yet at `now`: one entry per id, in order; null
+   * for a missing or not pending job. One statement or one script for the whole list.
+   */
+  getHoldReasons(input: { jobIds: number[]; now: Date }): Promise<(JobHoldReason | null)[]>;
+  /**
+   * Distinct job types starting with `prefix` ('' for all), at most `limit`, from the job type
+   * index (one index read per type); in the store's order, which the queue sorts.
+   */
+  getJobTypes(input: { prefix: string; limit: number }): Promise<string[]>;
 
   // §4.3
   /** failed or cancelled → pending, attempts reset; returns false when the status did not allow it. */

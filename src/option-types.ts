@@ -246,6 +246,15 @@ export interface JobFilter {
    */
   jobType?: string;
   /**
+   * Only jobs whose type starts with this text (case-sensitive). Given with `jobType`, both
+   * must match. On PostgreSQL the job types are found with one index probe per distinct type,
+   * at most MAX_PREFIX_JOB_TYPES (1,000) distinct types from the prefix on in the database's
+   * sort order; see docs/querying.md.
+   * @default every type
+   * @example await queue.getJobs({ jobTypePrefix: 'email.' })
+   */
+  jobTypePrefix?: string;
+  /**
    * Only jobs with this priority.
    * @default every priority
    * @example await queue.getJobs({ priority: 10 })
@@ -277,6 +286,16 @@ export interface JobQueryFilter extends JobFilter {
    * @example await queue.queryJobs({ status: 'failed' })
    */
   status?: JobStatus;
+  /**
+   * Only jobs whose payload, as JSON text, contains this text (letters A–Z in any case). A
+   * bounded search: it looks at the newest PAYLOAD_SEARCH_SCAN_LIMIT (10,000) jobs that match
+   * the other members and no further, so older matches are not found; narrow it with a status,
+   * a type or a tag. Search for values (`alice@example.com`), not JSON punctuation: the
+   * spacing and key order of the JSON text differ between backends.
+   * @default no payload condition
+   * @example await queue.queryJobs({ jobType: 'email.send', payloadContains: 'alice@example.com' })
+   */
+  payloadContains?: string;
 }
 
 /** Input of `addCronJob` (SPEC §2.9). */

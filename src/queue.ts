@@ -7,6 +7,7 @@ import type { Backend } from './backend.js';
 import { createPostgresBackend } from './backends/postgres/index.js';
 import { createRedisBackend } from './backends/redis/index.js';
 import { systemClock } from './clock.js';
+import { searchLimits } from './search-limits.js';
 import { resolveConfig } from './config.js';
 import { ValidationError } from './errors.js';
 import type { QueueEventListener, QueueEventName, QueueEvents } from './events.js';
@@ -21,6 +22,8 @@ import {
   normalizeJobQuery,
   requireInteger,
   requireJobId,
+  requireJobIds,
+  requireNonEmptyString,
   requirePage,
   requireStatus,
   requireTagMode,
@@ -37,6 +40,7 @@ import type {
   EditJobOptions,
   JobEvent,
   JobFilter,
+  JobHoldReason,
   JobQueryFilter,
   JobOptions,
   JobQueueConfig,
@@ -179,6 +183,26 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   ): Promise<JobRecord[]> {
     const filter: JobFilter = { tags: { values: requireTags('tags', tags), mode: requireTagMode('mode', mode) } };
     return this.#backend.getJobs({ filter, ...requirePage(limit, offset) });
+  }
+
+  /**
+   * Why each job, when pending, is not claimed yet: one entry per id, in the same order, null
+   * for a job that is missing or not pending. At most MAX_HOLD_REASON_IDS ids per call.
+   * @example const [reason] = await queue.getHoldReasons([id]); // 'scheduled' | 'dependencies' | 'group' | 'due' | null
+   */
+  async getHoldReasons(jobIds: number[]): Promise<(JobHoldReason | null)[]> {
+    return this.#backend.getHoldReasons({ jobIds: requireJobIds('jobIds', jobIds), now: this.clock.now() });
+  }
+
+  /**
+   * The distinct job types starting with `prefix` (all types without one), sorted, at most
+   * 1,000 (`searchLimits.prefixTypes`): for a type picker. One index read per type.
+   * @example await queue.getJobTypes('email.') // ['email.bounce', 'email.send']
+   */
+  async getJobTypes(prefix = ''): Promise<string[]> {
+    const checked = prefix === '' ? '' : requireNonEmptyString('prefix', prefix);
+    const types = await this.#backend.getJobTypes({ prefix: checked, limit: searchLimits.prefixTypes });
+    return types.sort();
   }
 
   /** The job's event history, oldest first. */

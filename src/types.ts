@@ -35,6 +35,14 @@ export type TagQueryMode = 'exact' | 'all' | 'any' | 'none';
 
 export const TAG_QUERY_MODES: readonly TagQueryMode[] = ['exact', 'all', 'any', 'none'];
 
+/**
+ * Why a pending job is not claimed yet (`getHoldReasons`): `scheduled` (its runAt is in the
+ * future), `dependencies` (a `dependsOn.jobIds` job is not completed, or another active job
+ * carries every `dependsOn.tags` tag), `group` (a claim found its group at `groupConcurrency`),
+ * or `due` (nothing holds it: the next free processor takes it, by priority).
+ */
+export type JobHoldReason = 'scheduled' | 'dependencies' | 'group' | 'due';
+
 /** Event types recorded in a job's history (SPEC §6.1). */
 export type JobEventType =
   'added' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'retried' | 'edited' | 'prolonged' | 'waiting';

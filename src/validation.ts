@@ -18,6 +18,7 @@ import {
   isStorableString,
 } from './checks.js';
 import { DependencyError, ValidationError } from './errors.js';
+import { PAYLOAD_SEARCH_MAX_LENGTH } from './search-limits.js';
 import {
   MAX_DATE,
   MAX_IDEMPOTENCY_KEY_BYTES,
@@ -70,6 +71,18 @@ function requireIdempotencyKey(field: string, value: unknown): string {
     );
   }
   return key;
+}
+
+/** Most ids one `getHoldReasons` call takes (a dashboard page holds at most 200). */
+export const MAX_HOLD_REASON_IDS = 1000;
+
+/** A list of job ids for a read of several jobs: an array of at most MAX_HOLD_REASON_IDS. */
+export function requireJobIds(field: string, value: unknown): number[] {
+  if (!Array.isArray(value)) fail(E, field, 'an array of positive integer job ids', value);
+  if (value.length > MAX_HOLD_REASON_IDS) {
+    fail(E, field, `an array of at most ${MAX_HOLD_REASON_IDS} job ids`, `${value.length} ids`);
+  }
+  return value.map((id, i) => requireJobId(`${field}[${i}]`, id));
 }
 
 /** A job id: a positive safe integer. */
@@ -407,14 +420,18 @@ export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
 }
 
 /** Validates a job filter (SPEC §2.7) and returns a copy with the tag mode defaulted. */
-const JOB_FILTER_KEYS = ['jobType', 'priority', 'runAt', 'tags'] as const;
+const JOB_FILTER_KEYS = ['jobType', 'jobTypePrefix', 'priority', 'runAt', 'tags'] as const;
 
 export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | undefined {
   if (filter === undefined || filter === null) return undefined;
-  if (!isPlainObject(filter)) fail(E, field, 'an object { jobType?, priority?, runAt?, tags? }', filter);
+  if (!isPlainObject(filter))
+    fail(E, field, 'an object { jobType?, jobTypePrefix?, priority?, runAt?, tags? }', filter);
   checkKnownKeys(E, field, filter, JOB_FILTER_KEYS, 'a job filter');
   const out: JobFilter = {};
   if (filter.jobType !== undefined) out.jobType = requireNonEmptyString(`${field}.jobType`, filter.jobType);
+  if (filter.jobTypePrefix !== undefined) {
+    out.jobTypePrefix = requireNonEmptyString(`${field}.jobTypePrefix`, filter.jobTypePrefix);
+  }
   if (filter.priority !== undefined) {
     out.priority = requireInteger(`${field}.priority`, filter.priority, INT32_MIN, INT32_MAX);
   }
@@ -444,14 +461,31 @@ export function normalizeFilter(filter: unknown, field = 'filter'): JobFilter | 
   return out;
 }
 
-/** The filter of `queryJobs`: a job filter (checked by normalizeFilter) plus an optional `status`. */
-export function normalizeJobQuery(query: unknown, field = 'filter'): { status?: JobStatus; filter?: JobFilter } {
+/**
+ * The filter of `queryJobs`: a job filter (checked by normalizeFilter) plus an optional `status`
+ * and `payloadContains`.
+ */
+export function normalizeJobQuery(
+  query: unknown,
+  field = 'filter',
+): { status?: JobStatus; filter?: JobFilter; payloadContains?: string } {
   if (query === undefined || query === null) return {};
-  if (!isPlainObject(query)) fail(E, field, 'an object { status?, jobType?, priority?, runAt?, tags? }', query);
-  checkKnownKeys(E, field, query, ['status', ...JOB_FILTER_KEYS], 'a job query filter');
-  const { status, ...filter } = query;
+  if (!isPlainObject(query)) {
+    fail(
+      E,
+      field,
+      'an object { status?, jobType?, jobTypePrefix?, priority?, runAt?, tags?, payloadContains? }',
+      query,
+    );
+  }
+  checkKnownKeys(E, field, query, ['status', ...JOB_FILTER_KEYS, 'payloadContains'], 'a job query filter');
+  const { status, payloadContains, ...filter } = query;
   return {
     status: status === undefined ? undefined : requireStatus(`${field}.status`, status),
     filter: normalizeFilter(filter, field),
+    payloadContains:
+      payloadContains === undefined
+        ? undefined
+        : requireNonEmptyString(`${field}.payloadContains`, payloadContains, PAYLOAD_SEARCH_MAX_LENGTH),
   };
 }

@@ -3,6 +3,7 @@
  * request and returns a Response; the router in index.ts picks the route.
  */
 import { describeValue, ValidationError } from '../errors.js';
+import { PAYLOAD_SEARCH_MAX_LENGTH } from '../search-limits.js';
 import { requireNonEmptyString, requireStatus } from '../validation.js';
 import type { JobStatus } from '../types.js';
 import type { JobQueryFilter } from '../option-types.js';
@@ -29,10 +30,15 @@ export function parseJobId(raw: string): number {
   return integerParam('id', raw, 1, Number.MAX_SAFE_INTEGER, Number.NaN);
 }
 
-/** GET /api/jobs?status&jobType&limit&offset → 200 { jobs: JobSummary[], hasMore }. */
+/** Most `tag` parameters one list request takes. */
+export const MAX_TAG_PARAMS = 10;
+
 /**
- * The job filter of the list view's query parameters (`status`, `jobType`): one parser for the
- * list and for every route that acts on "the jobs the list shows".
+ * The job filter of the list view's query parameters, one parser for the list and for every
+ * route that acts on "the jobs the list shows": `status`, `jobType` (exact), `jobTypePrefix`
+ * (types starting with it), `tag` (repeatable: jobs carrying every one) and `q` (text in the
+ * payload: a bounded search, see JobQueryFilter.payloadContains). Empty parameters are left
+ * out; a bad one is a ValidationError naming the parameter.
  */
 export function parseJobFilter(params: URLSearchParams): JobQueryFilter {
   const filter: JobQueryFilter = {};
@@ -40,16 +46,38 @@ export function parseJobFilter(params: URLSearchParams): JobQueryFilter {
   if (rawStatus) filter.status = requireStatus('status', rawStatus);
   const rawType = params.get('jobType');
   if (rawType) filter.jobType = requireNonEmptyString('jobType', rawType);
+  const rawPrefix = params.get('jobTypePrefix');
+  if (rawPrefix) filter.jobTypePrefix = requireNonEmptyString('jobTypePrefix', rawPrefix);
+  const tags = params.getAll('tag').filter((t) => t !== '');
+  if (tags.length > MAX_TAG_PARAMS) {
+    throw new ValidationError('tag', `Expected at most ${MAX_TAG_PARAMS} \`tag\` parameters, got ${tags.length}`);
+  }
+  if (tags.length > 0)
+    filter.tags = { values: [...new Set(tags.map((t) => requireNonEmptyString('tag', t)))], mode: 'all' };
+  const rawSearch = params.get('q');
+  if (rawSearch) filter.payloadContains = requireNonEmptyString('q', rawSearch, PAYLOAD_SEARCH_MAX_LENGTH);
   return filter;
 }
 
+/**
+ * GET /api/jobs?status&jobType&jobTypePrefix&tag&q&limit&offset → 200 { jobs: JobSummary[],
+ * hasMore }. Each pending job of the page carries why it waits (`holdReason`), asked for the
+ * page's pending jobs only, in one backend call.
+ */
 export async function listJobs({ queue }: ResolvedDashboardConfig, params: URLSearchParams): Promise<Response> {
   const filter = parseJobFilter(params);
   const limit = integerParam('limit', params.get('limit'), 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
   const offset = integerParam('offset', params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
   // One row past the page tells whether a next page exists, without a count query.
   const rows = await queue.queryJobs(filter, limit + 1, offset);
-  return jsonResponse(200, { jobs: rows.slice(0, limit).map(summarizeJob), hasMore: rows.length > limit });
+  const page = rows.slice(0, limit);
+  const pendingIds = page.filter((job) => job.status === 'pending').map((job) => job.id);
+  const reasons = pendingIds.length === 0 ? [] : await queue.getHoldReasons(pendingIds);
+  const holdReason = new Map(pendingIds.map((id, i) => [id, reasons[i] ?? null]));
+  return jsonResponse(200, {
+    jobs: page.map((job) => summarizeJob(job, holdReason.get(job.id) ?? null)),
+    hasMore: rows.length > limit,
+  });
 }
 
 function notFound(id: number): Response {

@@ -4,6 +4,7 @@
  * The dashboard has no login of its own: the host application protects the mount path (§5.3).
  */
 import type { PayloadMap } from '../types.js';
+import { findRoutes } from './api-find.js';
 import { getJob, getJobEvents, listJobs, parseJobId, processBatch, runJobAction } from './api.js';
 import { cronRoutes } from './api-cron.js';
 import { resolveDashboardConfig, type DashboardConfig, type ResolvedDashboardConfig } from './config.js';
@@ -38,6 +39,7 @@ const ROUTES: RouteDef[] = [
   },
   { pattern: /^\/api\/process$/, POST: ({ config }) => processBatch(config) },
   ...cronRoutes,
+  ...findRoutes,
 ];
 
 function matchRoute(path: string): { route: RouteDef; id: string } | undefined {

@@ -52,8 +52,9 @@ main { max-width: 1200px; margin: 0 auto; padding: 1.25rem 1.5rem 3rem; }
 .tabs { display: flex; gap: 0.25rem; overflow-x: auto; border-bottom: 1px solid var(--line); margin-bottom: 0.9rem; }
 .tab { border: 0; border-bottom: 2px solid transparent; border-radius: 0; background: none; padding: 0.5rem 0.75rem; color: var(--muted); }
 .tab[aria-selected="true"] { color: var(--text); border-bottom-color: var(--accent); font-weight: 600; }
-.filters { margin-bottom: 0.9rem; }
-.filters input { width: min(100%, 320px); padding: 0.4rem 0.6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); }
+.filters { display: flex; flex-wrap: wrap; gap: 0.5rem; margin-bottom: 0.9rem; }
+.filters input.narrow { width: 8rem; }
+.filters input { width: min(100%, 240px); padding: 0.4rem 0.6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); }
 .table-wrap { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; overflow-x: auto; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 0.55rem 0.8rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
@@ -72,6 +73,10 @@ td.type { max-width: 24rem; overflow: hidden; text-overflow: ellipsis; }
 .badge.pending { color: var(--pending); } .badge.processing { color: var(--processing); }
 .badge.completed { color: var(--completed); } .badge.failed { color: var(--failed); }
 .badge.cancelled { color: var(--cancelled); } .badge.waiting { color: var(--waiting); }
+.badge.hold { display: block; width: fit-content; margin-top: 0.2rem; font-weight: 500; font-size: 0.75rem; }
+.badge.hold.due { color: var(--completed); } .badge.hold.scheduled { color: var(--pending); }
+.badge.hold.dependencies, .badge.hold.group { color: var(--processing); }
+.badge.hold.retry { color: var(--failed); } .badge.hold.wakes { color: var(--waiting); }
 .pager { display: flex; align-items: center; justify-content: flex-end; gap: 0.75rem; margin-top: 0.9rem; color: var(--muted); }
 .back { display: inline-block; margin-bottom: 0.8rem; }
 .detail-head { display: flex; flex-wrap: wrap; align-items: center; gap: 0.75rem; margin-bottom: 1rem; }

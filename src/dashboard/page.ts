@@ -62,11 +62,15 @@ export function renderPage({
   <section id="list-view" hidden>
     <div class="tabs" role="tablist" aria-label="Job status">${tabs}</div>
     <div class="filters">
-      <input type="search" id="job-type" placeholder="Filter by job type" aria-label="Filter by job type" autocomplete="off">
+      <input type="search" id="find-id" class="narrow" placeholder="Job ID" aria-label="Open job by ID" inputmode="numeric" autocomplete="off">
+      <input type="search" id="job-type" placeholder="Job type starts with" aria-label="Filter by job type prefix" autocomplete="off" maxlength="255" list="job-types">
+      <datalist id="job-types"></datalist>
+      <input type="search" id="find-tag" placeholder="Tag" aria-label="Filter by tag" autocomplete="off" maxlength="255">
+      <input type="search" id="find-q" placeholder="Payload contains" aria-label="Search payloads" autocomplete="off" maxlength="200">
     </div>
     <div class="table-wrap">
       <table>
-        <thead><tr><th>ID</th><th>Type</th><th>Status</th><th class="num wide-only">Attempts</th><th class="num wide-only">Priority</th><th class="wide-only">Created</th><th class="wide-only">Updated</th></tr></thead>
+        <thead><tr><th>ID</th><th>Type</th><th>Status</th><th class="num wide-only">Attempts</th><th class="num wide-only">Priority</th><th>Run at</th><th class="wide-only">Created</th><th class="wide-only">Updated</th></tr></thead>
         <tbody id="jobs"></tbody>
       </table>
       <p id="empty" class="empty" hidden>No jobs here.</p>

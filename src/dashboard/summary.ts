@@ -3,7 +3,7 @@
  * Payload, output, step data and the error history can each be megabytes, and the page
  * reloads the list every 3 seconds with auto-refresh; GET /api/jobs/:id sends the full record.
  */
-import type { JobRecord } from '../types.js';
+import type { JobHoldReason, JobRecord } from '../types.js';
 
 /** Longest `lastError` in a summary; the detail route has the full error history. */
 export const LAST_ERROR_MAX_LENGTH = 200;
@@ -26,6 +26,11 @@ export interface JobSummary {
   /** The message of the latest error history entry, cut to LAST_ERROR_MAX_LENGTH characters. */
   lastError: string | null;
   runAt: Date;
+  /**
+   * Why a pending job waits at its run time (`scheduled`, `dependencies`, `group`) or `due`;
+   * null for other statuses (queue.getHoldReasons).
+   */
+  holdReason: JobHoldReason | null;
   createdAt: Date;
   updatedAt: Date;
   startedAt: Date | null;
@@ -42,7 +47,8 @@ function truncate(text: string, max: number): string {
   return `${text.slice(0, end)}…`;
 }
 
-export function summarizeJob(job: JobRecord): JobSummary {
+/** The list's summary of `job`; `holdReason` as getHoldReasons gave it for this job (pending only). */
+export function summarizeJob(job: JobRecord, holdReason: JobHoldReason | null = null): JobSummary {
   const last = job.errorHistory.at(-1)?.message;
   return {
     id: job.id,
@@ -57,6 +63,7 @@ export function summarizeJob(job: JobRecord): JobSummary {
     failureReason: job.failureReason,
     lastError: last === undefined ? null : truncate(last, LAST_ERROR_MAX_LENGTH),
     runAt: job.runAt,
+    holdReason,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     startedAt: job.startedAt,

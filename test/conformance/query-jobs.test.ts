@@ -77,7 +77,7 @@ forEachBackend('queryJobs validation (§7)', (ctx) => {
       'unknown member',
       { statuses: ['pending'] },
       'filter.statuses',
-      ['Did you mean `status`?', 'status, jobType, priority, runAt, tags'],
+      ['Did you mean `status`?', 'status, jobType, jobTypePrefix, priority, runAt, tags, payloadContains'],
     ],
     ['filter not an object', 'failed', 'filter', []],
   ] as const)(

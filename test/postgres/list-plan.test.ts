@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobQuery } from '../../src/backend.js';
-import { RECENT_WINDOW, listJobsSql } from '../../src/backends/postgres/queries/list.js';
+import { RECENT_WINDOW, listJobsSql, prefixTypesSql } from '../../src/backends/postgres/queries/list.js';
 import { schemaNames } from '../../src/backends/postgres/queries/names.js';
 import { usePostgres } from './support.js';
 import { rowWork, type PlanNode } from './plans.js';
@@ -44,6 +44,10 @@ const pages: Record<string, JobQuery> = {
   'status and jobType': { status: 'pending', filter: { jobType: 'sync' } },
   'status and priority': { status: 'cancelled', filter: { priority: 1 } },
   'status and rare tag': { status: 'pending', filter: { tags: { values: ['rare'], mode: 'all' } } },
+  'jobTypePrefix, common': { filter: { jobTypePrefix: 'web' } },
+  'jobTypePrefix, rare': { filter: { jobTypePrefix: 'rare.' } },
+  'status and jobTypePrefix': { status: 'cancelled', filter: { jobTypePrefix: 're' } },
+  'jobTypePrefix and rare tag': { filter: { jobTypePrefix: 'e', tags: { values: ['rare'], mode: 'all' } } },
   'tags any, common, second page': {
     filter: { tags: { values: ['tenant:3', 'tenant:4'], mode: 'any' } },
     offset: PAGE,
@@ -60,12 +64,14 @@ describe('listing plans (postgres)', () => {
   /**
    * `n` jobs in the shape of the scale benchmark: four types, five priorities, run times over 30
    * days, two tags each (`tenant:*` of 50, `user:*` of 10,000), mostly pending, a tenth
-   * cancelled, some completed or failed; and the tag `rare` on RARE of them, spread out.
+   * cancelled, some completed or failed; the tag `rare` on RARE of them, and the type
+   * `rare.kind` on RARE others, spread out.
    */
   async function fill(schema: string, n: number): Promise<void> {
     await ctx.sql.query(
       `INSERT INTO "${schema}".job_queue (job_type, payload, status, priority, tags, run_at, created_at, updated_at)
-       SELECT (ARRAY['email', 'report', 'sync', 'webhook'])[g % 4 + 1], '{}',
+       SELECT CASE WHEN g % ($2::integer / ${String(RARE)}) = 3 THEN 'rare.kind'
+           ELSE (ARRAY['email', 'report', 'sync', 'webhook'])[g % 4 + 1] END, '{}',
          CASE WHEN g % 10 = 1 THEN 'cancelled' WHEN g % 80 = 0 THEN 'failed' WHEN g % 20 = 0 THEN 'completed'
            ELSE 'pending' END,
          g % 5,
@@ -77,11 +83,23 @@ describe('listing plans (postgres)', () => {
     );
   }
 
-  async function measure(schema: string): Promise<Cost> {
+  /** The listing's statement as the backend sends it: a type prefix read as its types first. */
+  async function pageSql(schema: string, query: JobQuery): Promise<{ text: string; values: unknown[] }> {
     const t = schemaNames(schema);
+    const prefix = query.filter?.jobTypePrefix;
+    if (prefix === undefined) return listJobsSql(t, query);
+    const { rows } = await ctx.sql.query<{ job_type: string }>(prefixTypesSql(t), [prefix, 1000]);
+    return listJobsSql(
+      t,
+      query,
+      rows.map((r) => r.job_type),
+    );
+  }
+
+  async function measure(schema: string): Promise<Cost> {
     const cost: Cost = {};
     for (const [name, query] of Object.entries(pages)) {
-      const { text, values } = listJobsSql(t, { ...query, limit: PAGE });
+      const { text, values } = await pageSql(schema, { ...query, limit: PAGE });
       const { rows } = await ctx.sql.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
       const plan = (rows[0] as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0]!.Plan;
       cost[name] = {
@@ -112,10 +130,9 @@ describe('listing plans (postgres)', () => {
 
   it('returns the same pages as a plain sorted read of every match', async () => {
     for (const schema of [small(), large()]) {
-      const t = schemaNames(schema);
       for (const [name, query] of Object.entries(pages)) {
-        const page = listJobsSql(t, { ...query, limit: PAGE });
-        const all = listJobsSql(t, { ...query, limit: undefined, offset: undefined });
+        const page = await pageSql(schema, { ...query, limit: PAGE });
+        const all = await pageSql(schema, { ...query, limit: undefined, offset: undefined });
         const { rows: got } = await ctx.sql.query<{ id: string }>(page.text, page.values);
         const { rows: want } = await ctx.sql.query<{ id: string }>(
           `SELECT r.id FROM (${all.text}) r ORDER BY r.id DESC OFFSET ${String(query.offset ?? 0)} LIMIT ${String(PAGE)}`,

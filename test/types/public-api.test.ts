@@ -14,6 +14,7 @@ import {
   initJobQueue,
   type EditJobOptions,
   type JobEvent,
+  type JobHoldReason,
   type JobFilter,
   type JobQueryFilter,
   type JobQueue,
@@ -141,6 +142,12 @@ describe('public types', () => {
       q.backend;
       expectTypeOf<JobQueue<Payloads>['getJobsByTags']>().parameter(1).toEqualTypeOf<TagQueryMode | undefined>();
       expectTypeOf(q.getJobEvents(1)).toEqualTypeOf<Promise<JobEvent[]>>();
+      expectTypeOf(q.getHoldReasons([1])).toEqualTypeOf<Promise<(JobHoldReason | null)[]>>();
+      expectTypeOf(q.getJobTypes('email.')).toEqualTypeOf<Promise<string[]>>();
+      void q.queryJobs({ jobTypePrefix: 'email.', payloadContains: 'alice' });
+      void q.getJobs({ jobTypePrefix: 'email.' });
+      // @ts-expect-error payloadContains is a queryJobs member only, not of the job filter
+      void q.getJobs({ payloadContains: 'alice' });
       expectTypeOf(q.cancelAllUpcomingJobs()).toEqualTypeOf<Promise<number>>();
       expectTypeOf(q.editAllPendingJobs(undefined, { priority: 1 })).toEqualTypeOf<Promise<number>>();
       expectTypeOf(q.cleanupOldJobs(30)).toEqualTypeOf<Promise<number>>();

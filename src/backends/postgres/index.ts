@@ -14,6 +14,7 @@ import { bindOperations, deferOperations, type Bound } from '../operations.js';
 import { postgresContext, type PostgresContext } from './context.js';
 import { cronOperations } from './cron.js';
 import { openDriver, type Driver } from './driver.js';
+import { findOperations } from './find.js';
 import { jobOperations } from './jobs.js';
 import { wakeOperations } from './listener.js';
 import { manageOperations } from './manage.js';
@@ -25,6 +26,7 @@ import { waitOperations } from './waits.js';
 
 const OPERATIONS = {
   ...jobOperations,
+  ...findOperations,
   ...manageOperations,
   ...processingOperations,
   ...cronOperations,

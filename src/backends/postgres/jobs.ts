@@ -4,10 +4,11 @@
  */
 import type { AddJobsInput, AddJobsResult, JobQuery, NewJob } from '../../backend.js';
 import { prerequisitesBlocked } from '../../store-facts.js';
+import { searchLimits } from '../../search-limits.js';
 import type { JobEvent, JobRecord, Queryable } from '../../types.js';
 import type { PostgresContext } from './context.js';
 import { INPUT_DEFAULTS } from './queries/jobs.js';
-import { listJobsSql } from './queries/list.js';
+import { listJobsSql, prefixTypesSql } from './queries/list.js';
 import { rowToEvent, rowToJob, toId, type EventRow, type JobRow } from './rows.js';
 
 type AddRow = {
@@ -110,7 +111,18 @@ async function getJob(ctx: PostgresContext, id: number): Promise<JobRecord | nul
 }
 
 async function getJobs(ctx: PostgresContext, query: JobQuery): Promise<JobRecord[]> {
-  const { text, values } = listJobsSql(ctx.names, query);
+  // A type prefix is read as the types it stands for first, so the listing's plan knows them.
+  const prefix = query.filter?.jobTypePrefix;
+  let prefixTypes: string[] | undefined;
+  if (prefix !== undefined) {
+    const found = await ctx.conn.query<{ job_type: string }>(prefixTypesSql(ctx.names), [
+      prefix,
+      searchLimits.prefixTypes,
+    ]);
+    prefixTypes = found.rows.map((r) => r.job_type);
+    if (prefixTypes.length === 0) return [];
+  }
+  const { text, values } = listJobsSql(ctx.names, query, prefixTypes);
   const { rows } = await ctx.conn.query<JobRow>(text, values);
   return rows.map(rowToJob);
 }

@@ -17,6 +17,7 @@ import type { BackendContext } from './context.js';
 import { cronOperations } from './cron.js';
 import { checkEvictionPolicy } from './durability.js';
 import { StoreIdentity } from './identity.js';
+import { findOperations } from './find.js';
 import { jobOperations } from './jobs.js';
 import { redisKeys } from './keys.js';
 import { manageOperations } from './manage.js';
@@ -28,6 +29,7 @@ import { waitOperations } from './waits.js';
 
 const OPERATIONS = {
   ...jobOperations,
+  ...findOperations,
   ...manageOperations,
   ...processingOperations,
   ...cronOperations,

@@ -3,6 +3,7 @@
  */
 import type { AddJobsInput, AddJobsResult, JobQuery, NewJob } from '../../backend.js';
 import { StoreFact, prerequisitesBlocked } from '../../store-facts.js';
+import { lowerAscii, searchLimits } from '../../search-limits.js';
 import type { JobEvent, JobRecord } from '../../types.js';
 import type { BackendContext } from './context.js';
 import { toLuaQuery } from './query.js';
@@ -100,17 +101,29 @@ async function getJob(ctx: BackendContext, id: number): Promise<JobRecord | null
  * new state, or, if it leaves or enters the filter, be missed or shown.
  */
 async function getJobs(ctx: BackendContext, query: JobQuery): Promise<JobRecord[]> {
-  const luaQuery = JSON.stringify(toLuaQuery(query.filter, query.status));
+  const lua = toLuaQuery(query.filter, query.status);
+  if (query.payloadContains !== undefined) lua.search = lowerAscii(query.payloadContains);
+  const luaQuery = JSON.stringify(lua);
   const rows: JobRow[] = [];
   let skip = query.offset ?? 0;
+  // A payload search looks at no more than searchLimits.payloadScan jobs over the whole walk.
+  let scanLeft: number | '' = lua.search === undefined ? '' : searchLimits.payloadScan;
   await walkSlices(
     (cursor) => {
       const limit = query.limit === undefined ? '' : query.limit - rows.length;
-      return ctx.run<[JobRow[], number, number]>('getJobs', [luaQuery, limit, skip, cursor, scriptSlice.read]);
+      return ctx.run<[JobRow[], number, number, number]>('getJobs', [
+        luaQuery,
+        limit,
+        skip,
+        cursor,
+        scriptSlice.read,
+        scanLeft,
+      ]);
     },
-    ([slice, skipped, next]) => {
+    ([slice, skipped, next, left]) => {
       rows.push(...slice);
       skip -= skipped;
+      if (scanLeft !== '') scanLeft = left;
       return query.limit !== undefined && rows.length >= query.limit ? 0 : next;
     },
   );

@@ -7,9 +7,12 @@ import type { JobFilter, JobStatus, TagQueryMode } from '../../types.js';
 export interface LuaQuery {
   status?: JobStatus;
   jobType?: string;
+  jobTypePrefix?: string;
   priority?: number;
   runAt?: { eq?: number; gt?: number; gte?: number; lt?: number; lte?: number };
   tags?: { values: string[]; mode: TagQueryMode };
+  /** A listing's payload search text, letters A–Z lowered (get-jobs.lua only). */
+  search?: string;
 }
 
 export function toLuaQuery(filter: JobFilter | undefined, status?: JobStatus): LuaQuery {
@@ -17,6 +20,7 @@ export function toLuaQuery(filter: JobFilter | undefined, status?: JobStatus): L
   if (status !== undefined) q.status = status;
   if (!filter) return q;
   if (filter.jobType !== undefined) q.jobType = filter.jobType;
+  if (filter.jobTypePrefix !== undefined) q.jobTypePrefix = filter.jobTypePrefix;
   if (filter.priority !== undefined) q.priority = filter.priority;
   if (filter.runAt instanceof Date) {
     q.runAt = { eq: filter.runAt.getTime() };

@@ -4,9 +4,10 @@
  * CSP nonce; tsconfig.json beside this file type-checks it with the DOM library.
  *
  * Every piece of job data is written with textContent or as a property (never innerHTML), so a
- * payload holding markup shows as text. State lives in the URL hash: `#status=failed&type=x&page=2`
- * for the list, `#job=12` for a job's detail, `#view=cron` for the cron schedules (cron.ts), so
- * the back button and reloads work.
+ * payload holding markup shows as text. State lives in the URL hash:
+ * `#status=failed&type=email.&tag=t&q=alice&page=2` for the list (find.ts has the filters),
+ * `#job=12` for a job's detail, `#view=cron` for the cron schedules (cron.ts), so the back button
+ * and reloads work.
  */
 import type { JobEvent, JobRecord, JobStatus } from '../../types.js';
 import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, RETRYABLE_STATUSES } from '../shared.js';
@@ -28,12 +29,12 @@ import {
 } from './dom.js';
 import { isCronView, renderCron, showCronView } from './cron.js';
 import { errorItem } from './error-history.js';
+import { findParams, initFind, readFind, runAtCell, showFind, writeFind, type FindState } from './find.js';
 
 type JobJson = Json<JobRecord>;
-interface ListState {
+interface ListState extends FindState {
   job: number | null;
   status: JobStatus | '';
-  type: string;
   /** 0-based. */
   page: number;
 }
@@ -54,7 +55,7 @@ function readHash(): ListState {
   return {
     job: Number.isSafeInteger(job) && job > 0 ? job : null,
     status: isStatus(status) ? status : '',
-    type: p.get('type') ?? '',
+    ...readFind(p),
     page: Number.isSafeInteger(page) && page > 1 ? page - 1 : 0,
   };
 }
@@ -62,7 +63,7 @@ function readHash(): ListState {
 function hashFor(state: ListState): string {
   const p = new URLSearchParams();
   if (state.status) p.set('status', state.status);
-  if (state.type) p.set('type', state.type);
+  writeFind(state, p);
   if (state.page > 0) p.set('page', String(state.page + 1));
   return `#${p.toString()}`;
 }
@@ -77,14 +78,13 @@ function go(hash: string): void {
 async function loadList(state: ListState, gen: number): Promise<void> {
   const p = new URLSearchParams({ limit: String(DEFAULT_PAGE_SIZE), offset: String(state.page * DEFAULT_PAGE_SIZE) });
   if (state.status) p.set('status', state.status);
-  if (state.type) p.set('jobType', state.type);
+  findParams(state, p);
   const body = await request<{ jobs: Json<JobSummary>[]; hasMore: boolean }>('GET', `/jobs?${p.toString()}`);
   if (gen !== generation) return;
   for (const tab of document.querySelectorAll<HTMLElement>('.tab')) {
     tab.setAttribute('aria-selected', String(tab.dataset.status === state.status));
   }
-  const filter = $('job-type', HTMLInputElement);
-  if (document.activeElement !== filter) filter.value = state.type;
+  showFind(state);
   $('jobs').replaceChildren(...body.jobs.map(jobRow));
   $('empty').hidden = body.jobs.length > 0;
   $('prev', HTMLButtonElement).disabled = state.page === 0;
@@ -109,6 +109,7 @@ function jobRow(job: Json<JobSummary>): HTMLTableRowElement {
     statusCell,
     el('td', `${job.attempts} / ${job.maxAttempts}`, 'num wide-only'),
     el('td', job.priority, 'num wide-only'),
+    runAtCell(job),
     el('td', fmtDate(job.createdAt), 'wide-only'),
     el('td', fmtDate(job.updatedAt), 'muted wide-only'),
   );
@@ -261,12 +262,10 @@ for (const tab of document.querySelectorAll<HTMLElement>('.tab')) {
     go(hashFor({ ...readHash(), status: isStatus(status) ? status : '', page: 0 }));
   });
 }
-let typing: ReturnType<typeof setTimeout> | undefined;
-const jobTypeInput = $('job-type', HTMLInputElement);
-jobTypeInput.addEventListener('input', () => {
-  clearTimeout(typing);
-  typing = setTimeout(() => go(hashFor({ ...readHash(), type: jobTypeInput.value.trim(), page: 0 })), 350);
-});
+initFind(
+  (find) => go(hashFor({ ...readHash(), ...find, page: 0 })),
+  (id) => go(`#job=${id}`),
+);
 $('prev').addEventListener('click', () => {
   const s = readHash();
   go(hashFor({ ...s, page: Math.max(0, s.page - 1) }));

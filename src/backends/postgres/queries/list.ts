@@ -3,11 +3,17 @@
  */
 import type { JobQuery } from '../../../backend.js';
 import type { JobFilter } from '../../../types.js';
+import { lowerAscii, searchLimits } from '../../../search-limits.js';
 import { jobColumns } from '../rows.js';
 import type { SchemaNames } from './names.js';
 
 /** The WHERE conditions of a job filter (SPEC §2.7), to be ANDed; their values go to `values`. */
-export function filterConditions(filter: JobFilter | undefined, values: unknown[], alias = 'j'): string[] {
+export function filterConditions(
+  t: SchemaNames,
+  filter: JobFilter | undefined,
+  values: unknown[],
+  alias = 'j',
+): string[] {
   const where: string[] = [];
   if (!filter) return where;
   const param = (value: unknown): string => {
@@ -15,6 +21,11 @@ export function filterConditions(filter: JobFilter | undefined, values: unknown[
     return `$${values.length}`;
   };
   if (filter.jobType !== undefined) where.push(`${alias}.job_type = ${param(filter.jobType)}`);
+  if (filter.jobTypePrefix !== undefined) {
+    // A bulk change: the types as a subquery, run once per statement (an InitPlan).
+    const types = prefixTypesCte(t, param(filter.jobTypePrefix), param(searchLimits.prefixTypes));
+    where.push(`${alias}.job_type = ANY(ARRAY(${types}))`);
+  }
   if (filter.priority !== undefined) where.push(`${alias}.priority = ${param(filter.priority)}`);
   if (filter.runAt !== undefined) {
     if (filter.runAt instanceof Date) {
@@ -52,6 +63,29 @@ export function filterConditions(filter: JobFilter | undefined, values: unknown[
 }
 
 /**
+ * The distinct job types starting with a prefix. A loose index scan (a recursive CTE, one probe
+ * of job_queue_job_type_idx per distinct type) walks the distinct types from the prefix on and
+ * keeps those starting with it. It does not stop at the first type that does not: in a
+ * linguistic collation (en_US) punctuation weighs little, so `emailer` can sort between
+ * `email.a` and `email.x`. So it walks at most `maxTypes` distinct types. `starts_with`
+ * compares characters, whatever the collation.
+ */
+function prefixTypesCte(t: SchemaNames, prefix: string, maxTypes: string): string {
+  return `WITH RECURSIVE types(job_type, n) AS (
+  (SELECT job_type, 1 FROM ${t.jobs} WHERE job_type >= ${prefix} ORDER BY job_type LIMIT 1)
+  UNION ALL
+  SELECT (SELECT o.job_type FROM ${t.jobs} o WHERE o.job_type > types.job_type ORDER BY o.job_type LIMIT 1), n + 1
+  FROM types WHERE types.job_type IS NOT NULL AND n < ${maxTypes}::int
+)
+SELECT job_type FROM types WHERE starts_with(job_type, ${prefix})`;
+}
+
+/** The job types starting with $1, reading at most $2 distinct types (prefixTypesCte). Rows: job_type. */
+export function prefixTypesSql(t: SchemaNames): string {
+  return prefixTypesCte(t, '$1', '$2');
+}
+
+/**
  * How many of the newest jobs a page looks through before it asks an index: a page whose
  * matches are at least one in a hundred of the newest jobs is found there.
  */
@@ -83,13 +117,18 @@ export const RECENT_WINDOW = 5000;
  * its index, and priority, run time and tags in `none` mode have no index to choose (the walk of
  * the primary key is their plan). So does a page deeper than the window.
  */
-export function listJobsSql(t: SchemaNames, query: JobQuery): { text: string; values: unknown[] } {
+export function listJobsSql(
+  t: SchemaNames,
+  query: JobQuery,
+  prefixTypes?: string[],
+): { text: string; values: unknown[] } {
+  if (query.payloadContains !== undefined) return payloadSearchSql(t, query, prefixTypes);
   const values: unknown[] = [];
   const param = (value: unknown): string => {
     values.push(value);
     return `$${values.length}`;
   };
-  const { indexedTags, others } = listConditions(query, values);
+  const { indexedTags, others } = listConditions(t, query, values, prefixTypes);
   const where = indexedTags === null ? others : [indexedTags, ...others];
   const source = indexedTags === null ? `${t.jobs} j` : `(SELECT * FROM ${t.jobs} j WHERE ${indexedTags} OFFSET 0) j`;
   const select = (from: string, conditions: string[]) =>
@@ -102,7 +141,10 @@ export function listJobsSql(t: SchemaNames, query: JobQuery): { text: string; va
   const offset = param(query.offset ?? 0);
   const reach = query.limit + (query.offset ?? 0);
   const members = Object.values({ ...query.filter, status: query.status }).filter((v) => v !== undefined).length;
-  const windowed = (members > 1 || indexedTags !== null) && reach <= RECENT_WINDOW;
+  // A type prefix is a list of types, which no index returns in id order: its page is looked
+  // for among the newest jobs first, as a combination of conditions is.
+  const combined = members > 1 || indexedTags !== null || prefixTypes !== undefined;
+  const windowed = combined && reach <= RECENT_WINDOW;
   if (!windowed)
     return { text: `${select(source, others)} ORDER BY j.id DESC LIMIT ${limit} OFFSET ${offset}`, values };
 
@@ -123,19 +165,56 @@ ORDER BY page.id DESC`;
   return { text, values };
 }
 
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/**
+ * A listing with `payloadContains`: the newest `searchLimits.payloadScan` jobs matching the rest
+ * of the query (read as that listing is), then those whose payload JSON text holds the text,
+ * letters A–Z in any case (translate/strpos: no LIKE pattern to escape, no locale's case rules),
+ * paged. The bound makes the work of a search that matches nothing that of one page of 10,000.
+ */
+function payloadSearchSql(
+  t: SchemaNames,
+  query: JobQuery,
+  prefixTypes: string[] | undefined,
+): { text: string; values: unknown[] } {
+  const { payloadContains, limit, offset, ...rest } = query;
+  const scan = listJobsSql(t, { ...rest, limit: searchLimits.payloadScan, offset: 0 }, prefixTypes);
+  const values = [...scan.values];
+  const param = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const found = `strpos(translate(found.payload::text, '${UPPER}', '${UPPER.toLowerCase()}'), ${param(lowerAscii(payloadContains!))}) > 0`;
+  const page = `${limit === undefined ? '' : ` LIMIT ${param(limit)}`} OFFSET ${param(offset ?? 0)}`;
+  return { text: `SELECT * FROM (${scan.text}) found WHERE ${found} ORDER BY found.id DESC${page}`, values };
+}
+
 /**
  * The conditions of a list query, the tag condition a GIN index can serve (`all`, `any` or
- * `exact` with at least one tag) kept apart from the others.
+ * `exact` with at least one tag) kept apart from the others. A type prefix is given as the types
+ * it stands for (`prefixTypes`, read first by prefixTypesSql), so the planner sees which types
+ * they are, as it does for one `jobType`.
  */
-function listConditions(query: JobQuery, values: unknown[]): { indexedTags: string | null; others: string[] } {
-  const { tags, ...fields } = query.filter ?? {};
-  const others = filterConditions(fields, values);
-  if (query.status !== undefined) {
-    values.push(query.status);
-    others.push(`j.status = $${values.length}`);
+function listConditions(
+  t: SchemaNames,
+  query: JobQuery,
+  values: unknown[],
+  prefixTypes: string[] | undefined,
+): { indexedTags: string | null; others: string[] } {
+  const { tags, jobTypePrefix, ...fields } = query.filter ?? {};
+  if (jobTypePrefix !== undefined && prefixTypes === undefined) {
+    throw new Error('listJobsSql: a jobTypePrefix needs the types it stands for (prefixTypesSql)');
   }
+  const param = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const others = filterConditions(t, fields, values);
+  if (query.status !== undefined) others.push(`j.status = ${param(query.status)}`);
+  if (prefixTypes !== undefined) others.push(`j.job_type = ANY(${param(prefixTypes)}::text[])`);
   if (tags === undefined) return { indexedTags: null, others };
-  const [condition] = filterConditions({ tags }, values);
+  const [condition] = filterConditions(t, { tags }, values);
   if ((tags.mode ?? 'all') === 'none' || tags.values.length === 0)
     return { indexedTags: null, others: [...others, condition!] };
   return { indexedTags: condition!, others };

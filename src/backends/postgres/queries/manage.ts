@@ -31,12 +31,12 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried`;
 }
 
 /** The WHERE condition selecting the pending jobs an operation touches (SPEC §4.3). */
-function selectorCondition(selector: JobSelector, values: unknown[], statuses: string): string {
+function selectorCondition(t: SchemaNames, selector: JobSelector, values: unknown[], statuses: string): string {
   if ('jobId' in selector) {
     values.push(selector.jobId);
     return `j.id = $${values.length} AND j.status IN (${statuses})`;
   }
-  return [`j.status = 'pending'`, ...filterConditions(selector.filter, values)].join(' AND ');
+  return [`j.status = 'pending'`, ...filterConditions(t, selector.filter, values)].join(' AND ');
 }
 
 /**
@@ -45,7 +45,7 @@ function selectorCondition(selector: JobSelector, values: unknown[], statuses: s
  */
 export function cancelJobsSql(t: SchemaNames, selector: JobSelector, now: Date): { text: string; values: unknown[] } {
   const values: unknown[] = [];
-  const condition = selectorCondition(selector, values, `'pending', 'waiting'`);
+  const condition = selectorCondition(t, selector, values, `'pending', 'waiting'`);
   values.push(now);
   const n = `$${values.length}::timestamptz`;
   const text = `
@@ -88,7 +88,7 @@ export function editJobsSql(
   now: Date,
 ): { text: string; values: unknown[] } {
   const values: unknown[] = [];
-  const condition = selectorCondition(selector, values, `'pending'`);
+  const condition = selectorCondition(t, selector, values, `'pending'`);
   const sets: string[] = [];
   for (const key of Object.keys(edit) as (keyof JobEdit)[]) {
     const value = edit[key];

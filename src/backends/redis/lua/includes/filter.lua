@@ -1,6 +1,6 @@
 -- Job queries (SPEC §2.7): which jobs match a filter, and the ids of matching jobs, newest
--- first. A query is decoded JSON { status?, jobType?, priority?, runAt?: { eq?, gt?, gte?,
--- lt?, lte? } (ms), tags?: { values, mode } }.
+-- first. A query is decoded JSON { status?, jobType?, jobTypePrefix?, priority?, runAt?: { eq?,
+-- gt?, gte?, lt?, lte? } (ms), tags?: { values, mode } }.
 
 local function tagsMatch(jobTags, values, mode)
   local have = {}
@@ -21,6 +21,7 @@ end
 local function matches(job, q)
   if q.status and job.status ~= q.status then return false end
   if q.jobType and job.jobType ~= q.jobType then return false end
+  if q.jobTypePrefix and string.sub(job.jobType, 1, #q.jobTypePrefix) ~= q.jobTypePrefix then return false end
   if q.priority and job.priority ~= q.priority then return false end
   local r = q.runAt
   if r then
@@ -37,17 +38,22 @@ end
 
 --- @include "sources"
 --- @include "run-at-range"
+--- @include "type-prefix"
 
 -- Candidates checked by their `run-at` score, or taken unchecked, per candidate a slice would
 -- decode.
 local CHEAP_CHECKS = 4
+
+-- A type prefix is served by the union of its types' ranges of `types` when it has at most
+-- this many types; past that, the prefix is checked on each candidate.
+local PREFIX_SOURCE_TYPES = 50
 
 -- The smallest index that the query pins down, and how to check its candidates: nil when
 -- that index is the whole query (then jobs need not even be decoded), a check by the `run-at`
 -- score when runAt is all that is left, or else a check of the decoded job.
 local function bestSource(q)
   local pending = {}
-  for _, name in ipairs({ 'status', 'jobType', 'priority', 'runAt', 'tags' }) do
+  for _, name in ipairs({ 'status', 'jobType', 'jobTypePrefix', 'priority', 'runAt', 'tags' }) do
     if q[name] then pending[#pending + 1] = name end
   end
   local best, served = setSource(K['all']), nil
@@ -59,6 +65,10 @@ local function bestSource(q)
   end
   if q.status then consider(setSource(K['status:' .. q.status]), 'status') end
   if q.jobType then consider(lexSource(K['types'], q.jobType), 'jobType') end
+  if q.jobTypePrefix then
+    local types, more = typesWithPrefix(q.jobTypePrefix, PREFIX_SOURCE_TYPES)
+    if not more then consider(unionSource(K['types'], types), 'jobTypePrefix') end
+  end
   local mode = q.tags and (q.tags.mode or 'all')
   if mode == 'all' or mode == 'exact' then
     for _, t in ipairs(list(q.tags.values)) do consider(lexSource(K['tags'], t), nil) end
@@ -88,9 +98,16 @@ end
 -- `budget` candidates with an id below `cursor` (nil: from the newest), skips the first `skip`
 -- matches and keeps at most `limit` (nil: all) of the rest. Returns the kept ids, the number of
 -- matches skipped, and the cursor of the next slice (0 when the walk is over). A query its index
--- answers exactly starts at the offset by rank, so a deep offset costs no walk.
-local function sliceIds(q, cursor, budget, skip, limit)
+-- answers exactly starts at the offset by rank, so a deep offset costs no walk. `extra`, when
+-- given, is a further test of the jobs matching `q`: { test(id) -> boolean, over() -> boolean,
+-- true once the walk must end there }.
+local function sliceIds(q, cursor, budget, skip, limit, extra)
   local source, check, cheap = bestSource(q)
+  if extra then
+    local base = check
+    check = function(id) return (not base or base(id)) and extra.test(id) end
+    cheap = false
+  end
   local out = {}
   if limit == 0 then return out, 0, 0 end
   if not check and source.fetch and not cursor then
@@ -115,6 +132,7 @@ local function sliceIds(q, cursor, budget, skip, limit)
         if #out >= budget then return out, skipped, id end
       end
     end
+    if extra and extra.over() then return out, skipped, 0 end
   end
   return out, skipped, (done or #page == 0) and 0 or page[#page]
 end
