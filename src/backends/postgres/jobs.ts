@@ -2,12 +2,12 @@
  * Adding and reading jobs (SPEC §4.1, §4.2) on PostgreSQL. SQL in queries/jobs.ts and
  * queries/events.ts; row mapping in rows.ts.
  */
-import type { AddJobsInput, AddJobsResult, JobQuery, NewJob } from '../../backend.js';
+import type { AddJobsInput, AddJobsResult, CountQuery, JobQuery, NewJob } from '../../backend.js';
 import { prerequisitesBlocked } from '../../store-facts.js';
 import type { JobEvent, JobRecord, Queryable } from '../../types.js';
 import type { PostgresContext } from './context.js';
 import { INPUT_DEFAULTS } from './queries/jobs.js';
-import { listJobsSql } from './queries/list.js';
+import { countJobsSql, listJobsSql } from './queries/list.js';
 import { rowToEvent, rowToJob, toId, type EventRow, type JobRow } from './rows.js';
 
 type AddRow = {
@@ -115,12 +115,18 @@ async function getJobs(ctx: PostgresContext, query: JobQuery): Promise<JobRecord
   return rows.map(rowToJob);
 }
 
+async function countJobs(ctx: PostgresContext, query: CountQuery): Promise<number> {
+  const { text, values } = countJobsSql(ctx.names, query);
+  const { rows } = await ctx.conn.query<{ n: number }>(text, values);
+  return rows[0]?.n ?? 0;
+}
+
 async function getJobEvents(ctx: PostgresContext, jobId: number): Promise<JobEvent[]> {
   const { rows } = await ctx.conn.query<EventRow>(ctx.sql.jobEvents, [jobId]);
   return rows.map(rowToEvent);
 }
 
-export const jobOperations = { addJobs, getJob, getJobs, getJobEvents };
+export const jobOperations = { addJobs, getJob, getJobs, countJobs, getJobEvents };
 
 /** The parameters of addOnePlainJobSql for `job` (no idempotency key, no prerequisite jobs). */
 function oneJobValues(job: NewJob, now: Date, channel: string): unknown[] {

@@ -1,19 +1,60 @@
 /**
  * Managing jobs (SPEC §4.3) on PostgreSQL: retry, cancel (with the cascade to dependents),
- * edit, cleanup and reclaim. SQL in queries/manage.ts and queries/cascade.ts.
+ * edit, delete, cleanup and reclaim. SQL in queries/manage.ts and queries/cascade.ts.
  */
-import type { CancelResult, CleanupInput, JobEdit, JobSelector, ReclaimInput, ReclaimResult } from '../../backend.js';
-import type { Queryable } from '../../types.js';
+import type {
+  CancelResult,
+  CleanupInput,
+  DeleteJobResult,
+  JobEdit,
+  JobSelector,
+  ReclaimInput,
+  ReclaimResult,
+} from '../../backend.js';
+import type { JobStatus, Queryable } from '../../types.js';
 import type { PostgresContext } from './context.js';
-import { cancelJobsSql, editJobsSql } from './queries/manage.js';
+import { cancelJobsSql, editJobsSql, failedBatchSql } from './queries/manage.js';
 import { toCascaded, toId } from './rows.js';
 
 export type KindRow = { kind: string; id: string };
 type Cascaded = { jobId: number; cascadeFrom: number }[];
 
-async function retryJob(ctx: PostgresContext, jobId: number, now: Date): Promise<boolean> {
-  const { rows } = await ctx.conn.query(ctx.sql.retryJob, [jobId, now, ctx.names.channel]);
-  return rows.length > 0;
+/** Failed jobs a retry by filter reads and retries per statement. Internal: tests lower it. */
+export const retryBatch = { size: 500 };
+
+/**
+ * One job, or the failed jobs of a filter batch after batch, newest first: each batch reads the
+ * next ids below the last one's in index order, then retries those still failed in one
+ * statement (each job atomically; a job that left `failed` meanwhile is left as it is). Work
+ * follows the jobs retried, never the whole table.
+ */
+async function retryJobs(ctx: PostgresContext, selector: JobSelector, now: Date): Promise<number[]> {
+  const retry = async (ids: number[], statuses: string[]) => {
+    const { rows } = await ctx.conn.query<{ id: string }>(ctx.sql.retryJobs, [ids, now, ctx.names.channel, statuses]);
+    return rows.map((r) => toId(r.id));
+  };
+  if ('jobId' in selector) return retry([selector.jobId], ['failed', 'cancelled']);
+  const retried: number[] = [];
+  let before: number | null = null;
+  for (;;) {
+    const size = retryBatch.size;
+    const { text, values } = failedBatchSql(ctx.names, selector.filter, before, size);
+    const { rows } = await ctx.conn.query<{ id: string }>(text, values);
+    const ids = rows.map((r) => toId(r.id));
+    if (ids.length > 0) retried.push(...(await retry(ids, ['failed'])));
+    if (ids.length < size) return retried;
+    before = ids[ids.length - 1]!;
+  }
+}
+
+async function deleteJob(ctx: PostgresContext, jobId: number): Promise<DeleteJobResult> {
+  const { rows } = await ctx.conn.query<{ status: JobStatus; retry_due: boolean; deleted: boolean }>(
+    ctx.sql.deleteJob,
+    [jobId],
+  );
+  const row = rows[0];
+  if (!row) return { deleted: false, status: null, retryDue: false };
+  return { deleted: row.deleted, status: row.status, retryDue: row.retry_due };
 }
 
 async function cancelJobs(ctx: PostgresContext, selector: JobSelector, now: Date): Promise<CancelResult> {
@@ -69,7 +110,8 @@ async function reclaimStuckJobs(ctx: PostgresContext, { maxProcessingMs, now }: 
 }
 
 export const manageOperations = {
-  retryJob,
+  retryJobs,
+  deleteJob,
   cancelJobs,
   editJobs,
   cleanupOldJobs,

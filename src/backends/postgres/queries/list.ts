@@ -1,7 +1,7 @@
 /**
  * Listing jobs (SPEC §4.2) and the job filter (SPEC §2.7) that listings and bulk operations share.
  */
-import type { JobQuery } from '../../../backend.js';
+import type { CountQuery, JobQuery } from '../../../backend.js';
 import type { JobFilter } from '../../../types.js';
 import { jobColumns } from '../rows.js';
 import type { SchemaNames } from './names.js';
@@ -124,10 +124,28 @@ ORDER BY page.id DESC`;
 }
 
 /**
+ * How many jobs a query matches, counting no further than its limit: the matches are read as a
+ * page of that size would be (the same conditions, the planner's index for them) and stop
+ * there, so the work is bounded by the limit like a listing's. Rows: n.
+ */
+export function countJobsSql(t: SchemaNames, query: CountQuery): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const { indexedTags, others } = listConditions(query, values);
+  const where = indexedTags === null ? others : [indexedTags, ...others];
+  values.push(query.limit);
+  const condition = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+  const text = `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.jobs} j${condition} LIMIT $${values.length}) s`;
+  return { text, values };
+}
+
+/**
  * The conditions of a list query, the tag condition a GIN index can serve (`all`, `any` or
  * `exact` with at least one tag) kept apart from the others.
  */
-function listConditions(query: JobQuery, values: unknown[]): { indexedTags: string | null; others: string[] } {
+function listConditions(
+  query: Pick<JobQuery, 'status' | 'filter'>,
+  values: unknown[],
+): { indexedTags: string | null; others: string[] } {
   const { tags, ...fields } = query.filter ?? {};
   const others = filterConditions(fields, values);
   if (query.status !== undefined) {

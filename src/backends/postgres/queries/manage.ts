@@ -1,33 +1,82 @@
 /**
- * Managing jobs (SPEC §4.3): retry, cancel, edit, cleanup, reclaim. Each is one statement.
+ * Managing jobs (SPEC §4.3): retry, cancel, edit, delete, cleanup, reclaim. Each is one statement.
  */
 import type { JobEdit, JobSelector } from '../../../backend.js';
+import type { JobFilter } from '../../../types.js';
 import { deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
 import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
 
 /**
- * failed or cancelled → pending, due now at the latest, with a fresh attempt budget.
- * $1 id, $2 now, $3 channel. Returns the id when the status allowed it.
+ * failed or cancelled → pending, due now at the latest, with a fresh attempt budget: the jobs of
+ * $1 (ids) still in one of the statuses $4, each with a `retried` event. $2 now, $3 channel.
+ * Rows: the ids retried.
  */
-export function retryJobSql(t: SchemaNames): string {
+export function retryJobsSql(t: SchemaNames): string {
   return `
 WITH retried AS (
   UPDATE ${t.jobs} j
   SET status = 'pending', attempts = 0, next_attempt_at = NULL, last_retried_at = $2, updated_at = $2,
       run_at = LEAST(j.run_at, $2), locked_at = NULL, locked_by = NULL, pending_reason = NULL,
       wait_until = NULL, wait_token_id = NULL, parked = false, parked_reason = NULL
-  WHERE j.id = $1 AND j.status IN ('failed', 'cancelled')
+  WHERE j.id = ANY ($1::bigint[]) AND j.status = ANY ($4::text[])
   RETURNING j.id
 ),
 retried_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'retried', $2, NULL FROM retried
+  SELECT id, 'retried', $2, NULL FROM retried ORDER BY id
 ),
 notified AS (
-  SELECT pg_notify($3, '') FROM retried
+  SELECT pg_notify($3, '') FROM (SELECT 1 FROM retried LIMIT 1) s
 )
-SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried`;
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried ORDER BY id`;
+}
+
+/**
+ * One batch of a retry by filter: the ids of up to `size` failed jobs matching `filter` below
+ * the id `before` (null: from the newest), newest first, read in order from the status index
+ * (or the filter's own) and no further than the batch. Rows: id.
+ */
+export function failedBatchSql(
+  t: SchemaNames,
+  filter: JobFilter | undefined,
+  before: number | null,
+  size: number,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const where = [`j.status = 'failed'`, ...filterConditions(filter, values)];
+  if (before !== null) {
+    values.push(before);
+    where.push(`j.id < $${values.length}`);
+  }
+  values.push(size);
+  return {
+    text: `SELECT j.id FROM ${t.jobs} j WHERE ${where.join(' AND ')} ORDER BY j.id DESC LIMIT $${values.length}`,
+    values,
+  };
+}
+
+/**
+ * Deletes job $1 when it is finished (completed, cancelled, failed with no retry left), with
+ * its events, as cleanupJobsSql removes one. Rows: the job's status and next attempt as found
+ * (no row: no such job) and whether it was deleted.
+ */
+export function deleteJobSql(t: SchemaNames): string {
+  return `
+WITH found AS MATERIALIZED (
+  SELECT j.id, j.status, j.next_attempt_at FROM ${t.jobs} j WHERE j.id = $1 FOR UPDATE
+),
+doomed AS MATERIALIZED (
+  SELECT id FROM found
+  WHERE status IN ('completed', 'cancelled') OR (status = 'failed' AND next_attempt_at IS NULL)
+),
+gone_events AS (
+  DELETE FROM ${t.events} e WHERE e.job_id IN (SELECT id FROM doomed)
+),
+gone AS (
+  DELETE FROM ${t.jobs} j WHERE j.id IN (SELECT id FROM doomed) RETURNING 1
+)
+SELECT f.status, (f.status = 'failed' AND f.next_attempt_at IS NOT NULL) AS retry_due, (SELECT count(*) FROM gone) > 0 AS deleted FROM found f`;
 }
 
 /** The WHERE condition selecting the pending jobs an operation touches (SPEC §4.3). */
