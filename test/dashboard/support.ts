@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createQueueDashboard, type DashboardConfig, type QueueDashboard } from '../../src/dashboard/index.js';
@@ -110,7 +111,9 @@ export function toFetchRequest(req: IncomingMessage, path: string): Request | nu
     if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
     else if (value !== undefined) headers.set(name, value);
   }
-  return new Request(`http://localhost${path}`, { method: req.method, headers });
+  // A POST's body goes on as a stream (the edit route reads JSON); the dashboard reads at most 1 MiB.
+  const body = req.method === 'POST' ? Readable.toWeb(req) : null;
+  return new Request(`http://localhost${path}`, { method: req.method, headers, body, duplex: 'half' });
 }
 
 /**
@@ -133,7 +136,7 @@ export async function serveDashboard(
   adapt: (req: IncomingMessage) => Request | null = (req) => toFetchRequest(req, req.url ?? ''),
 ): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const respond = async (req: IncomingMessage, res: ServerResponse) => {
-    req.resume(); // the dashboard reads no request body
+    if (req.method !== 'POST') req.resume(); // only a POST's body is passed on (toFetchRequest)
     const request = adapt(req);
     const handle =
       req.method === 'POST'
