@@ -27,7 +27,7 @@ import {
   repointDependenciesSql,
 } from './queries/jobs.js';
 import { heldJobIdsSql } from './queries/leases.js';
-import { cleanupJobsSql, deleteJobSql, reclaimSql, retryJobsSql } from './queries/manage.js';
+import { cleanupJobsSql, deleteJobSql, reclaimSql, retryJobSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
 import {
   claimJobByIdSql,
@@ -86,7 +86,7 @@ function buildStatements(t: SchemaNames) {
     repointDependencies: repointDependenciesSql(t),
     getJob: getJobSql(t),
     jobEvents: jobEventsSql(t),
-    retryJobs: retryJobsSql(t),
+    retryJob: retryJobSql(t),
     deleteJob: deleteJobSql(t),
     cleanupJobs: cleanupJobsSql(t),
     cleanupEvents: cleanupEventsSql(t),

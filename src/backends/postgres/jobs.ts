@@ -6,6 +6,7 @@ import type { AddJobsInput, AddJobsResult, CountQuery, JobQuery, NewJob } from '
 import { prerequisitesBlocked } from '../../store-facts.js';
 import type { JobEvent, JobRecord, Queryable } from '../../types.js';
 import type { PostgresContext } from './context.js';
+import { withIndexReads } from './index-walk.js';
 import { INPUT_DEFAULTS } from './queries/jobs.js';
 import { countJobsSql, listJobsSql } from './queries/list.js';
 import { rowToEvent, rowToJob, toId, type EventRow, type JobRow } from './rows.js';
@@ -115,9 +116,11 @@ async function getJobs(ctx: PostgresContext, query: JobQuery): Promise<JobRecord
   return rows.map(rowToJob);
 }
 
+/** Reads the matches up to the limit, walking the status or type index in order (countJobsSql). */
 async function countJobs(ctx: PostgresContext, query: CountQuery): Promise<number> {
-  const { text, values } = countJobsSql(ctx.names, query);
-  const { rows } = await ctx.conn.query<{ n: number }>(text, values);
+  const { text, values, indexReads } = countJobsSql(ctx.names, query);
+  const read = async (db: Queryable) => (await db.query(text, values)).rows as { n: number }[];
+  const rows = indexReads ? await withIndexReads(ctx, read) : await read(ctx.conn);
   return rows[0]?.n ?? 0;
 }
 

@@ -13,35 +13,42 @@ import type {
 } from '../../backend.js';
 import type { JobStatus, Queryable } from '../../types.js';
 import type { PostgresContext } from './context.js';
-import { cancelJobsSql, editJobsSql, failedBatchSql } from './queries/manage.js';
+import { withIndexReads } from './index-walk.js';
+import { cancelJobsSql, editJobsSql, failedBatchSql, retryFailedSql } from './queries/manage.js';
 import { toCascaded, toId } from './rows.js';
 
 export type KindRow = { kind: string; id: string };
 type Cascaded = { jobId: number; cascadeFrom: number }[];
 
-/** Failed jobs a retry by filter reads and retries per statement. Internal: tests lower it. */
+/** Failed jobs a retry by filter reads per statement. Internal: tests lower it. */
 export const retryBatch = { size: 500 };
 
 /**
- * One job, or the failed jobs of a filter batch after batch, newest first: each batch reads the
- * next ids below the last one's in index order, then retries those still failed in one
- * statement (each job atomically; a job that left `failed` meanwhile is left as it is). Work
- * follows the jobs retried, never the whole table.
+ * One job, or the failed jobs of a filter batch after batch, newest first. Each batch, in one
+ * transaction: the ids of the next failed jobs below the last batch's, read in the order of the
+ * status index and no further; then, among them, those still failed and matching the filter
+ * retried by their ids in one statement (each job atomically; a job that left `failed` meanwhile
+ * is left as it is). The walk reads each failed job once: work in the failed jobs, never in the
+ * whole table.
  */
 async function retryJobs(ctx: PostgresContext, selector: JobSelector, now: Date): Promise<number[]> {
-  const retry = async (ids: number[], statuses: string[]) => {
-    const { rows } = await ctx.conn.query<{ id: string }>(ctx.sql.retryJobs, [ids, now, ctx.names.channel, statuses]);
+  if ('jobId' in selector) {
+    const { rows } = await ctx.conn.query<{ id: string }>(ctx.sql.retryJob, [selector.jobId, now, ctx.names.channel]);
     return rows.map((r) => toId(r.id));
-  };
-  if ('jobId' in selector) return retry([selector.jobId], ['failed', 'cancelled']);
+  }
   const retried: number[] = [];
   let before: number | null = null;
   for (;;) {
     const size = retryBatch.size;
-    const { text, values } = failedBatchSql(ctx.names, selector.filter, before, size);
-    const { rows } = await ctx.conn.query<{ id: string }>(text, values);
-    const ids = rows.map((r) => toId(r.id));
-    if (ids.length > 0) retried.push(...(await retry(ids, ['failed'])));
+    const batch = failedBatchSql(ctx.names, before, size);
+    const ids = await withIndexReads(ctx, async (tx) => {
+      const read = (await tx.query(batch.text, batch.values)).rows as { id: string }[];
+      const found = read.map((r) => toId(r.id));
+      if (found.length === 0) return found;
+      const retry = retryFailedSql(ctx.names, found, selector.filter, now);
+      retried.push(...((await tx.query(retry.text, retry.values)).rows as { id: string }[]).map((r) => toId(r.id)));
+      return found;
+    });
     if (ids.length < size) return retried;
     before = ids[ids.length - 1]!;
   }

@@ -124,18 +124,43 @@ ORDER BY page.id DESC`;
 }
 
 /**
- * How many jobs a query matches, counting no further than its limit: the matches are read as a
- * page of that size would be (the same conditions, the planner's index for them) and stop
- * there, so the work is bounded by the limit like a listing's. Rows: n.
+ * How many jobs a query matches, counting no further than its limit. With a status (or else a job
+ * type) the matches are read in the order of that column's index, the column bounded as a range
+ * so that no other index yields the order without a sort (an equality would let the planner walk
+ * the primary key past every job of other statuses): run with INDEX_READS (index-walk.ts), the
+ * read walks the status or type index and stops at the limit, whatever the statistics say. The
+ * other filters are checked on each row read. Without either, the planner's plan for the filter
+ * reads until the limit, like a listing. Rows: n.
  */
-export function countJobsSql(t: SchemaNames, query: CountQuery): { text: string; values: unknown[] } {
+export function countJobsSql(
+  t: SchemaNames,
+  query: CountQuery,
+): { text: string; values: unknown[]; indexReads: boolean } {
   const values: unknown[] = [];
-  const { indexedTags, others } = listConditions(query, values);
-  const where = indexedTags === null ? others : [indexedTags, ...others];
-  values.push(query.limit);
+  const param = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const { status } = query;
+  const jobType = status === undefined ? query.filter?.jobType : undefined;
+  const walk =
+    status !== undefined
+      ? { column: 'status', value: status }
+      : jobType !== undefined
+        ? { column: 'job_type', value: jobType }
+        : null;
+  const filter = walk?.column === 'job_type' ? { ...query.filter, jobType: undefined } : query.filter;
+  const where = filterConditions(filter, values);
+  let order = '';
+  if (walk !== null) {
+    const value = param(walk.value);
+    where.unshift(`j.${walk.column} >= ${value} AND j.${walk.column} <= ${value}`);
+    order = ` ORDER BY j.${walk.column}, j.id`;
+  }
   const condition = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-  const text = `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.jobs} j${condition} LIMIT $${values.length}) s`;
-  return { text, values };
+  const limit = param(query.limit);
+  const text = `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.jobs} j${condition}${order} LIMIT ${limit}) s`;
+  return { text, values, indexReads: walk !== null };
 }
 
 /**

@@ -8,52 +8,87 @@ import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
 
 /**
- * failed or cancelled → pending, due now at the latest, with a fresh attempt budget: the jobs of
- * $1 (ids) still in one of the statuses $4, each with a `retried` event. $2 now, $3 channel.
- * Rows: the ids retried.
+ * The retry of the jobs `target` selects (SPEC §3): back to pending, due now at the latest, with a
+ * fresh attempt budget, a `retried` event each and one wake-up. CTEs `retried` (ids),
+ * `retried_events` and `notified`; `now` and `channel` are parameter references.
  */
-export function retryJobsSql(t: SchemaNames): string {
+function retryCtes(t: SchemaNames, target: string, now: string, channel: string): string {
   return `
-WITH retried AS (
+retried AS (
   UPDATE ${t.jobs} j
-  SET status = 'pending', attempts = 0, next_attempt_at = NULL, last_retried_at = $2, updated_at = $2,
-      run_at = LEAST(j.run_at, $2), locked_at = NULL, locked_by = NULL, pending_reason = NULL,
+  SET status = 'pending', attempts = 0, next_attempt_at = NULL, last_retried_at = ${now}, updated_at = ${now},
+      run_at = LEAST(j.run_at, ${now}), locked_at = NULL, locked_by = NULL, pending_reason = NULL,
       wait_until = NULL, wait_token_id = NULL, parked = false, parked_reason = NULL
-  WHERE j.id = ANY ($1::bigint[]) AND j.status = ANY ($4::text[])
+  WHERE ${target}
   RETURNING j.id
 ),
 retried_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'retried', $2, NULL FROM retried ORDER BY id
+  SELECT id, 'retried', ${now}, NULL FROM retried ORDER BY id
 ),
 notified AS (
-  SELECT pg_notify($3, '') FROM (SELECT 1 FROM retried LIMIT 1) s
-)
-SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried ORDER BY id`;
+  SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM retried LIMIT 1) s
+)`;
 }
 
+/** failed or cancelled job $1 → pending (retryCtes). $2 now, $3 channel. Rows: the id, when retried. */
+export function retryJobSql(t: SchemaNames): string {
+  return `
+WITH ${retryCtes(t, `j.id = $1 AND j.status IN ('failed', 'cancelled')`, '$2::timestamptz', '$3::text')}
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried`;
+}
+
+/** Above every job id: the cursor of a walk's first batch. */
+const ABOVE_EVERY_ID = '9223372036854775807';
+
 /**
- * One batch of a retry by filter: the ids of up to `size` failed jobs matching `filter` below
- * the id `before` (null: from the newest), newest first, read in order from the status index
- * (or the filter's own) and no further than the batch. Rows: id.
+ * The ids of the next `size` failed jobs below the id `before` (null: from the newest), newest
+ * first: a batch of a retry by filter. The status is bounded as a range and the order is
+ * job_queue_status_idx's own (status, id), which only that index yields without a sort: run with
+ * INDEX_READS (index-walk.ts), the plan walks it in order and stops at the batch, whatever the
+ * statistics say (a walk of the primary key would pass every newer job of another status first).
+ * Rows: id.
  */
 export function failedBatchSql(
   t: SchemaNames,
-  filter: JobFilter | undefined,
   before: number | null,
   size: number,
 ): { text: string; values: unknown[] } {
-  const values: unknown[] = [];
-  const where = [`j.status = 'failed'`, ...filterConditions(filter, values)];
-  if (before !== null) {
-    values.push(before);
-    where.push(`j.id < $${values.length}`);
-  }
-  values.push(size);
   return {
-    text: `SELECT j.id FROM ${t.jobs} j WHERE ${where.join(' AND ')} ORDER BY j.id DESC LIMIT $${values.length}`,
-    values,
+    text: `
+SELECT j.id FROM ${t.jobs} j
+WHERE j.status >= 'failed' AND (j.status, j.id) < ('failed', $2::bigint)
+ORDER BY j.status DESC, j.id DESC
+LIMIT $1`,
+    values: [size, before === null ? ABOVE_EVERY_ID : before],
   };
+}
+
+/**
+ * Retries the jobs of `ids` still failed and matching `filter` (retryCtes). The jobs are read by
+ * their ids alone behind `OFFSET 0`, so the primary key is the one index that condition fits
+ * (with the filter beside it, the planner took a job type's index and filtered the ids out of
+ * every job of that type); the filter is checked on what was read, and the UPDATE finds its rows
+ * by their ctid, checking the status again. Run with INDEX_READS. Rows: the ids retried.
+ */
+export function retryFailedSql(
+  t: SchemaNames,
+  ids: number[],
+  filter: JobFilter | undefined,
+  now: Date,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [ids, now, t.channel];
+  const matching = [`j.status = 'failed'`, ...filterConditions(filter, values)].join(' AND ');
+  const text = `
+WITH picked AS MATERIALIZED (
+  SELECT j.row_ctid FROM (
+    SELECT j.*, j.ctid AS row_ctid FROM ${t.jobs} j WHERE j.id = ANY ($1::bigint[]) OFFSET 0
+  ) j
+  WHERE ${matching}
+),
+${retryCtes(t, `j.ctid = ANY (ARRAY(SELECT row_ctid FROM picked)) AND j.status = 'failed'`, '$2::timestamptz', '$3::text')}
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried ORDER BY id`;
+  return { text, values };
 }
 
 /**
