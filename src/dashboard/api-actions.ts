@@ -110,20 +110,22 @@ function parseRunAt(value: unknown): Date {
 /**
  * POST /api/jobs/:id/edit with a JSON body { payload?, priority?, runAt? } → 200 { ok: true } |
  * 400 naming the field | 404 | 409 { ok: false, error } when the job is not pending. The queue's
- * editJob does nothing to a job that is not pending, so the job is read again after it: a job
- * that left `pending` meanwhile (a processor claimed it) is reported, not silently left alone.
+ * editJob does nothing to a job that is not pending, and a processor may claim the job between
+ * the first read and the edit, so a job found no longer pending afterwards counts as edited only
+ * when its history gained an `edited` event.
  */
 async function editJob({ queue }: ResolvedDashboardConfig, id: number, request: Request): Promise<Response> {
   const edit = parseEdit(await readJsonBody(request));
   const refuse = (status: JobStatus) =>
     jsonResponse(409, { ok: false, error: `Job ${id} is ${status}: only pending jobs can be edited` });
-  const before = await queue.getJob(id);
+  const edits = async () => (await queue.getJobEvents(id)).filter((e) => e.eventType === 'edited').length;
+  const [before, editsBefore] = await Promise.all([queue.getJob(id), edits()]);
   if (!before) return notFound(id);
   if (before.status !== 'pending') return refuse(before.status);
   await queue.editJob(id, edit);
   const after = await queue.getJob(id);
   if (!after) return notFound(id);
-  if (after.status !== 'pending') return refuse(after.status);
+  if (after.status !== 'pending' && (await edits()) === editsBefore) return refuse(after.status);
   return jsonResponse(200, { ok: true });
 }
 

@@ -9,6 +9,7 @@ import { COUNT_LIMIT } from '../../src/dashboard/api-actions.js';
 import type { JobQueue } from '../../src/queue.js';
 import { backendOf } from '../../src/queue.js';
 import { forEachBackend } from '../helpers/backends.js';
+import { claimJob } from '../conformance/job-states.js';
 import { dashboardClient, HOST, read, seedJobsInEveryStatus } from './support.js';
 
 const CROSS_ORIGIN = { Host: HOST, Origin: 'http://evil.test', 'Sec-Fetch-Site': 'cross-site' };
@@ -229,6 +230,45 @@ forEachBackend('dashboard POST /api/jobs/:id/edit', (ctx) => {
       expect(await ctx.queue.getJob(seeded[status])).toEqual(before);
     }
     expect((await client.post('/api/jobs/987654/edit', undefined, { priority: 1 })).status).toBe(404);
+  });
+});
+
+/** The queue, with `around` run on the job just before (or after) each editJob it makes. */
+function claimingAround(queue: JobQueue, when: 'before' | 'after'): JobQueue {
+  return new Proxy(queue, {
+    get(target, prop) {
+      if (prop === 'editJob') {
+        return async (...args: Parameters<JobQueue['editJob']>) => {
+          if (when === 'before') await claimJob(target, args[0]);
+          await target.editJob(...args);
+          if (when === 'after') await claimJob(target, args[0]);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+forEachBackend('dashboard POST /api/jobs/:id/edit while a processor claims the job', (ctx) => {
+  it('answers 409 when the job was claimed before the edit, which changed nothing', async () => {
+    const id = await ctx.queue.addJob({ jobType: 'raced', payload: {}, priority: 1 });
+    const client = dashboardClient(claimingAround(ctx.queue, 'before'));
+    expect(await read(await client.post(`/api/jobs/${id}/edit`, undefined, { priority: 9 }))).toEqual({
+      status: 409,
+      body: { ok: false, error: `Job ${id} is processing: only pending jobs can be edited` },
+    });
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'processing', priority: 1 });
+  });
+
+  it('answers 200 when the job was claimed just after the edit took effect', async () => {
+    const id = await ctx.queue.addJob({ jobType: 'raced', payload: {}, priority: 1 });
+    const client = dashboardClient(claimingAround(ctx.queue, 'after'));
+    expect(await read(await client.post(`/api/jobs/${id}/edit`, undefined, { priority: 9 }))).toEqual({
+      status: 200,
+      body: { ok: true },
+    });
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'processing', priority: 9 });
   });
 });
 
