@@ -4,49 +4,18 @@
  */
 import { expect, it } from 'vitest';
 import { JobStatusError, NotFoundError, ValidationError } from '../../src/errors.js';
-import { backendOf, type JobQueue } from '../../src/queue.js';
 import { forEachBackend, ManualClock } from '../helpers/backends.js';
 import { expectFailure, ids } from './assertions.js';
-import { claimJob, completeJob, DAY_MS, failJob } from './job-states.js';
+import { addFailedJobs, claimJob, completeJob, DAY_MS, failJob } from './job-states.js';
 
 const T0 = new Date('2030-06-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
-const WORKER = 'bulk-worker';
-
-/**
- * Adds `count` jobs of `jobType` and fails each for good (no retry left), in one claim: more
- * than one Redis script slice or PostgreSQL batch when `count` is large enough.
- */
-async function addFailed(q: JobQueue, jobType: string, count: number, tags: string[] = []): Promise<number[]> {
-  const added = await q.addJobs(Array.from({ length: count }, (_, i) => ({ jobType, payload: { i }, tags })));
-  const backend = backendOf(q);
-  const claimed = await backend.claimJobs({
-    workerId: WORKER,
-    batchSize: count,
-    jobTypes: [jobType],
-    now: q.clock.now(),
-  });
-  expect(claimed).toHaveLength(count);
-  for (const id of added) {
-    const failed = await backend.failJob({
-      jobId: id,
-      workerId: WORKER,
-      message: 'boom',
-      reason: 'handler_error',
-      retryAt: null,
-      now: q.clock.now(),
-    });
-    expect(failed).not.toBeNull();
-  }
-  return added;
-}
-
 forEachBackend('retryAllFailedJobs (§4.3, §3)', (ctx) => {
   it('retries every failed job matching the filter, as retryJob does each, and returns their number', async () => {
     const clock = new ManualClock(T0);
     const q = ctx.makeQueue({ clock });
-    const emails = await addFailed(q, 'email', 3);
-    const sms = await addFailed(q, 'sms', 2);
+    const emails = await addFailedJobs(q, 'email', 3);
+    const sms = await addFailedJobs(q, 'sms', 2);
     clock.advance(5_000);
     const retried: number[] = [];
     q.on('job:retried', ({ jobId }) => retried.push(jobId));
@@ -65,7 +34,7 @@ forEachBackend('retryAllFailedJobs (§4.3, §3)', (ctx) => {
   it('retries every failed job without a filter, and only failed ones', async () => {
     const clock = new ManualClock(T0);
     const q = ctx.makeQueue({ clock });
-    const failed = await addFailed(q, 'a', 2);
+    const failed = await addFailedJobs(q, 'a', 2);
     const retrying = await q.addJob({ jobType: 'r', payload: {} });
     await failJob(q, retrying, { retryAt: at(DAY_MS) });
     const [pending, cancelled, completed, processing] = await q.addJobs([
@@ -88,8 +57,8 @@ forEachBackend('retryAllFailedJobs (§4.3, §3)', (ctx) => {
 
   it('retries all of more failed jobs than one slice or batch takes, each once', async () => {
     const q = ctx.queue;
-    const failed = await addFailed(q, 'bulk', 60, ['t']);
-    const other = await addFailed(q, 'bulk', 3);
+    const failed = await addFailedJobs(q, 'bulk', 60, ['t']);
+    const other = await addFailedJobs(q, 'bulk', 3);
     expect(await q.retryAllFailedJobs({ tags: { values: ['t'] } })).toBe(60);
     const pending = await q.queryJobs({ status: 'pending' });
     expect(ids(pending).sort((a, b) => a - b)).toEqual(failed);
@@ -101,14 +70,14 @@ forEachBackend('retryAllFailedJobs (§4.3, §3)', (ctx) => {
 
   it('makes the retried jobs claimable again', async () => {
     const q = ctx.queue;
-    const [id] = await addFailed(q, 'again', 1);
+    const [id] = await addFailedJobs(q, 'again', 1);
     await q.retryAllFailedJobs({ jobType: 'again' });
     await claimJob(q, id!);
     expect(await q.getJob(id!)).toMatchObject({ status: 'processing', attempts: 1 });
   });
 
   it('returns 0 when no failed job matches', async () => {
-    await addFailed(ctx.queue, 'a', 1);
+    await addFailedJobs(ctx.queue, 'a', 1);
     expect(await ctx.queue.retryAllFailedJobs({ jobType: 'b' })).toBe(0);
   });
 
@@ -120,8 +89,8 @@ forEachBackend('retryAllFailedJobs (§4.3, §3)', (ctx) => {
 forEachBackend('countJobs (§4.2)', (ctx) => {
   it('counts the jobs matching a status and filter', async () => {
     const q = ctx.queue;
-    await addFailed(q, 'email', 4, ['eu']);
-    await addFailed(q, 'sms', 2, ['eu']);
+    await addFailedJobs(q, 'email', 4, ['eu']);
+    await addFailedJobs(q, 'sms', 2, ['eu']);
     await q.addJobs([
       { jobType: 'email', payload: {} },
       { jobType: 'email', payload: {}, tags: ['eu'] },
@@ -136,7 +105,7 @@ forEachBackend('countJobs (§4.2)', (ctx) => {
 
   it('counts no further than the limit', async () => {
     const q = ctx.queue;
-    await addFailed(q, 'email', 30, ['x']);
+    await addFailedJobs(q, 'email', 30, ['x']);
     await q.addJobs(Array.from({ length: 5 }, () => ({ jobType: 'email', payload: {} })));
     expect(await q.countJobs({ status: 'failed' }, 10)).toBe(10);
     expect(await q.countJobs({ status: 'failed', tags: { values: ['x'] } }, 29)).toBe(29);
@@ -161,7 +130,7 @@ forEachBackend('deleteJob (§4.3)', (ctx) => {
       { jobType: 'x', payload: {}, tags: ['t'] },
       { jobType: 'k', payload: {}, tags: ['t'] },
     ]);
-    const [failed] = await addFailed(q, 'f', 1);
+    const [failed] = await addFailedJobs(q, 'f', 1);
     await completeJob(q, completed!, { done: true });
     await q.cancelJob(cancelled!);
     for (const id of [completed!, cancelled!, failed!]) {

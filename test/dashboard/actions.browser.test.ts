@@ -8,8 +8,7 @@
 import type { Page } from 'playwright-core';
 import { afterEach, expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
-import { backendOf, type JobQueue } from '../../src/queue.js';
-import { completeJob } from '../conformance/job-states.js';
+import { addFailedJobs, completeJob } from '../conformance/job-states.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { waitFor } from '../helpers/wait.js';
 import { hasChromium, launch, watchProblems } from './browser-support.js';
@@ -17,17 +16,6 @@ import { BASE_PATH, serveDashboard } from './support.js';
 
 const rowIds = (page: Page): Promise<number[]> =>
   page.locator('#jobs tr').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-id'))));
-
-async function addFailed(q: JobQueue, jobType: string, count: number): Promise<number[]> {
-  const ids = await q.addJobs(Array.from({ length: count }, (_, i) => ({ jobType, payload: { i } })));
-  const backend = backendOf(q);
-  const now = q.clock.now();
-  await backend.claimJobs({ workerId: 'w', batchSize: count, jobTypes: [jobType], now });
-  for (const jobId of ids) {
-    await backend.failJob({ jobId, workerId: 'w', message: 'x', reason: 'handler_error', retryAt: null, now });
-  }
-  return ids;
-}
 
 forEachBackend('dashboard job actions in a browser', (ctx) => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -47,8 +35,8 @@ forEachBackend('dashboard job actions in a browser', (ctx) => {
   it.skipIf(!hasChromium)(
     'retries all failed jobs of the filter after a confirmation with their number',
     async () => {
-      const emails = await addFailed(ctx.queue, 'email', 3);
-      const [sms] = await addFailed(ctx.queue, 'sms', 1);
+      const emails = await addFailedJobs(ctx.queue, 'email', 3);
+      const [sms] = await addFailedJobs(ctx.queue, 'sms', 1);
       const { page, url, problems } = await open();
 
       await page.goto(`${url}#status=failed&type=email`);
@@ -174,7 +162,7 @@ forEachBackend('dashboard job actions in a browser', (ctx) => {
   );
 
   it.skipIf(!hasChromium)('shows no bulk action, Delete or edit form when read-only', async () => {
-    const [failed] = await addFailed(ctx.queue, 'email', 1);
+    const [failed] = await addFailedJobs(ctx.queue, 'email', 1);
     const pending = await ctx.queue.addJob({ jobType: 'email', payload: {} });
     const { page, url, problems } = await open(true);
     await page.goto(url);

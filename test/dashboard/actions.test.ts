@@ -7,29 +7,16 @@
 import { expect, it } from 'vitest';
 import { COUNT_LIMIT } from '../../src/dashboard/api-actions.js';
 import type { JobQueue } from '../../src/queue.js';
-import { backendOf } from '../../src/queue.js';
+import { addFailedJobs, claimJob } from '../conformance/job-states.js';
 import { forEachBackend } from '../helpers/backends.js';
-import { claimJob } from '../conformance/job-states.js';
 import { dashboardClient, HOST, read, seedJobsInEveryStatus } from './support.js';
 
 const CROSS_ORIGIN = { Host: HOST, Origin: 'http://evil.test', 'Sec-Fetch-Site': 'cross-site' };
 
-/** Adds `count` jobs of `jobType` and fails each for good. */
-async function addFailed(q: JobQueue, jobType: string, count: number): Promise<number[]> {
-  const ids = await q.addJobs(Array.from({ length: count }, (_, i) => ({ jobType, payload: { i } })));
-  const backend = backendOf(q);
-  const now = q.clock.now();
-  await backend.claimJobs({ workerId: 'w', batchSize: count, jobTypes: [jobType], now });
-  for (const jobId of ids) {
-    await backend.failJob({ jobId, workerId: 'w', message: 'x', reason: 'handler_error', retryAt: null, now });
-  }
-  return ids;
-}
-
 forEachBackend('dashboard GET /api/jobs/count', (ctx) => {
   it('counts the jobs of the list filter', async () => {
-    await addFailed(ctx.queue, 'email', 3);
-    await addFailed(ctx.queue, 'sms', 2);
+    await addFailedJobs(ctx.queue, 'email', 3);
+    await addFailedJobs(ctx.queue, 'sms', 2);
     await ctx.queue.addJob({ jobType: 'email', payload: {} });
     const client = dashboardClient(ctx.queue);
     expect(await read(await client.get('/api/jobs/count?status=failed&jobType=email'))).toEqual({
@@ -66,8 +53,8 @@ forEachBackend('dashboard GET /api/jobs/count', (ctx) => {
 
 forEachBackend('dashboard POST /api/jobs/retry-failed and /cancel-pending', (ctx) => {
   it('retries every failed job of the filter and answers their number', async () => {
-    const emails = await addFailed(ctx.queue, 'email', 3);
-    const [sms] = await addFailed(ctx.queue, 'sms', 1);
+    const emails = await addFailedJobs(ctx.queue, 'email', 3);
+    const [sms] = await addFailedJobs(ctx.queue, 'sms', 1);
     const client = dashboardClient(ctx.queue);
     expect(await read(await client.post('/api/jobs/retry-failed?status=failed&jobType=email'))).toEqual({
       status: 200,
@@ -96,7 +83,7 @@ forEachBackend('dashboard POST /api/jobs/retry-failed and /cancel-pending', (ctx
   });
 
   it('answers 400 naming `status` when the filter names another status, and changes nothing', async () => {
-    const [failed] = await addFailed(ctx.queue, 'email', 1);
+    const [failed] = await addFailedJobs(ctx.queue, 'email', 1);
     const pending = await ctx.queue.addJob({ jobType: 'email', payload: {} });
     const client = dashboardClient(ctx.queue);
     const retry = await read(await client.post('/api/jobs/retry-failed?status=pending'));

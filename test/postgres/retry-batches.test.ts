@@ -5,21 +5,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { retryBatch } from '../../src/backends/postgres/manage.js';
-import { backendOf, type JobQueue } from '../../src/queue.js';
+import { addFailedJobs } from '../conformance/job-states.js';
 import { usePostgres } from './support.js';
 
 const DEFAULT = { ...retryBatch };
-
-async function addFailed(q: JobQueue, jobType: string, count: number): Promise<number[]> {
-  const ids = await q.addJobs(Array.from({ length: count }, (_, i) => ({ jobType, payload: { i } })));
-  const backend = backendOf(q);
-  const now = q.clock.now();
-  await backend.claimJobs({ workerId: 'w', batchSize: count, jobTypes: [jobType], now });
-  for (const jobId of ids) {
-    await backend.failJob({ jobId, workerId: 'w', message: 'x', reason: 'handler_error', retryAt: null, now });
-  }
-  return ids;
-}
 
 describe('retryAllFailedJobs batches (postgres)', () => {
   const ctx = usePostgres();
@@ -29,8 +18,8 @@ describe('retryAllFailedJobs batches (postgres)', () => {
 
   it('retries every matching failed job once across batches smaller than their number', async () => {
     const q = ctx.queue();
-    const mail = await addFailed(q, 'mail', 23);
-    const other = await addFailed(q, 'other', 5);
+    const mail = await addFailedJobs(q, 'mail', 23);
+    const other = await addFailedJobs(q, 'other', 5);
     retryBatch.size = 5;
     expect(await q.retryAllFailedJobs({ jobType: 'mail' })).toBe(23);
     const { rows } = await ctx.sql.query<{ job_id: string; n: string }>(
