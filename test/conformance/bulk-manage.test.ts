@@ -156,7 +156,7 @@ forEachBackend('deleteJob (§4.3)', (ctx) => {
     expect(await q.getJob(dependent)).toMatchObject({ status: 'processing' });
   });
 
-  it.each(['pending', 'processing', 'waiting-for-retry'] as const)(
+  it.each(['pending', 'processing', 'waiting', 'waiting-for-retry'] as const)(
     'refuses a %s job with a JobStatusError naming the status, and changes nothing',
     async (state) => {
       const clock = new ManualClock(T0);
@@ -164,6 +164,12 @@ forEachBackend('deleteJob (§4.3)', (ctx) => {
       const id = await q.addJob({ jobType: 'solo', payload: {} });
       if (state === 'processing') await claimJob(q, id);
       if (state === 'waiting-for-retry') await failJob(q, id, { retryAt: at(DAY_MS) });
+      if (state === 'waiting') {
+        await q
+          .createProcessor({ solo: async (_p, _s, job) => job.waitFor({ hours: 1 }) }, { jobType: 'solo' })
+          .start();
+        expect(await q.getJob(id)).toMatchObject({ status: 'waiting' });
+      }
       const before = await q.getJob(id);
       const events = await q.getJobEvents(id);
       const status = state === 'waiting-for-retry' ? 'failed' : state;
