@@ -81,8 +81,29 @@ export interface JobQuery {
   offset?: number;
 }
 
-/** Which pending jobs a bulk operation touches: one job, or every pending job matching a filter. */
+/**
+ * Which jobs an operation touches: one job, or every job matching a filter in the status the
+ * operation starts from (pending for a cancel or an edit, failed for a retry).
+ */
 export type JobSelector = { jobId: number } | { filter?: JobFilter };
+
+/** A count of the jobs a list query matches, counting no further than `limit`. */
+export interface CountQuery {
+  status?: JobStatus;
+  filter?: JobFilter;
+  limit: number;
+}
+
+/**
+ * What deleteJob found. `status` is the job's status as found (null: no such job); the job was
+ * deleted exactly when it was finished (completed, cancelled, failed with no retry left).
+ */
+export interface DeleteJobResult {
+  deleted: boolean;
+  status: JobStatus | null;
+  /** A failed job with an automatic retry still due (not finished, so not deleted). */
+  retryDue: boolean;
+}
 
 /**
  * Validated edit of a pending job. Only present keys change. `runAt: null` has already been
@@ -180,6 +201,8 @@ export interface Backend extends CronStore, WaitStore {
   // §4.2
   getJob(id: number): Promise<JobRecord | null>;
   getJobs(query: JobQuery): Promise<JobRecord[]>;
+  /** How many jobs match, up to `limit`; the work is bounded like a listing's. */
+  countJobs(query: CountQuery): Promise<number>;
   getJobEvents(jobId: number): Promise<JobEvent[]>;
   /**
    * Why each job, when pending, is not claimed yet at `now`: one entry per id, in order; null
@@ -193,13 +216,19 @@ export interface Backend extends CronStore, WaitStore {
   getJobTypes(input: { prefix: string; limit: number }): Promise<string[]>;
 
   // §4.3
-  /** failed or cancelled → pending, attempts reset; returns false when the status did not allow it. */
-  retryJob(jobId: number, now: Date): Promise<boolean>;
+  /**
+   * failed or cancelled (one job), or failed (by filter) → pending, attempts reset, a `retried`
+   * event each; each job changes atomically, a filter's set in bounded slices or batches.
+   * Returns the ids retried.
+   */
+  retryJobs(selector: JobSelector, now: Date): Promise<number[]>;
   /** Cancels pending (or waiting) jobs and, transitively, their pending dependents. */
   cancelJobs(selector: JobSelector, now: Date): Promise<CancelResult>;
   /** Edits pending jobs; returns the ids edited (an `edited` event is written for each). */
   editJobs(selector: JobSelector, edit: JobEdit, now: Date): Promise<number[]>;
   cleanupOldJobs(input: CleanupInput): Promise<number>;
+  /** Removes one finished job as cleanupOldJobs removes one; any other status is left as it is. */
+  deleteJob(jobId: number): Promise<DeleteJobResult>;
   cleanupOldJobEvents(input: CleanupInput): Promise<number>;
   reclaimStuckJobs(input: ReclaimInput): Promise<ReclaimResult>;
 

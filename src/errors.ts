@@ -19,7 +19,8 @@ export type QueueErrorCode =
   | 'STORE_RESET'
   | 'EVICTION_POLICY'
   | 'SCHEMA_NOT_MIGRATED'
-  | 'QUEUE_CLOSED';
+  | 'QUEUE_CLOSED'
+  | 'JOB_STATUS_CONFLICT';
 
 export class QueueError extends Error {
   readonly code: QueueErrorCode;
@@ -64,6 +65,20 @@ export class UnsupportedOnBackendError extends QueueError {
 export class NotFoundError extends QueueError {
   constructor(message: string) {
     super('NOT_FOUND', message);
+  }
+}
+
+/**
+ * The job's status does not allow the operation (deleteJob on a job that has not finished);
+ * nothing was changed. `status` is the status the job was found in.
+ */
+export class JobStatusError extends QueueError {
+  readonly jobId: number;
+  readonly status: string;
+  constructor(jobId: number, status: string, message: string) {
+    super('JOB_STATUS_CONFLICT', message);
+    this.jobId = jobId;
+    this.status = status;
   }
 }
 

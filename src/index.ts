@@ -10,6 +10,7 @@ export {
   DependencyError,
   UnsupportedOnBackendError,
   NotFoundError,
+  JobStatusError,
   HandlerSerializationError,
   JobTimeoutError,
   NoHandlerError,

@@ -6,6 +6,7 @@
  */
 import {
   DependencyError,
+  JobStatusError,
   NotFoundError,
   StoreRejectedError,
   UnsupportedOnBackendError,
@@ -13,6 +14,7 @@ import {
   describeValue,
   type QueueError,
 } from './errors.js';
+import type { DeleteJobResult } from './backend.js';
 import type { BlockedPrerequisite, Fact } from './store-facts.js';
 
 /** Which backend each driver-specific call belongs to, and the sentence refusing it elsewhere. */
@@ -69,4 +71,15 @@ function prerequisitesMessage(prerequisites: BlockedPrerequisite[], batchSize: n
   const unknown = prerequisites.filter((p) => p.status === null).map((p) => p.id);
   const lead = unknown.length > 0 ? `Unknown prerequisite job ids: ${unknown.join(', ')}. ` : '';
   return `${lead}Expected \`dependsOn.jobIds\` to name jobs that can still complete: ${parts.join('; ')}. Nothing was added.`;
+}
+
+/** Why deleteJob left job `jobId` in place: it does not exist, or it has not finished. */
+export function deleteRefusal(jobId: number, { status, retryDue }: DeleteJobResult): QueueError {
+  if (status === null) return new NotFoundError(`Job ${jobId} not found`);
+  const state = retryDue ? 'failed with an automatic retry still due' : status;
+  return new JobStatusError(
+    jobId,
+    status,
+    `Cannot delete job ${jobId}: it is ${state}; only finished jobs (completed, cancelled, or failed with no retry left) can be deleted`,
+  );
 }

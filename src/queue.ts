@@ -171,6 +171,17 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     return this.#backend.getJobs({ ...normalizeJobQuery(filter), ...requirePage(limit, offset) });
   }
 
+  /**
+   * How many jobs match `filter` (which takes a `status` as in queryJobs), counting no further
+   * than `limit` when one is given: the work stays bounded like a page of that size.
+   * @example const failed = await queue.countJobs({ status: 'failed', jobType: 'email' }, 10_001)
+   */
+  async countJobs(filter?: JobQueryFilter, limit?: number): Promise<number> {
+    const max = limit === undefined ? Number.MAX_SAFE_INTEGER : requireInteger('limit', limit, 0);
+    if (max === 0) return 0;
+    return this.#backend.countJobs({ ...normalizeJobQuery(filter), limit: max });
+  }
+
   async getAllJobs(limit?: number, offset?: number): Promise<JobRecord[]> {
     return this.#backend.getJobs({ ...requirePage(limit, offset) });
   }
@@ -223,6 +234,16 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     return this.#operations.jobs.cancel(jobId);
   }
 
+  /**
+   * Retries every failed job matching `filter` (all failed jobs without one), as retryJob does
+   * each: back to pending with a fresh attempt budget, a `retried` event and a `job:retried`
+   * hook per job. Returns how many were retried.
+   * @example const n = await queue.retryAllFailedJobs({ jobType: 'email' })
+   */
+  async retryAllFailedJobs(filter?: JobFilter): Promise<number> {
+    return this.#operations.jobs.retryFailed(filter);
+  }
+
   /** Cancels every pending job matching `filter` (all pending jobs without one). */
   async cancelAllUpcomingJobs(filter?: JobFilter): Promise<number> {
     return this.#operations.jobs.cancelPending(filter);
@@ -236,6 +257,16 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   /** Edits every pending job matching `filter`; returns how many were edited. */
   async editAllPendingJobs(filter: JobFilter | undefined, updates: EditJobOptions<P[keyof P]>): Promise<number> {
     return this.#operations.jobs.editPending(filter, updates);
+  }
+
+  /**
+   * Deletes a finished job (completed, cancelled, or failed with no retry left) with its events,
+   * as cleanupOldJobs removes old ones. Throws NotFoundError for an unknown id and
+   * JobStatusError (naming the status) for a job that has not finished; nothing changes then.
+   * @example await queue.deleteJob(42)
+   */
+  async deleteJob(jobId: number): Promise<void> {
+    return this.#operations.jobs.delete(jobId);
   }
 
   /** Removes finished jobs (and their events) last updated more than `daysToKeep` days ago. */

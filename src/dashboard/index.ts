@@ -5,6 +5,7 @@
  */
 import type { PayloadMap } from '../types.js';
 import { findRoutes } from './api-find.js';
+import { actionRoutes } from './api-actions.js';
 import { getJob, getJobEvents, listJobs, parseJobId, processBatch, runJobAction } from './api.js';
 import { cronRoutes } from './api-cron.js';
 import { resolveDashboardConfig, type DashboardConfig, type ResolvedDashboardConfig } from './config.js';
@@ -19,13 +20,14 @@ export type { DashboardConfig } from './config.js';
 export interface QueueDashboard {
   /** Serves the page (`basePath`) and the read routes (`basePath/api/...`). */
   GET: (request: Request) => Promise<Response>;
-  /** Serves the actions: cancel, retry, process a batch. Cross-origin browser requests get 403. */
+  /** Serves the actions (cancel, retry, bulk retry and cancel, delete, edit, process a batch). Cross-origin browser requests get 403. */
   POST: (request: Request) => Promise<Response>;
 }
 
 /** Paths relative to basePath; `:id` is one path segment, checked by parseJobId. */
 const ROUTES: RouteDef[] = [
   { pattern: /^\/$/, GET: ({ config }) => Promise.resolve(page(config)) },
+  ...actionRoutes,
   { pattern: /^\/api\/jobs$/, GET: ({ config, params }) => listJobs(config, params) },
   { pattern: /^\/api\/jobs\/([^/]+)$/, GET: ({ config, id }) => getJob(config, parseJobId(id)) },
   { pattern: /^\/api\/jobs\/([^/]+)\/events$/, GET: ({ config, id }) => getJobEvents(config, parseJobId(id)) },

@@ -3,6 +3,7 @@
  * elsewhere and runs under a CSP that allows only this response's nonce. The markup holds no
  * job data; the script fetches it and writes it with textContent only.
  */
+import { ACTION_STYLES, BULK_ACTIONS_HTML, DELETE_BUTTON_HTML, EDIT_FORM_HTML } from './page-actions.js';
 import { JOB_STATUSES } from './shared.js';
 import { escapeHtml } from './http.js';
 import { PAGE_SCRIPT } from './page-script.generated.js';
@@ -45,7 +46,7 @@ export function renderPage({
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Jobs · queuedev</title>
 <link rel="icon" href="data:,">
-<style nonce="${n}">${PAGE_STYLES}${CRON_STYLES}</style>
+<style nonce="${n}">${PAGE_STYLES}${CRON_STYLES}${ACTION_STYLES}</style>
 </head>
 <body data-base-path="${escapeHtml(basePath)}" data-read-only="${readOnly}">
 <header class="top">
@@ -68,6 +69,7 @@ export function renderPage({
       <input type="search" id="find-tag" placeholder="Tag" aria-label="Filter by tag" autocomplete="off" maxlength="255">
       <input type="search" id="find-q" placeholder="Payload contains" aria-label="Search payloads" autocomplete="off" maxlength="200">
     </div>
+    ${BULK_ACTIONS_HTML}
     <div class="table-wrap">
       <table>
         <thead><tr><th>ID</th><th>Type</th><th>Status</th><th class="num wide-only">Attempts</th><th class="num wide-only">Priority</th><th>Run at</th><th class="wide-only">Created</th><th class="wide-only">Updated</th></tr></thead>
@@ -89,10 +91,12 @@ export function renderPage({
       <div class="actions">
         <button type="button" id="cancel" hidden>Cancel job</button>
         <button type="button" id="retry" class="primary" hidden>Retry job</button>
+        ${DELETE_BUTTON_HTML}
       </div>
     </div>
     <div class="grid">
       <section class="card span"><h3>Properties</h3><div id="progress" class="progress"></div><dl id="props"></dl></section>
+      ${EDIT_FORM_HTML}
       ${sections}
       <section class="card span"><h3>Events</h3><ol id="events" class="timeline"></ol></section>
     </div>

@@ -1,10 +1,11 @@
 /**
- * Job operations (SPEC §4.1, §4.3): add, retry, cancel, edit. Each validates its input, calls
+ * Job operations (SPEC §4.1, §4.3): add, retry, cancel, edit, delete. Each validates its input, calls
  * the backend once, and emits the hooks for everything the backend reports, cascaded
  * cancellations included.
  */
 import type { JobSelector } from '../backend.js';
 import { ValidationError } from '../errors.js';
+import { deleteRefusal } from '../messages.js';
 import type { AddJobOptions, EditJobOptions, JobFilter, JobOptions } from '../types.js';
 import {
   assertNoPlaceholderCycles,
@@ -51,8 +52,23 @@ export class JobOperations {
   /** failed or cancelled → pending; emits `job:retried` only when the status changed. */
   async retry(jobId: number): Promise<void> {
     requireJobId('jobId', jobId);
-    const { backend, clock, hooks } = this.ctx;
-    if (await backend.retryJob(jobId, clock.now())) hooks.retried(jobId);
+    await this.retrySelected({ jobId });
+  }
+
+  /** Retries every failed job matching `filter`; returns how many were retried. */
+  async retryFailed(filter: JobFilter | undefined): Promise<number> {
+    return this.retrySelected({ filter: normalizeFilter(filter) });
+  }
+
+  /**
+   * Removes a finished job with its events; throws NotFoundError for an unknown id and
+   * JobStatusError for a job that has not finished (nothing changes).
+   */
+  async delete(jobId: number): Promise<void> {
+    requireJobId('jobId', jobId);
+    const result = await this.ctx.backend.deleteJob(jobId);
+    if (!result.deleted) throw deleteRefusal(jobId, result);
+    this.ctx.log(`deleted job ${jobId}`);
   }
 
   /** Cancels one pending or waiting job and its pending dependents. */
@@ -75,6 +91,13 @@ export class JobOperations {
   /** Edits every pending job matching `filter`; returns how many were edited. */
   async editPending(filter: JobFilter | undefined, updates: EditJobOptions): Promise<number> {
     return this.editSelected({ filter: normalizeFilter(filter) }, updates);
+  }
+
+  private async retrySelected(selector: JobSelector): Promise<number> {
+    const { backend, clock, hooks } = this.ctx;
+    const retried = await backend.retryJobs(selector, clock.now());
+    for (const jobId of retried) hooks.retried(jobId);
+    return retried.length;
   }
 
   private async cancelSelected(selector: JobSelector): Promise<number> {

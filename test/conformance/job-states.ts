@@ -59,3 +59,36 @@ export async function failJob(
 }
 
 export const DAY_MS = 86_400_000;
+
+/**
+ * Adds `count` jobs of `jobType` (with `tags`) and fails each for good (no retry left) in one
+ * claim: the type must have no other claimable job. Returns their ids, oldest first.
+ */
+export async function addFailedJobs(
+  queue: JobQueue,
+  jobType: string,
+  count: number,
+  tags: string[] = [],
+): Promise<number[]> {
+  const ids = await queue.addJobs(Array.from({ length: count }, (_, i) => ({ jobType, payload: { i }, tags })));
+  const backend = backendOf(queue);
+  const claimed = await backend.claimJobs({
+    workerId: WORKER,
+    batchSize: count,
+    jobTypes: [jobType],
+    now: queue.clock.now(),
+  });
+  expect(claimed, `addFailedJobs: the ${count} jobs of ${jobType} must be claimed`).toHaveLength(count);
+  for (const jobId of ids) {
+    const failed = await backend.failJob({
+      jobId,
+      workerId: WORKER,
+      message: 'boom',
+      reason: 'handler_error',
+      retryAt: null,
+      now: queue.clock.now(),
+    });
+    expect(failed, `addFailedJobs: job ${jobId} must fail`).not.toBeNull();
+  }
+  return ids;
+}

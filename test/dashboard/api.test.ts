@@ -321,7 +321,7 @@ forEachBackend('dashboard routing (§4.11)', (ctx) => {
     ['GET', '/api'],
     ['GET', '/api/nothing'],
     ['GET', '/api/jobs/1/other'],
-    ['POST', '/api/jobs/1/delete'],
+    ['POST', '/api/jobs/1/archive'],
   ])('answers 404 { error: "Not found" } for %s %s', async (method, path) => {
     const client = dashboardClient(ctx.queue);
     const response = method === 'GET' ? await client.get(path) : await client.post(path);

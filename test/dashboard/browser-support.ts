@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
-const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = '/usr/bin/chromium';
 // Chromium comes from the system's packages (`apt-get install chromium`; `npm test` installs it when it may).
 // Without it the browser cannot run: the test is skipped, and says why, rather than failing.
 export const hasChromium = existsSync(CHROMIUM);

@@ -111,8 +111,8 @@ export function toFetchRequest(req: IncomingMessage, path: string): Request | nu
     if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
     else if (value !== undefined) headers.set(name, value);
   }
-  // A POST's JSON body (a cron schedule edit) streams through; GET has none.
-  const body = req.method === 'POST' ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined;
+  // A POST's body goes on as a stream (the edit routes read JSON); the dashboard reads at most 1 MiB.
+  const body = req.method === 'POST' ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null;
   return new Request(`http://localhost${path}`, { method: req.method, headers, body, duplex: 'half' });
 }
 
@@ -136,6 +136,7 @@ export async function serveDashboard(
   adapt: (req: IncomingMessage) => Request | null = (req) => toFetchRequest(req, req.url ?? ''),
 ): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const respond = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST') req.resume(); // only a POST's body is passed on (toFetchRequest)
     const request = adapt(req);
     const handle =
       req.method === 'POST'

@@ -14,7 +14,7 @@ const WORKER = 'w1';
 describe('redis indexes', () => {
   const ctx = useRedis();
 
-  it('stay consistent through adds, claims, failures, cascades, edits, retries, reclaims and cleanups', async () => {
+  it('stay consistent through adds, claims, failures, cascades, edits, retries, bulk retries, deletes, reclaims and cleanups', async () => {
     const clock = new ManualClock(Date.UTC(2030, 0, 1));
     const q = ctx.queue({ clock });
     const check = () => expectConsistent(ctx.redis, ctx.prefix);
@@ -82,6 +82,14 @@ describe('redis indexes', () => {
     await q.cancelJob(future!);
     await q.retryJob(future!);
     expect((await q.getJob(future!))?.runAt.getTime()).toBe(now().getTime());
+    await check();
+
+    // Bulk retry of the failed jobs (root, and grouped after its reclaim) and deleting a finished job.
+    expect(await q.retryAllFailedJobs()).toBe(2);
+    await check();
+    const [done] = await q.addJobs([{ jobType: 'h', payload: 8, tags: ['t'], idempotencyKey: 'done' }]);
+    await q.cancelJob(done!);
+    await q.deleteJob(done!);
     await check();
 
     clock.advance(31 * 86_400_000);

@@ -103,6 +103,52 @@ describe('redis bounded script slices', () => {
     expect(await states(sliced)).toEqual(await states(whole));
   });
 
+  /** The seeded jobs, claimed and failed for good (no retry left). */
+  async function seededFailed(): Promise<JobQueue> {
+    const q = await seeded();
+    const backend = backendOf(q);
+    const now = new Date();
+    const claimed = await backend.claimJobs({ workerId: 'w', batchSize: JOBS, now });
+    for (const job of claimed) {
+      await backend.failJob({
+        jobId: job.id,
+        workerId: 'w',
+        message: 'x',
+        reason: 'handler_error',
+        retryAt: null,
+        now,
+      });
+    }
+    // The dependent waits for its prerequisite: JOBS - 1 failed, and the dependent cancelled by
+    // the cascade of its failed prerequisite.
+    expect(claimed).toHaveLength(JOBS - 1);
+    return q;
+  }
+
+  it('retries failed jobs by an unindexed filter in ceil(candidates / slice) script calls, with the same result', async () => {
+    const sliced = await seededFailed();
+    const whole = await seededFailed();
+    const a = await counted(SLICE, () => sliced.retryAllFailedJobs({ priority: 2 }));
+    const b = await counted(WHOLE, () => whole.retryAllFailedJobs({ priority: 2 }));
+    expect(a.calls).toBe(Math.ceil((JOBS - 1) / SLICE));
+    expect(b.calls).toBe(1);
+    expect(a.result).toBe(Math.ceil((JOBS - 1) / 3));
+    expect(a.result).toBe(b.result);
+    expect(await states(sliced)).toEqual(await states(whole));
+  });
+
+  it('counts by an unindexed filter slice by slice, and from the index alone when it answers the filter', async () => {
+    const q = await seededFailed();
+    const sliced = await counted(SLICE, () => q.countJobs({ status: 'failed', priority: 2 }));
+    expect(sliced.calls).toBe(Math.ceil((JOBS - 1) / SLICE));
+    expect(sliced.result).toBe(Math.ceil((JOBS - 1) / 3));
+    const indexed = await counted(SLICE, () => q.countJobs({ status: 'failed' }));
+    expect(indexed).toEqual({ result: JOBS - 1, calls: 1 });
+    const capped = await counted(SLICE, () => q.countJobs({ status: 'failed', priority: 1 }, 12));
+    expect(capped.result).toBe(12);
+    expect(capped.calls).toBe(2);
+  });
+
   it('lists a deep page of an unindexed filter slice by slice, with the same jobs as one slice', async () => {
     const q = await seeded();
     const page = () => q.getJobs({ priority: 1 }, 5, 40);

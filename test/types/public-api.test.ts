@@ -53,6 +53,7 @@ describe('public exports', () => {
       api.NoHandlerError,
       api.JobLostError,
       api.QueueClosedError,
+      api.JobStatusError,
     ]) {
       expect(ErrorClass.prototype).toBeInstanceOf(Error);
     }
@@ -65,6 +66,12 @@ describe('public exports', () => {
     expect(new api.DependencyError('x').code).toBe('DEPENDENCY_INVALID');
     expect(new api.UnsupportedOnBackendError('x').code).toBe('UNSUPPORTED_ON_BACKEND');
     expect(new api.QueueClosedError('x')).toMatchObject({ code: 'QUEUE_CLOSED', name: 'QueueClosedError' });
+    expect(new api.JobStatusError(3, 'pending', 'x')).toMatchObject({
+      code: 'JOB_STATUS_CONFLICT',
+      name: 'JobStatusError',
+      jobId: 3,
+      status: 'pending',
+    });
   });
 
   it('processor.stats() and close() options have the documented shapes', () => {

@@ -28,7 +28,7 @@ import {
   repointDependenciesSql,
 } from './queries/jobs.js';
 import { heldJobIdsSql } from './queries/leases.js';
-import { cleanupJobsSql, reclaimSql, retryJobSql } from './queries/manage.js';
+import { cleanupJobsSql, deleteJobSql, reclaimSql, retryJobSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
 import {
   claimJobByIdSql,
@@ -86,6 +86,7 @@ function buildStatements(t: SchemaNames) {
     getJob: getJobSql(t),
     jobEvents: jobEventsSql(t),
     retryJob: retryJobSql(t),
+    deleteJob: deleteJobSql(t),
     cleanupJobs: cleanupJobsSql(t),
     cleanupEvents: cleanupEventsSql(t),
     reclaim: reclaimSql(t),

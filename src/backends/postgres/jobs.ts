@@ -2,13 +2,14 @@
  * Adding and reading jobs (SPEC §4.1, §4.2) on PostgreSQL. SQL in queries/jobs.ts and
  * queries/events.ts; row mapping in rows.ts.
  */
-import type { AddJobsInput, AddJobsResult, JobQuery, NewJob } from '../../backend.js';
+import type { AddJobsInput, AddJobsResult, CountQuery, JobQuery, NewJob } from '../../backend.js';
 import { prerequisitesBlocked } from '../../store-facts.js';
 import { searchLimits } from '../../search-limits.js';
 import type { JobEvent, JobRecord, Queryable } from '../../types.js';
 import type { PostgresContext } from './context.js';
+import { withIndexReads } from './index-walk.js';
 import { INPUT_DEFAULTS } from './queries/jobs.js';
-import { listJobsSql, prefixTypesSql } from './queries/list.js';
+import { countJobsSql, listJobsSql, prefixTypesSql } from './queries/list.js';
 import { rowToEvent, rowToJob, toId, type EventRow, type JobRow } from './rows.js';
 
 type AddRow = {
@@ -127,12 +128,20 @@ async function getJobs(ctx: PostgresContext, query: JobQuery): Promise<JobRecord
   return rows.map(rowToJob);
 }
 
+/** Reads the matches up to the limit, walking the status or type index in order (countJobsSql). */
+async function countJobs(ctx: PostgresContext, query: CountQuery): Promise<number> {
+  const { text, values, indexReads } = countJobsSql(ctx.names, query);
+  const read = async (db: Queryable) => (await db.query(text, values)).rows as { n: number }[];
+  const rows = indexReads ? await withIndexReads(ctx, read) : await read(ctx.conn);
+  return rows[0]?.n ?? 0;
+}
+
 async function getJobEvents(ctx: PostgresContext, jobId: number): Promise<JobEvent[]> {
   const { rows } = await ctx.conn.query<EventRow>(ctx.sql.jobEvents, [jobId]);
   return rows.map(rowToEvent);
 }
 
-export const jobOperations = { addJobs, getJob, getJobs, getJobEvents };
+export const jobOperations = { addJobs, getJob, getJobs, countJobs, getJobEvents };
 
 /** The parameters of addOnePlainJobSql for `job` (no idempotency key, no prerequisite jobs). */
 function oneJobValues(job: NewJob, now: Date, channel: string): unknown[] {

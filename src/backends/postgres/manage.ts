@@ -1,19 +1,67 @@
 /**
  * Managing jobs (SPEC §4.3) on PostgreSQL: retry, cancel (with the cascade to dependents),
- * edit, cleanup and reclaim. SQL in queries/manage.ts and queries/cascade.ts.
+ * edit, delete, cleanup and reclaim. SQL in queries/manage.ts and queries/cascade.ts.
  */
-import type { CancelResult, CleanupInput, JobEdit, JobSelector, ReclaimInput, ReclaimResult } from '../../backend.js';
-import type { Queryable } from '../../types.js';
+import type {
+  CancelResult,
+  CleanupInput,
+  DeleteJobResult,
+  JobEdit,
+  JobSelector,
+  ReclaimInput,
+  ReclaimResult,
+} from '../../backend.js';
+import type { JobStatus, Queryable } from '../../types.js';
 import type { PostgresContext } from './context.js';
-import { cancelJobsSql, editJobsSql } from './queries/manage.js';
+import { withIndexReads } from './index-walk.js';
+import { cancelJobsSql, editJobsSql, failedBatchSql, retryFailedSql } from './queries/manage.js';
 import { toCascaded, toId } from './rows.js';
 
 export type KindRow = { kind: string; id: string };
 type Cascaded = { jobId: number; cascadeFrom: number }[];
 
-async function retryJob(ctx: PostgresContext, jobId: number, now: Date): Promise<boolean> {
-  const { rows } = await ctx.conn.query(ctx.sql.retryJob, [jobId, now, ctx.names.channel]);
-  return rows.length > 0;
+/** Failed jobs a retry by filter reads per statement. Internal: tests lower it. */
+export const retryBatch = { size: 500 };
+
+/**
+ * One job, or the failed jobs of a filter batch after batch, newest first. Each batch, in one
+ * transaction: the ids of the next failed jobs below the last batch's, read in the order of the
+ * status index and no further; then, among them, those still failed and matching the filter
+ * retried by their ids in one statement (each job atomically; a job that left `failed` meanwhile
+ * is left as it is). The walk reads each failed job once: work in the failed jobs, never in the
+ * whole table.
+ */
+async function retryJobs(ctx: PostgresContext, selector: JobSelector, now: Date): Promise<number[]> {
+  if ('jobId' in selector) {
+    const { rows } = await ctx.conn.query<{ id: string }>(ctx.sql.retryJob, [selector.jobId, now, ctx.names.channel]);
+    return rows.map((r) => toId(r.id));
+  }
+  const retried: number[] = [];
+  let before: number | null = null;
+  for (;;) {
+    const size = retryBatch.size;
+    const batch = failedBatchSql(ctx.names, before, size);
+    const ids = await withIndexReads(ctx, async (tx) => {
+      const read = (await tx.query(batch.text, batch.values)).rows as { id: string }[];
+      const found = read.map((r) => toId(r.id));
+      if (found.length === 0) return found;
+      const retry = retryFailedSql(ctx.names, found, selector.filter, now);
+      retried.push(...((await tx.query(retry.text, retry.values)).rows as { id: string }[]).map((r) => toId(r.id)));
+      return found;
+    });
+    if (ids.length < size) return retried;
+    before = ids[ids.length - 1]!;
+  }
+}
+
+async function deleteJob(ctx: PostgresContext, jobId: number): Promise<DeleteJobResult> {
+  const { rows } = await ctx.conn.query<{ status: JobStatus; retry_due: boolean; deleted: boolean }>(
+    ctx.sql.deleteJob,
+    [jobId],
+  );
+  const row = rows[0];
+  if (!row) return { deleted: false, status: null, retryDue: false };
+  return { deleted: row.deleted, status: row.status, retryDue: row.retry_due };
 }
 
 async function cancelJobs(ctx: PostgresContext, selector: JobSelector, now: Date): Promise<CancelResult> {
@@ -69,7 +117,8 @@ async function reclaimStuckJobs(ctx: PostgresContext, { maxProcessingMs, now }: 
 }
 
 export const manageOperations = {
-  retryJob,
+  retryJobs,
+  deleteJob,
   cancelJobs,
   editJobs,
   cleanupOldJobs,

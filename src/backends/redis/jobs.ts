@@ -1,7 +1,7 @@
 /**
  * Adding and reading jobs (SPEC §4.1, §4.2) on Redis.
  */
-import type { AddJobsInput, AddJobsResult, JobQuery, NewJob } from '../../backend.js';
+import type { AddJobsInput, AddJobsResult, CountQuery, JobQuery, NewJob } from '../../backend.js';
 import { StoreFact, prerequisitesBlocked } from '../../store-facts.js';
 import { lowerAscii, searchLimits } from '../../search-limits.js';
 import type { JobEvent, JobRecord } from '../../types.js';
@@ -132,9 +132,23 @@ async function getJobs(ctx: BackendContext, query: JobQuery): Promise<JobRecord[
   return jobs;
 }
 
+/** Counts in bounded slices (count-jobs.lua), at once when one index holds exactly the matches. */
+async function countJobs(ctx: BackendContext, query: CountQuery): Promise<number> {
+  const luaQuery = JSON.stringify(toLuaQuery(query.filter, query.status));
+  let count = 0;
+  await walkSlices(
+    (cursor) => ctx.run<[number, number]>('countJobs', [luaQuery, query.limit - count, cursor, scriptSlice.read]),
+    ([counted, next]) => {
+      count += counted;
+      return count >= query.limit ? 0 : next;
+    },
+  );
+  return count;
+}
+
 async function getJobEvents(ctx: BackendContext, jobId: number): Promise<JobEvent[]> {
   const texts = await ctx.run<string[]>('getJobEvents', [jobId]);
   return texts.map(toJobEvent);
 }
 
-export const jobOperations = { addJobs, getJob, getJobs, getJobEvents };
+export const jobOperations = { addJobs, getJob, getJobs, countJobs, getJobEvents };

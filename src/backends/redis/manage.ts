@@ -1,10 +1,19 @@
 /**
- * Managing jobs (SPEC §4.3) on Redis: retry, cancel, edit, cleanup and reclaim, each one Lua
- * script (a cleanup: one script per slice of its batch; a cancel or edit by filter and a
- * reclaim: one script per slice of candidate jobs, slices.ts, so each job changes atomically
- * but the whole set does not).
+ * Managing jobs (SPEC §4.3) on Redis: retry, cancel, edit, delete, cleanup and reclaim, each one
+ * Lua script (a cleanup: one script per slice of its batch; a retry, cancel or edit by filter
+ * and a reclaim: one script per slice of candidate jobs, slices.ts, so each job changes
+ * atomically but the whole set does not).
  */
-import type { CancelResult, CleanupInput, JobEdit, JobSelector, ReclaimInput, ReclaimResult } from '../../backend.js';
+import type {
+  CancelResult,
+  CleanupInput,
+  DeleteJobResult,
+  JobEdit,
+  JobSelector,
+  ReclaimInput,
+  ReclaimResult,
+} from '../../backend.js';
+import type { JobStatus } from '../../types.js';
 import type { BackendContext } from './context.js';
 import { toLuaQuery } from './query.js';
 import { floatText, type StoredJob } from './record.js';
@@ -16,14 +25,28 @@ function cascadedPairs(pairs: Cascaded): { jobId: number; cascadeFrom: number }[
   return pairs.map(([jobId, cascadeFrom]) => ({ jobId, cascadeFrom }));
 }
 
-/** ARGV of a selector: the job id, or '' and the filter query (pending jobs only). */
+/** ARGV of a selector: the job id, or '' and the filter query (the script sets the status). */
 function selectorArgs(selector: JobSelector): [string | number, string] {
   if ('jobId' in selector) return [selector.jobId, ''];
   return ['', JSON.stringify(toLuaQuery(selector.filter))];
 }
 
-async function retryJob(ctx: BackendContext, jobId: number, now: Date): Promise<boolean> {
-  return (await ctx.run<number>('retryJob', [jobId, now.getTime()])) === 1;
+async function retryJobs(ctx: BackendContext, selector: JobSelector, now: Date): Promise<number[]> {
+  const args = [now.getTime(), ...selectorArgs(selector)];
+  const retried: number[] = [];
+  await walkSlices(
+    (cursor) => ctx.run<[number[], number]>('retryJobs', [...args, cursor, scriptSlice.write]),
+    ([ids, next]) => {
+      retried.push(...ids);
+      return next;
+    },
+  );
+  return retried;
+}
+
+async function deleteJob(ctx: BackendContext, jobId: number): Promise<DeleteJobResult> {
+  const [deleted, status, retryDue] = await ctx.run<[number, string, number]>('deleteJob', [jobId]);
+  return { deleted: deleted === 1, status: status === '' ? null : (status as JobStatus), retryDue: retryDue === 1 };
 }
 
 async function cancelJobs(ctx: BackendContext, selector: JobSelector, now: Date): Promise<CancelResult> {
@@ -139,7 +162,8 @@ async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promi
 }
 
 export const manageOperations = {
-  retryJob,
+  retryJobs,
+  deleteJob,
   cancelJobs,
   editJobs,
   cleanupOldJobs,

@@ -12,6 +12,7 @@
 import type { JobEvent, JobRecord, JobStatus } from '../../types.js';
 import { CANCELLABLE_STATUSES, DEFAULT_PAGE_SIZE, RETRYABLE_STATUSES } from '../shared.js';
 import type { JobSummary } from '../summary.js';
+import { initActions, showDetailActions, showListActions } from './actions.js';
 import {
   $,
   act,
@@ -75,10 +76,18 @@ function go(hash: string): void {
 
 // List view
 
-async function loadList(state: ListState, gen: number): Promise<void> {
-  const p = new URLSearchParams({ limit: String(DEFAULT_PAGE_SIZE), offset: String(state.page * DEFAULT_PAGE_SIZE) });
+/** The list's filter as the API's query parameters: what the list shows and bulk actions touch. */
+function listFilter(state: ListState): URLSearchParams {
+  const p = new URLSearchParams();
   if (state.status) p.set('status', state.status);
   findParams(state, p);
+  return p;
+}
+
+async function loadList(state: ListState, gen: number): Promise<void> {
+  const p = listFilter(state);
+  p.set('limit', String(DEFAULT_PAGE_SIZE));
+  p.set('offset', String(state.page * DEFAULT_PAGE_SIZE));
   const body = await request<{ jobs: Json<JobSummary>[]; hasMore: boolean }>('GET', `/jobs?${p.toString()}`);
   if (gen !== generation) return;
   for (const tab of document.querySelectorAll<HTMLElement>('.tab')) {
@@ -90,6 +99,7 @@ async function loadList(state: ListState, gen: number): Promise<void> {
   $('prev', HTMLButtonElement).disabled = state.page === 0;
   $('next', HTMLButtonElement).disabled = !body.hasMore;
   $('page-label').textContent = `Page ${state.page + 1}`;
+  showListActions(state.status);
 }
 
 function jobRow(job: Json<JobSummary>): HTMLTableRowElement {
@@ -175,6 +185,7 @@ async function loadDetail(id: number, gen: number): Promise<void> {
   badge(job.status, $('detail-status'));
   $('cancel').hidden = readOnly || !CANCELLABLE_STATUSES.includes(job.status);
   $('retry').hidden = readOnly || !RETRYABLE_STATUSES.includes(job.status);
+  showDetailActions(job);
 
   const props: HTMLElement[] = [];
   for (const [label, read] of PROPERTIES) {
@@ -334,6 +345,8 @@ retryButton.addEventListener(
       render,
     ),
 );
+
+initActions({ listFilter: () => listFilter(readHash()), render, backToList: () => go(listHash) });
 
 const auto = $('auto-refresh', HTMLInputElement);
 auto.addEventListener('change', () => setAutoRefresh(auto.checked));

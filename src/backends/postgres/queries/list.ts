@@ -1,7 +1,7 @@
 /**
  * Listing jobs (SPEC §4.2) and the job filter (SPEC §2.7) that listings and bulk operations share.
  */
-import type { JobQuery } from '../../../backend.js';
+import type { CountQuery, JobQuery } from '../../../backend.js';
 import type { JobFilter } from '../../../types.js';
 import { lowerAscii, searchLimits } from '../../../search-limits.js';
 import { jobColumns } from '../rows.js';
@@ -188,6 +188,46 @@ function payloadSearchSql(
   const found = `strpos(translate(found.payload::text, '${UPPER}', '${UPPER.toLowerCase()}'), ${param(lowerAscii(payloadContains!))}) > 0`;
   const page = `${limit === undefined ? '' : ` LIMIT ${param(limit)}`} OFFSET ${param(offset ?? 0)}`;
   return { text: `SELECT * FROM (${scan.text}) found WHERE ${found} ORDER BY found.id DESC${page}`, values };
+}
+
+/**
+ * How many jobs a query matches, counting no further than its limit. With a status (or else a job
+ * type) the matches are read in the order of that column's index, the column bounded as a range
+ * so that no other index yields the order without a sort (an equality would let the planner walk
+ * the primary key past every job of other statuses): run with INDEX_READS (index-walk.ts), the
+ * read walks the status or type index and stops at the limit, whatever the statistics say. The
+ * other filters are checked on each row read. Without either, the planner's plan for the filter
+ * reads until the limit, like a listing. Rows: n.
+ */
+export function countJobsSql(
+  t: SchemaNames,
+  query: CountQuery,
+): { text: string; values: unknown[]; indexReads: boolean } {
+  const values: unknown[] = [];
+  const param = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const { status } = query;
+  const jobType = status === undefined ? query.filter?.jobType : undefined;
+  const walk =
+    status !== undefined
+      ? { column: 'status', value: status }
+      : jobType !== undefined
+        ? { column: 'job_type', value: jobType }
+        : null;
+  const filter = walk?.column === 'job_type' ? { ...query.filter, jobType: undefined } : query.filter;
+  const where = filterConditions(t, filter, values);
+  let order = '';
+  if (walk !== null) {
+    const value = param(walk.value);
+    where.unshift(`j.${walk.column} >= ${value} AND j.${walk.column} <= ${value}`);
+    order = ` ORDER BY j.${walk.column}, j.id`;
+  }
+  const condition = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+  const limit = param(query.limit);
+  const text = `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.jobs} j${condition}${order} LIMIT ${limit}) s`;
+  return { text, values, indexReads: walk !== null };
 }
 
 /**

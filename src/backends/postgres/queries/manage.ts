@@ -1,33 +1,117 @@
 /**
- * Managing jobs (SPEC §4.3): retry, cancel, edit, cleanup, reclaim. Each is one statement.
+ * Managing jobs (SPEC §4.3): retry, cancel, edit, delete, cleanup, reclaim. Each is one statement.
  */
 import type { JobEdit, JobSelector } from '../../../backend.js';
+import type { JobFilter } from '../../../types.js';
 import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
 import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
 
 /**
- * failed or cancelled → pending, due now at the latest, with a fresh attempt budget.
- * $1 id, $2 now, $3 channel. Returns the id when the status allowed it.
+ * The retry of the jobs `target` selects (SPEC §3): back to pending, due now at the latest, with a
+ * fresh attempt budget, a `retried` event each and one wake-up. CTEs `retried` (ids),
+ * `retried_events` and `notified`; `now` and `channel` are parameter references.
  */
-export function retryJobSql(t: SchemaNames): string {
+function retryCtes(t: SchemaNames, target: string, now: string, channel: string): string {
   return `
-WITH retried AS (
+retried AS (
   UPDATE ${t.jobs} j
-  SET status = 'pending', attempts = 0, next_attempt_at = NULL, last_retried_at = $2, updated_at = $2,
-      run_at = LEAST(j.run_at, $2), locked_at = NULL, locked_by = NULL, pending_reason = NULL,
+  SET status = 'pending', attempts = 0, next_attempt_at = NULL, last_retried_at = ${now}, updated_at = ${now},
+      run_at = LEAST(j.run_at, ${now}), locked_at = NULL, locked_by = NULL, pending_reason = NULL,
       wait_until = NULL, wait_token_id = NULL, parked = false, parked_reason = NULL
-  WHERE j.id = $1 AND j.status IN ('failed', 'cancelled')
+  WHERE ${target}
   RETURNING j.id
 ),
 retried_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'retried', $2, NULL FROM retried
+  SELECT id, 'retried', ${now}, NULL FROM retried ORDER BY id
 ),
 notified AS (
-  SELECT pg_notify($3, '') FROM retried
-)
+  SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM retried LIMIT 1) s
+)`;
+}
+
+/** failed or cancelled job $1 → pending (retryCtes). $2 now, $3 channel. Rows: the id, when retried. */
+export function retryJobSql(t: SchemaNames): string {
+  return `
+WITH ${retryCtes(t, `j.id = $1 AND j.status IN ('failed', 'cancelled')`, '$2::timestamptz', '$3::text')}
 SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried`;
+}
+
+/** Above every job id: the cursor of a walk's first batch. */
+const ABOVE_EVERY_ID = '9223372036854775807';
+
+/**
+ * The ids of the next `size` failed jobs below the id `before` (null: from the newest), newest
+ * first: a batch of a retry by filter. The status is bounded as a range and the order is
+ * job_queue_status_idx's own (status, id), which only that index yields without a sort: run with
+ * INDEX_READS (index-walk.ts), the plan walks it in order and stops at the batch, whatever the
+ * statistics say (a walk of the primary key would pass every newer job of another status first).
+ * Rows: id.
+ */
+export function failedBatchSql(
+  t: SchemaNames,
+  before: number | null,
+  size: number,
+): { text: string; values: unknown[] } {
+  return {
+    text: `
+SELECT j.id FROM ${t.jobs} j
+WHERE j.status >= 'failed' AND (j.status, j.id) < ('failed', $2::bigint)
+ORDER BY j.status DESC, j.id DESC
+LIMIT $1`,
+    values: [size, before === null ? ABOVE_EVERY_ID : before],
+  };
+}
+
+/**
+ * Retries the jobs of `ids` still failed and matching `filter` (retryCtes). The jobs are read by
+ * their ids alone behind `OFFSET 0`, so the primary key is the one index that condition fits
+ * (with the filter beside it, the planner took a job type's index and filtered the ids out of
+ * every job of that type); the filter is checked on what was read, and the UPDATE finds its rows
+ * by their ctid, checking the status again. Run with INDEX_READS. Rows: the ids retried.
+ */
+export function retryFailedSql(
+  t: SchemaNames,
+  ids: number[],
+  filter: JobFilter | undefined,
+  now: Date,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [ids, now, t.channel];
+  const matching = [`j.status = 'failed'`, ...filterConditions(t, filter, values)].join(' AND ');
+  const text = `
+WITH picked AS MATERIALIZED (
+  SELECT j.row_ctid FROM (
+    SELECT j.*, j.ctid AS row_ctid FROM ${t.jobs} j WHERE j.id = ANY ($1::bigint[]) OFFSET 0
+  ) j
+  WHERE ${matching}
+),
+${retryCtes(t, `j.ctid = ANY (ARRAY(SELECT row_ctid FROM picked)) AND j.status = 'failed'`, '$2::timestamptz', '$3::text')}
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried ORDER BY id`;
+  return { text, values };
+}
+
+/**
+ * Deletes job $1 when it is finished (completed, cancelled, failed with no retry left), with
+ * its events, as cleanupJobsSql removes one. Rows: the job's status and next attempt as found
+ * (no row: no such job) and whether it was deleted.
+ */
+export function deleteJobSql(t: SchemaNames): string {
+  return `
+WITH found AS MATERIALIZED (
+  SELECT j.id, j.status, j.next_attempt_at FROM ${t.jobs} j WHERE j.id = $1 FOR UPDATE
+),
+doomed AS MATERIALIZED (
+  SELECT id FROM found
+  WHERE status IN ('completed', 'cancelled') OR (status = 'failed' AND next_attempt_at IS NULL)
+),
+gone_events AS (
+  DELETE FROM ${t.events} e WHERE e.job_id IN (SELECT id FROM doomed)
+),
+gone AS (
+  DELETE FROM ${t.jobs} j WHERE j.id IN (SELECT id FROM doomed) RETURNING 1
+)
+SELECT f.status, (f.status = 'failed' AND f.next_attempt_at IS NOT NULL) AS retry_due, (SELECT count(*) FROM gone) > 0 AS deleted FROM found f`;
 }
 
 /** The WHERE condition selecting the pending jobs an operation touches (SPEC §4.3). */
