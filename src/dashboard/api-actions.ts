@@ -28,8 +28,23 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-
  * matches, counted no further than COUNT_LIMIT (`capped`: there are more).
  */
 async function countJobs({ queue }: ResolvedDashboardConfig, params: URLSearchParams): Promise<Response> {
-  const found = await queue.countJobs(parseJobFilter(params), COUNT_LIMIT + 1);
+  const found = await queue.countJobs(selectingFilter(params), COUNT_LIMIT + 1);
   return jsonResponse(200, { count: Math.min(found, COUNT_LIMIT), capped: found > COUNT_LIMIT });
+}
+
+/**
+ * The list's filter as one that selects every job it matches: without `q`, whose payload search
+ * reads only the newest jobs (JobQueryFilter.payloadContains), so it cannot select them all.
+ */
+function selectingFilter(params: URLSearchParams): JobQueryFilter {
+  const filter = parseJobFilter(params);
+  if (filter.payloadContains !== undefined) {
+    throw new ValidationError(
+      'q',
+      `Expected no \`q\` on a count or bulk action: a payload search reads only the newest jobs, so it cannot select every job it matches; got ${describeValue(filter.payloadContains)}`,
+    );
+  }
+  return filter;
 }
 
 /**
@@ -37,7 +52,7 @@ async function countJobs({ queue }: ResolvedDashboardConfig, params: URLSearchPa
  * that one (the action touches no other), and is left out of the queue's job filter.
  */
 function bulkFilter(params: URLSearchParams, status: JobStatus): JobFilter {
-  const { status: listed, ...filter }: JobQueryFilter = parseJobFilter(params);
+  const { status: listed, ...filter }: JobQueryFilter = selectingFilter(params);
   if (listed !== undefined && listed !== status) {
     throw new ValidationError(
       'status',

@@ -68,7 +68,7 @@ export class JobOperations {
     requireJobId('jobId', jobId);
     const result = await this.ctx.backend.deleteJob(jobId);
     if (!result.deleted) throw deleteRefusal(jobId, result);
-    this.ctx.log(`deleted job ${jobId}`);
+    this.ctx.log.debug(`deleted job ${jobId}`, { jobId });
   }
 
   /** Cancels one pending or waiting job and its pending dependents. */

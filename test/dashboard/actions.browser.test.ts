@@ -44,10 +44,16 @@ forEachBackend('dashboard job actions in a browser', (ctx) => {
       expect(await page.isVisible('#bulk-retry')).toBe(true);
       expect(await page.isVisible('#bulk-cancel')).toBe(false);
 
+      // A payload search looks only among the newest jobs, so it offers no bulk action.
+      await page.fill('#find-q', 'alice');
+      await waitFor(async () => !(await page.isVisible('#bulk-retry')), { timeoutMs: 10_000, what: 'no bulk retry' });
+      await page.fill('#find-q', '');
+      await waitFor(async () => page.isVisible('#bulk-retry'), { timeoutMs: 10_000, what: 'the bulk retry back' });
+
       // Keeping the jobs changes nothing.
       await page.click('#bulk-retry');
       await page.waitForSelector('#confirm[open]');
-      expect(await page.textContent('#confirm-text')).toBe('Retry 3 failed jobs of type email?');
+      expect(await page.textContent('#confirm-text')).toBe('Retry 3 failed jobs of a type starting with email?');
       expect(await page.textContent('#confirm-ok')).toBe('Retry all');
       await page.click('#confirm button[value="cancel"]');
       await page.waitForSelector('#confirm:not([open])', { state: 'attached' });
@@ -70,7 +76,7 @@ forEachBackend('dashboard job actions in a browser', (ctx) => {
       await page.click('#bulk-cancel');
       await page.waitForSelector('#confirm[open]');
       expect(await page.textContent('#confirm-text')).toBe(
-        'Cancel 3 pending jobs of type email? Their pending dependents are cancelled too.',
+        'Cancel 3 pending jobs of a type starting with email? Their pending dependents are cancelled too.',
       );
       await page.click('#confirm-ok');
       await waitFor(async () => (await page.textContent('#notice')) === 'Cancelled 3 jobs.', {

@@ -82,6 +82,43 @@ forEachBackend('dashboard POST /api/jobs/retry-failed and /cancel-pending', (ctx
     expect(await ctx.queue.getJob(other!)).toMatchObject({ status: 'pending' });
   });
 
+  it('acts on the jobs of a job type prefix and a tag, as the list filters them', async () => {
+    const [sendA, sendB, bounce, sms] = await ctx.queue.addJobs([
+      { jobType: 'email.send', payload: {}, tags: ['tenant:7'] },
+      { jobType: 'email.send', payload: {}, tags: ['tenant:8'] },
+      { jobType: 'email.bounce', payload: {}, tags: ['tenant:7'] },
+      { jobType: 'sms', payload: {}, tags: ['tenant:7'] },
+    ]);
+    const client = dashboardClient(ctx.queue);
+    const filter = 'jobTypePrefix=email.&tag=tenant:7';
+    expect((await read(await client.get(`/api/jobs/count?status=pending&${filter}`))).body).toEqual({
+      count: 2,
+      capped: false,
+    });
+    expect((await read(await client.post(`/api/jobs/cancel-pending?${filter}`))).body).toEqual({ count: 2 });
+    expect(await ctx.queue.getJob(sendA!)).toMatchObject({ status: 'cancelled' });
+    expect(await ctx.queue.getJob(bounce!)).toMatchObject({ status: 'cancelled' });
+    expect(await ctx.queue.getJob(sendB!)).toMatchObject({ status: 'pending' });
+    expect(await ctx.queue.getJob(sms!)).toMatchObject({ status: 'pending' });
+  });
+
+  it('answers 400 naming `q` for a payload search, which cannot select every job, and changes nothing', async () => {
+    const [failed] = await addFailedJobs(ctx.queue, 'email', 1);
+    const pending = await ctx.queue.addJob({ jobType: 'email', payload: { to: 'a@b.c' } });
+    const client = dashboardClient(ctx.queue);
+    for (const answer of [
+      await client.get('/api/jobs/count?q=a%40b'),
+      await client.post('/api/jobs/retry-failed?q=a%40b'),
+      await client.post('/api/jobs/cancel-pending?q=a%40b'),
+    ]) {
+      const { status, body } = await read(answer);
+      expect(status).toBe(400);
+      expect(body.error).toMatch(/^Expected no `q` on a count or bulk action: .*got "a@b" \(string\)$/);
+    }
+    expect(await ctx.queue.getJob(failed!)).toMatchObject({ status: 'failed' });
+    expect(await ctx.queue.getJob(pending)).toMatchObject({ status: 'pending' });
+  });
+
   it('answers 400 naming `status` when the filter names another status, and changes nothing', async () => {
     const [failed] = await addFailedJobs(ctx.queue, 'email', 1);
     const pending = await ctx.queue.addJob({ jobType: 'email', payload: {} });

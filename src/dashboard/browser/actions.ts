@@ -28,10 +28,13 @@ let shown: JobJson | null = null;
 
 // List: bulk actions
 
-/** Shows the bulk buttons that apply to the list's status tab (`''`: all statuses). */
-export function showListActions(status: JobStatus | ''): void {
-  const retry = !readOnly && (status === '' || status === 'failed');
-  const cancel = !readOnly && (status === '' || status === 'pending');
+/**
+ * Shows the bulk buttons that apply to the list's status tab (`''`: all statuses); none while the
+ * list searches payloads, a search bounded to the newest jobs that cannot select them all.
+ */
+export function showListActions(status: JobStatus | '', searching: boolean): void {
+  const retry = !readOnly && !searching && (status === '' || status === 'failed');
+  const cancel = !readOnly && !searching && (status === '' || status === 'pending');
   $('bulk-retry').hidden = !retry;
   $('bulk-cancel').hidden = !cancel;
   $('bulk-actions').hidden = !retry && !cancel;
@@ -44,11 +47,19 @@ function bulkParams(status: 'failed' | 'pending'): URLSearchParams {
   return params;
 }
 
-/** " of type email", or more generally " matching the filter", for the confirmation. */
+/**
+ * The filter in words for the confirmation: " of type email", " of a type starting with
+ * email.", " tagged tenant:7", joined in the order the list applies them.
+ */
 function describeFilter(params: URLSearchParams): string {
   const type = params.get('jobType');
-  const others = [...params.keys()].some((key) => key !== 'status' && key !== 'jobType');
-  return `${type ? ` of type ${type}` : ''}${others ? ' matching the filter' : ''}`;
+  const prefix = params.get('jobTypePrefix');
+  const tags = params.getAll('tag');
+  return [
+    type ? ` of type ${type}` : '',
+    prefix ? ` of a type starting with ${prefix}` : '',
+    tags.length > 0 ? ` tagged ${tags.join(', ')}` : '',
+  ].join('');
 }
 
 interface Bulk {

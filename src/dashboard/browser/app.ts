@@ -99,7 +99,7 @@ async function loadList(state: ListState, gen: number): Promise<void> {
   $('prev', HTMLButtonElement).disabled = state.page === 0;
   $('next', HTMLButtonElement).disabled = !body.hasMore;
   $('page-label').textContent = `Page ${state.page + 1}`;
-  showListActions(state.status);
+  showListActions(state.status, state.q !== '');
 }
 
 function jobRow(job: Json<JobSummary>): HTMLTableRowElement {
