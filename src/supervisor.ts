@@ -1,6 +1,6 @@
 /**
  * The maintenance supervisor (SPEC §4.9, §2.10): reclaims stuck jobs, removes old jobs and
- * events, expires timed-out waitpoint tokens. Each task is one atomic backend operation, so
+ * events, expires timed-out waitpoint tokens, trims the throughput counters to the last hour. Each task is one atomic backend operation, so
  * several supervisors can run at once.
  */
 import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkNumber, checkObject } from './checks.js';
@@ -233,6 +233,8 @@ class JobSupervisor implements Supervisor {
     }
     if (o.expireTimedOutTokens)
       result.expiredTokens = await this.task('expiring timed-out tokens', () => tokens.expireTimedOut());
+    // Not an option: the counters of an hour are all getThroughput reads, and a few rows.
+    await this.task('trimming throughput counters', () => maintenance.trimThroughput());
     if (o.verbose) console.log('[queuedev] supervisor run:', result);
     return result;
   }

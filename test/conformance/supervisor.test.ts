@@ -121,6 +121,7 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
       expect.stringContaining('cleaning up old jobs'),
       expect.stringContaining('cleaning up old job events'),
       expect.stringContaining('expiring timed-out tokens'),
+      expect.stringContaining('trimming throughput counters'),
     ]);
     expect(errorEvents).toEqual(onError);
   });
@@ -132,8 +133,10 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
     await queue
       .createSupervisor({ cleanupJobsDaysToKeep: 0, cleanupEventsDaysToKeep: 0, expireTimedOutTokens: false })
       .start();
-    expect(consoleError).toHaveBeenCalledTimes(1);
+    // The reclaim, and the trim of the throughput counters, which always runs.
+    expect(consoleError).toHaveBeenCalledTimes(2);
     expect(String(consoleError.mock.calls[0]?.[1])).toContain('reclaiming stuck jobs');
+    expect(String(consoleError.mock.calls[1]?.[1])).toContain('trimming throughput counters');
   });
 
   it('rejects invalid options with a ConfigError naming the field', () => {

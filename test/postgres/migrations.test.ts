@@ -23,8 +23,16 @@ const ALL_MIGRATIONS = [
   '008_claim_plans',
   '009_parked_group_turns',
   '010_ascending_list_indexes',
+  '012_throughput_counters',
 ];
-const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
+const ALL_TABLES = [
+  'cron_schedules',
+  'job_events',
+  'job_queue',
+  'job_throughput',
+  'queuedev_migrations',
+  'waitpoint_tokens',
+];
 
 /** Runs queue-cli with exactly `env` (plus PATH), never the test process's PG_QUEUE_DATABASE. */
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, ROOT, env);

@@ -29,6 +29,7 @@ import {
 import { heldJobIdsSql } from './queries/leases.js';
 import { cleanupJobsSql, reclaimSql, retryJobSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
+import { countJobsSql, throughputSql, trimThroughputSql } from './queries/overview.js';
 import {
   claimJobByIdSql,
   claimJobsSql,
@@ -116,6 +117,9 @@ function buildStatements(t: SchemaNames) {
     completeToken: completeTokenSql(t),
     expireTokens: expireTokensSql(t),
     resumeTokenWaiters: resumeTokenWaitersSql(t),
+    countJobs: countJobsSql(t),
+    throughput: throughputSql(t),
+    trimThroughput: trimThroughputSql(t),
   };
 }
 

@@ -18,6 +18,7 @@ import { jobOperations } from './jobs.js';
 import { wakeOperations } from './listener.js';
 import { manageOperations } from './manage.js';
 import { migrate } from './migrate.js';
+import { overviewOperations } from './overview.js';
 import { processingOperations } from './processing.js';
 import { contextOnSearchPath, type LazyContext } from './search-path.js';
 import { postgresErrorTranslator } from './store-errors.js';
@@ -30,6 +31,7 @@ const OPERATIONS = {
   ...cronOperations,
   ...waitOperations,
   ...wakeOperations,
+  ...overviewOperations,
 };
 
 /** The schema `migrate: true` applies the migrations to when the queue names none, as migrate() does. */

@@ -5,6 +5,7 @@ import type { JobEdit, JobSelector } from '../../../backend.js';
 import { deadLetterEnvelope, deadLetterInsertCtes } from './cascade.js';
 import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
+import { countAttemptsSql } from './overview.js';
 
 /**
  * failed or cancelled → pending, due now at the latest, with a fresh attempt budget.
@@ -195,6 +196,10 @@ failed_events AS (
     'willRetry', s.will_retry, 'deadLetterJobId', dl.id)
   FROM stuck s LEFT JOIN dl ON dl.src_id = s.id
   ORDER BY s.id
+),
+counted AS (
+  -- Every stuck job's attempt failed, whether it is requeued or not (its 'failed' event above).
+  ${countAttemptsSql(t, 'failed', '$1::timestamptz', 'stuck')}
 ),
 ${deadLetterInsertCtes(t, 'dl', '$1::timestamptz')},
 notified AS (

@@ -15,6 +15,8 @@ export interface SchemaNames {
   cronSchedules: string;
   /** `"schema".waitpoint_tokens` */
   tokens: string;
+  /** `"schema".job_throughput`, the counters of completed and failed attempts per minute (migration 012). */
+  throughput: string;
   /** `"schema".job_queue_tag_barrier_clear`, the tag-barrier check of the migrations. */
   tagBarrierClear: string;
   /** `"schema".job_queue_still_blocked`, the locked recheck before a claim parks a job (migration 006). */
@@ -42,6 +44,7 @@ export function schemaNames(schema: string): SchemaNames {
     events: `${s}.job_events`,
     cronSchedules: `${s}.cron_schedules`,
     tokens: `${s}.waitpoint_tokens`,
+    throughput: `${s}.job_throughput`,
     jobIdSeq: `${s}.job_queue_id_seq`,
     tagBarrierClear: `${s}.job_queue_tag_barrier_clear`,
     stillBlocked: `${s}.job_queue_still_blocked`,
