@@ -23,7 +23,7 @@ const ALL_MIGRATIONS = [
   '008_claim_plans',
   '009_parked_group_turns',
   '010_ascending_list_indexes',
-  '012_throughput_counters',
+  '012_overview',
 ];
 const ALL_TABLES = [
   'cron_schedules',

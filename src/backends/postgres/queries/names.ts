@@ -29,6 +29,8 @@ export interface SchemaNames {
   hasPendingDependents: string;
   /** `"schema".job_queue_cleanup_batch`, the finished jobs of one cleanup batch (migration 007). */
   jobsCleanupBatch: string;
+  /** `"schema".job_queue_count_newest`, the job types of the newest jobs of each status (migration 012). */
+  countNewest: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
   /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
@@ -52,6 +54,7 @@ export function schemaNames(schema: string): SchemaNames {
     dueHead: `${s}.job_queue_due_head`,
     becameDue: `${s}.job_queue_became_due`,
     jobsCleanupBatch: `${s}.job_queue_cleanup_batch`,
+    countNewest: `${s}.job_queue_count_newest`,
     channel: notifyChannel(schema),
   };
 }

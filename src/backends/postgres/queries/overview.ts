@@ -2,7 +2,6 @@
  * The overview (src/overview.ts): job counts per status and job type, and the throughput
  * counters of migration 012, with the piece of statement that completes and fails add to them.
  */
-import { JOB_STATUSES } from '../../../types.js';
 import type { SchemaNames } from './names.js';
 
 /** The start of the minute of a timestamptz expression: whole minutes since the epoch, whatever the session's time zone. */
@@ -26,18 +25,12 @@ export function countAttemptsSql(t: SchemaNames, column: 'completed' | 'failed',
 
 /**
  * $1 the most jobs read per status. Rows: status, job_type, n: the job types of the newest $1
- * jobs of each status, each status read backwards through job_queue_status_idx (status, id) and
- * stopping after $1 entries, so the work follows $1 and never the number of jobs stored.
+ * jobs of each status, counted by job_queue_count_newest (migration 012), which walks each
+ * status backwards through job_queue_status_idx and stops after $1 entries: the work follows
+ * $1, never the number of jobs stored.
  */
 export function countJobsSql(t: SchemaNames): string {
-  const statuses = JOB_STATUSES.map((s) => `('${s}')`).join(', ');
-  return `
-SELECT s.status, newest.job_type, count(*) AS n
-FROM (VALUES ${statuses}) AS s(status)
-CROSS JOIN LATERAL (
-  SELECT j.job_type FROM ${t.jobs} j WHERE j.status = s.status ORDER BY j.id DESC LIMIT $1
-) newest
-GROUP BY s.status, newest.job_type`;
+  return `SELECT status, job_type, n FROM ${t.countNewest}($1::integer)`;
 }
 
 /** $1 first minute, $2 last minute (both included). Rows: minute, completed, failed, summed over the slots. */
