@@ -55,7 +55,16 @@ const KNOWN = ['jobQueue', 'jobHandlers', 'basePath', 'processorOptions', 'readO
  * `instanceof`: the CommonJS build bundles `queuedev` and `queuedev/dashboard` separately, each
  * with its own JobQueue class.
  */
-const QUEUE_METHODS = ['getJob', 'queryJobs', 'getJobEvents', 'cancelJob', 'retryJob', 'createProcessor'] as const;
+const QUEUE_METHODS = [
+  'getJob',
+  'queryJobs',
+  'getJobEvents',
+  'cancelJob',
+  'retryJob',
+  'createProcessor',
+  'getJobCounts',
+  'getThroughput',
+] as const;
 /** URL path characters (RFC 3986 pchar) that a URL keeps as written, '%' excepted. */
 const SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;
 const BASE_PATH_EXAMPLE = "(e.g. '/admin/jobs', or '/')";

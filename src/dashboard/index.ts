@@ -5,6 +5,7 @@
  */
 import type { PayloadMap } from '../types.js';
 import { getJob, getJobEvents, listJobs, parseJobId, processBatch, runJobAction } from './api.js';
+import { overviewRoutes } from './api-overview.js';
 import { resolveDashboardConfig, type DashboardConfig, type ResolvedDashboardConfig } from './config.js';
 import { errorResponse } from './errors.js';
 import { createNonce, crossOriginRefusal, htmlResponse, jsonResponse } from './http.js';
@@ -36,6 +37,7 @@ const ROUTES: RouteDef[] = [
     POST: ({ config, id }) => runJobAction(config, parseJobId(id), 'retry'),
   },
   { pattern: /^\/api\/process$/, POST: ({ config }) => processBatch(config) },
+  ...overviewRoutes,
 ];
 
 function matchRoute(path: string): { route: RouteDef; id: string } | undefined {

@@ -6,6 +6,7 @@
 import { JOB_STATUSES } from './shared.js';
 import { escapeHtml } from './http.js';
 import { PAGE_SCRIPT } from './page-script.generated.js';
+import { OVERVIEW_STYLES } from './overview-styles.js';
 import { PAGE_STYLES } from './page-styles.js';
 
 const TABS = [
@@ -44,7 +45,7 @@ export function renderPage({
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Jobs · queuedev</title>
 <link rel="icon" href="data:,">
-<style nonce="${n}">${PAGE_STYLES}</style>
+<style nonce="${n}">${PAGE_STYLES}${OVERVIEW_STYLES}</style>
 </head>
 <body data-base-path="${escapeHtml(basePath)}" data-read-only="${readOnly}">
 <header class="top">
@@ -58,6 +59,7 @@ export function renderPage({
 <main>
   <p id="notice" role="status" aria-live="polite" hidden></p>
   <section id="list-view" hidden>
+    <section id="overview" class="overview" aria-label="Overview"></section>
     <div class="tabs" role="tablist" aria-label="Job status">${tabs}</div>
     <div class="filters">
       <input type="search" id="job-type" placeholder="Filter by job type" aria-label="Filter by job type" autocomplete="off">

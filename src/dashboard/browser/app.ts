@@ -26,6 +26,7 @@ import {
   type Json,
   type TextValue,
 } from './dom.js';
+import { loadOverview } from './overview.js';
 
 type JobJson = Json<JobRecord>;
 interface ListState {
@@ -221,8 +222,11 @@ async function render(): Promise<void> {
   $('detail-view').hidden = state.job === null;
   busy = true;
   try {
-    if (state.job === null) await loadList(state, gen);
-    else await loadDetail(state.job, gen);
+    if (state.job === null) {
+      const current = () => gen === generation;
+      const href = (status: JobStatus | '', type: string) => hashFor({ job: null, status, type, page: 0 });
+      await Promise.all([loadList(state, gen), loadOverview(state, current, href)]);
+    } else await loadDetail(state.job, gen);
     if (gen === generation && noticeState.loadFailed) {
       noticeState.loadFailed = false;
       $('notice').hidden = true;
