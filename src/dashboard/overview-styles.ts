@@ -16,7 +16,7 @@ svg.chart rect.failed, .key.failed::before { fill: var(--failed); background: va
 .key::before { content: ""; display: inline-block; width: 0.7rem; height: 0.7rem; border-radius: 2px; margin-right: 0.35rem; vertical-align: -0.05rem; }
 .overview p { margin: 0.4rem 0 0; font-size: 0.85rem; }
 .types-wrap { max-height: 14rem; overflow: auto; }
-.types-wrap th, .types-wrap td { padding: 0.3rem 0.5rem; }
+.types-wrap th, .types-wrap td { padding: 0.3rem 0.5rem; font-size: 0.85rem; }
 .types-wrap th.type { font-weight: 400; color: var(--text); max-width: 14rem; overflow: hidden; text-overflow: ellipsis; }
 .types-wrap tr[aria-current="true"] th.type a { font-weight: 600; }
 .types-wrap tbody tr { cursor: default; }

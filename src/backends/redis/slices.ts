@@ -9,7 +9,7 @@
  * entry and event (`cleanup`), or events (`events`); counting job types (`count`, getJobCounts)
  * only reads and decodes each job. Internal: tests lower them to count slices.
  */
-export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250, count: 1000 };
+export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250, count: 500 };
 
 /**
  * The next slice of a bulk change whose last slice of `size` candidates did `work` job changes
