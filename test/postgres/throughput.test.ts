@@ -23,7 +23,14 @@ describe('throughput counters (postgres)', () => {
       await queues[0]!.addJobs(Array.from({ length: JOBS }, (_, i) => ({ jobType: 'work', payload: { i } })));
       let done = 0;
       const processors = queues.map((queue) =>
-        queue.createProcessor({ work: async () => void done++ }, { concurrency: 5, batchSize: 5, pollInterval: 20 }),
+        queue.createProcessor(
+          {
+            work: async () => {
+              done++;
+            },
+          },
+          { concurrency: 5, batchSize: 5, pollInterval: 20 },
+        ),
       );
       for (const processor of processors) processor.startInBackground();
       const deadline = Date.now() + 30_000;
@@ -33,7 +40,7 @@ describe('throughput counters (postgres)', () => {
       expect(await queues[0]!.getThroughput({ minutes: 1 })).toEqual([{ minute: T0, completed: JOBS, failed: 0 }]);
       const { rows } = await ctx.sql.query(`SELECT slot, completed FROM ${ctx.table('job_throughput')}`);
       expect(rows.length, 'rows of the minute (one per slot written)').toBeGreaterThan(1);
-      expect(rows.reduce((sum, r) => sum + Number(r.completed), 0)).toBe(JOBS);
+      expect(rows.reduce((sum: number, r: { completed: string }) => sum + Number(r.completed), 0)).toBe(JOBS);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
