@@ -60,6 +60,9 @@ forEachBackend('dashboard overview in a browser', (ctx) => {
     'shows counts on the tabs, a chart of the last hour and a job type table that filters the list',
     async () => {
       const seeded = await seedJobsInEveryStatus(ctx.queue);
+      // A job type holding markup shows as text in the type table.
+      const markup = '<img src=x onerror="alert(1)">';
+      await ctx.queue.cancelJob(await ctx.queue.addJob({ jobType: markup, payload: {} }));
       for (let n = 0; n < 3; n++)
         await completeJob(ctx.queue, await ctx.queue.addJob({ jobType: 'report', payload: {} }));
       // 10,001 pending jobs: past the default limit of 10,000.
@@ -79,6 +82,10 @@ forEachBackend('dashboard overview in a browser', (ctx) => {
         if (message.type() === 'error') problems.push(`console: ${message.text()}`);
       });
       page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('dialog', (dialog) => {
+        problems.push(`dialog: ${dialog.message()}`);
+        void dialog.dismiss();
+      });
       await page.addInitScript(
         "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective))",
       );
@@ -90,8 +97,9 @@ forEachBackend('dashboard overview in a browser', (ctx) => {
       });
       expect(await tabText(page, 'pending')).toBe('Pending 10,000+');
       expect(await tabText(page, 'completed')).toBe('Completed 4');
+      expect(await tabText(page, 'cancelled')).toBe('Cancelled 2');
       expect(await tabText(page, 'waiting')).toBe('Waiting 1');
-      expect(await tabText(page, '')).toBe('All 10,008+');
+      expect(await tabText(page, '')).toBe('All 10,009+');
       // The tab keeps its role and its name reads as a label and a count.
       expect(await page.getByRole('tab', { name: 'Failed 1' }).count()).toBe(1);
 
@@ -109,6 +117,8 @@ forEachBackend('dashboard overview in a browser', (ctx) => {
       const typeRow = page.locator('#type-counts tr', { has: page.locator('th', { hasText: /^bulk$/ }) });
       expect(await typeRow.locator('td').allTextContents()).toEqual(['10,000', '0', '0', '0', '0', '0']);
       expect(await page.textContent('#types-note')).toBe('Pending: counted among the newest 10,000 jobs.');
+      expect(await page.locator('#type-counts th a', { hasText: markup }).count()).toBe(1);
+      expect(await page.locator('#overview img').count()).toBe(0);
 
       // A type's name filters the list by it, on the status shown.
       await page.click('.tab[data-status="failed"]');
