@@ -8,7 +8,7 @@
 --
 -- Contention: a row per minute would be updated by every completion of that minute, and
 -- concurrent completions would queue on its lock. So each minute has up to 16 rows (`slot`, the
--- writing session's backend pid modulo 16): sessions mostly write rows of their own, and a
+-- writing connection's backend pid modulo 16): connections mostly write rows of their own, and a
 -- read sums the slots. The supervisor removes the rows of minutes older than about an hour.
 -- Unqualified names: `queue-cli migrate --schema X` sets the search_path to X.
 

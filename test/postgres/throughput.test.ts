@@ -1,6 +1,6 @@
 /**
  * The throughput counters on PostgreSQL (migration 012): concurrent completions from several
- * sessions write rows of their own slot of the minute and the read sums them, and the
+ * connections write rows of their own slot of the minute and the read sums them, and the
  * supervisor removes the rows older than the hour.
  */
 import pg from 'pg';
@@ -15,7 +15,7 @@ const T0 = new Date('2030-01-01T10:00:00.000Z');
 describe('throughput counters (postgres)', () => {
   const ctx = usePostgres();
 
-  it('counts every completion of processors on several sessions at once, in several slots of the minute', async () => {
+  it('counts every completion of processors on several connections at once, in several slots of the minute', async () => {
     const clock = new ManualClock(T0);
     const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: PG_URL, max: 3 }));
     try {

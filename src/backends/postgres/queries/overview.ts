@@ -4,7 +4,7 @@
  */
 import type { SchemaNames } from './names.js';
 
-/** The start of the minute of a timestamptz expression: whole minutes since the epoch, whatever the session's time zone. */
+/** The start of the minute of a timestamptz expression: whole minutes since the epoch, whatever the connection's time zone. */
 function minuteOf(time: string): string {
   return `to_timestamp(floor(extract(epoch FROM ${time}) / 60) * 60)`;
 }
@@ -14,7 +14,7 @@ export const THROUGHPUT_SLOTS = 16;
 
 /**
  * A data-modifying CTE body adding the rows of `rows` (a CTE of the statement) to the `column`
- * counter of the minute of `now`, in this session's slot: the completions and failures count in
+ * counter of the minute of `now`, in this connection's slot: the completions and failures count in
  * the statement that records them. Writes nothing when `rows` is empty.
  */
 export function countAttemptsSql(t: SchemaNames, column: 'completed' | 'failed', now: string, rows: string): string {
