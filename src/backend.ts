@@ -24,6 +24,7 @@ import type {
   WaitToken,
 } from './types.js';
 import type { PostgresPool, RedisClient } from './types.js';
+import type { JobCountFacts, ThroughputFacts } from './overview.js';
 
 /** A job ready to insert: validated, defaults applied (see validation.ts `normalizeJob`). */
 export interface NewJob {
@@ -258,6 +259,18 @@ export interface Backend extends CronStore, WaitStore {
    * the processor's periodic check that the jobs its handlers run are still its own. Read-only.
    */
   heldJobIds(input: { workerId: string; jobIds: number[] }): Promise<number[]>;
+
+  // Overview (src/overview.ts). completeJobs, failJob and reclaimStuckJobs also add what they
+  // record to the throughput counter of the minute of their `now`, in the same write.
+  /**
+   * Jobs per status, each counted up to `limit`, and the job types of the newest `limit` jobs of
+   * each status: work bounded by `limit`, never by the number of jobs stored. Read-only.
+   */
+  countPerStatus(input: { limit: number }): Promise<JobCountFacts>;
+  /** The throughput counters of the minutes from `from` to `to` (minute starts, both included). */
+  getThroughput(input: { from: Date; to: Date }): Promise<ThroughputFacts>;
+  /** Removes the throughput counters of minutes before `olderThan`; returns how many went. */
+  trimThroughput(input: { olderThan: Date }): Promise<number>;
 
   /**
    * Calls `listener` soon after a job may have become available (an add, a retry), from any

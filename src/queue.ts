@@ -16,11 +16,13 @@ import { JobHooks, QueueOperations } from './operations/index.js';
 import { createProcessor, type Processor } from './processor.js';
 import type { JobHandlers, ProcessorOptions } from './processor-options.js';
 import { QueueLifecycle, type CloseOptions } from './queue-lifecycle.js';
+import { fillMinutes, throughputWindow, toJobCounts } from './overview.js';
 import { createSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
 import {
   normalizeFilter,
   normalizeJobQuery,
   requireInteger,
+  requireJobCountsOptions,
   requireJobId,
   requireJobIds,
   requireNonEmptyString,
@@ -28,6 +30,7 @@ import {
   requireStatus,
   requireTagMode,
   requireTags,
+  requireThroughputOptions,
 } from './validation.js';
 import type {
   AddJobOptions,
@@ -39,6 +42,8 @@ import type {
   EditCronJobOptions,
   EditJobOptions,
   JobEvent,
+  JobCounts,
+  JobCountsOptions,
   JobFilter,
   JobHoldReason,
   JobQueryFilter,
@@ -48,6 +53,8 @@ import type {
   JobStatus,
   PayloadMap,
   TagQueryMode,
+  ThroughputMinute,
+  ThroughputOptions,
   WaitToken,
 } from './types.js';
 import type { PostgresPool, RedisClient } from './types.js';
@@ -220,6 +227,35 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   async getJobEvents(jobId: number): Promise<JobEvent[]> {
     requireJobId('jobId', jobId);
     return this.#backend.getJobEvents(jobId);
+  }
+
+  // Overview
+
+  /**
+   * Jobs per status, and per job type within each status, for a dashboard's overview. Each status
+   * is counted up to `limit` (10,000 by default): a status that reaches it is listed in
+   * `atLeast`, and its per-type counts cover its newest `limit` jobs. The work follows `limit`,
+   * never the number of jobs stored.
+   * @example
+   * const { byStatus, atLeast } = await queue.getJobCounts();
+   * console.log(`${byStatus.failed}${atLeast.includes('failed') ? '+' : ''} failed`);
+   */
+  async getJobCounts(options?: JobCountsOptions): Promise<JobCounts> {
+    const { limit } = requireJobCountsOptions(options);
+    return toJobCounts(await this.#backend.countPerStatus({ limit }), limit);
+  }
+
+  /**
+   * Completed jobs and failed attempts per minute over the last `minutes` minutes (60 by
+   * default, at most 60), the current minute last, one entry per minute (0 when none).
+   * @example
+   * const perMinute = await queue.getThroughput({ minutes: 15 });
+   * const failed = perMinute.reduce((sum, m) => sum + m.failed, 0);
+   */
+  async getThroughput(options?: ThroughputOptions): Promise<ThroughputMinute[]> {
+    const { minutes } = requireThroughputOptions(options);
+    const window = throughputWindow(this.clock.now(), minutes);
+    return fillMinutes(await this.#backend.getThroughput(window), window);
   }
 
   // §4.3 Managing jobs

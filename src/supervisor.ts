@@ -1,7 +1,7 @@
 /**
  * The maintenance supervisor (SPEC §4.9, §2.10): reclaims stuck jobs, removes old jobs and
- * events, expires timed-out waitpoint tokens. Each task is one atomic backend operation, so
- * several supervisors can run at once.
+ * events, expires timed-out waitpoint tokens, trims the throughput counters to the last hour.
+ * Each task is one atomic backend operation, so several supervisors can run at once.
  */
 import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkNumber, checkObject } from './checks.js';
 import { ConfigError } from './errors.js';
@@ -240,6 +240,9 @@ class JobSupervisor implements Supervisor {
     }
     if (o.expireTimedOutTokens)
       result.expiredTokens = await this.task('expiring timed-out tokens', () => tokens.expireTimedOut());
+    // Always on, with no option: getThroughput reads the last hour only, the trim removes a few
+    // rows per run, and nothing else removes them on PostgreSQL.
+    await this.task('trimming throughput counters', () => maintenance.trimThroughput());
     this.log.debug(`supervisor run: ${JSON.stringify(result)}`, { ...result });
     return result;
   }

@@ -55,6 +55,7 @@ export type PayloadMap = Record<string, any>;
 // The configuration of initJobQueue and the options of operations live in their own files.
 export * from './queue-config-types.js';
 export * from './option-types.js';
+export * from './overview-types.js';
 import type { JobGroup } from './option-types.js';
 
 /** One failed attempt of a job, oldest first in `errorHistory`. */

@@ -489,3 +489,34 @@ export function normalizeJobQuery(
         : requireNonEmptyString(`${field}.payloadContains`, payloadContains, PAYLOAD_SEARCH_MAX_LENGTH),
   };
 }
+
+/** Most jobs getJobCounts counts per status when the caller gives no `limit`. */
+export const DEFAULT_COUNT_LIMIT = 10_000;
+/** Largest `limit` of getJobCounts: the work of a call follows it. */
+export const MAX_COUNT_LIMIT = 100_000;
+/** The minutes getThroughput reports by default, and at most (the counters keep about an hour). */
+export const THROUGHPUT_MINUTES = 60;
+
+/** The options of getJobCounts (JobCountsOptions), defaults applied. */
+export function requireJobCountsOptions(options: unknown): { limit: number } {
+  const o = optionsObject(options, 'an object { limit? }', ['limit']);
+  const limit =
+    o.limit === undefined ? DEFAULT_COUNT_LIMIT : requireInteger('options.limit', o.limit, 1, MAX_COUNT_LIMIT);
+  return { limit };
+}
+
+/** The options of getThroughput (ThroughputOptions), defaults applied. */
+export function requireThroughputOptions(options: unknown): { minutes: number } {
+  const o = optionsObject(options, 'an object { minutes? }', ['minutes']);
+  const minutes =
+    o.minutes === undefined ? THROUGHPUT_MINUTES : requireInteger('options.minutes', o.minutes, 1, THROUGHPUT_MINUTES);
+  return { minutes };
+}
+
+/** An options object of a read (undefined reads as `{}`), with no key outside `known`. */
+function optionsObject(options: unknown, rule: string, known: readonly string[]): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (!isPlainObject(options)) fail(E, 'options', rule, options);
+  checkKnownKeys(E, 'options', options, known, 'options');
+  return options;
+}

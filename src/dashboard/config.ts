@@ -67,6 +67,8 @@ const QUEUE_METHODS = [
   'cancelAllUpcomingJobs',
   'deleteJob',
   'editJob',
+  'getJobCounts',
+  'getThroughput',
 ] as const;
 /** URL path characters (RFC 3986 pchar) that a URL keeps as written, '%' excepted. */
 const SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;

@@ -8,6 +8,7 @@ import { findRoutes } from './api-find.js';
 import { actionRoutes } from './api-actions.js';
 import { getJob, getJobEvents, listJobs, parseJobId, processBatch, runJobAction } from './api.js';
 import { cronRoutes } from './api-cron.js';
+import { overviewRoutes } from './api-overview.js';
 import { resolveDashboardConfig, type DashboardConfig, type ResolvedDashboardConfig } from './config.js';
 import { errorResponse } from './errors.js';
 import { createNonce, crossOriginRefusal, htmlResponse, jsonResponse } from './http.js';
@@ -42,6 +43,7 @@ const ROUTES: RouteDef[] = [
   { pattern: /^\/api\/process$/, POST: ({ config }) => processBatch(config) },
   ...cronRoutes,
   ...findRoutes,
+  ...overviewRoutes,
 ];
 
 function matchRoute(path: string): { route: RouteDef; id: string } | undefined {

@@ -7,6 +7,7 @@ import { ACTION_STYLES, BULK_ACTIONS_HTML, DELETE_BUTTON_HTML, EDIT_FORM_HTML } 
 import { JOB_STATUSES } from './shared.js';
 import { escapeHtml } from './http.js';
 import { PAGE_SCRIPT } from './page-script.generated.js';
+import { OVERVIEW_STYLES } from './overview-styles.js';
 import { PAGE_STYLES } from './page-styles.js';
 import { CRON_STYLES } from './page-styles-cron.js';
 
@@ -46,7 +47,7 @@ export function renderPage({
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Jobs · queuedev</title>
 <link rel="icon" href="data:,">
-<style nonce="${n}">${PAGE_STYLES}${CRON_STYLES}${ACTION_STYLES}</style>
+<style nonce="${n}">${PAGE_STYLES}${OVERVIEW_STYLES}${CRON_STYLES}${ACTION_STYLES}</style>
 </head>
 <body data-base-path="${escapeHtml(basePath)}" data-read-only="${readOnly}">
 <header class="top">
@@ -61,6 +62,7 @@ export function renderPage({
 <main>
   <p id="notice" role="status" aria-live="polite" hidden></p>
   <section id="list-view" hidden>
+    <section id="overview" class="overview" aria-label="Overview"></section>
     <div class="tabs" role="tablist" aria-label="Job status">${tabs}</div>
     <div class="filters">
       <input type="search" id="find-id" class="narrow" placeholder="Job ID" aria-label="Open job by ID" inputmode="numeric" autocomplete="off">

@@ -4,6 +4,7 @@
  * the retention cutoff and the hooks of a reclaim are worked out in one place.
  */
 import { ValidationError } from '../errors.js';
+import { throughputCutoff } from '../overview.js';
 import { clampSpanMs, storableTimeBefore } from '../storable.js';
 import { requireInteger } from '../validation.js';
 import type { OperationsContext } from './context.js';
@@ -44,6 +45,11 @@ export class MaintenanceOperations {
   /** Removes events created before the retention cutoff. */
   async cleanupOldJobEvents(retention: Retention): Promise<number> {
     return this.ctx.backend.cleanupOldJobEvents(this.cutoff(retention));
+  }
+
+  /** Removes the throughput counters of minutes that have left the hour getThroughput reports. */
+  async trimThroughput(): Promise<number> {
+    return this.ctx.backend.trimThroughput({ olderThan: throughputCutoff(this.ctx.clock.now()) });
   }
 
   /** Days to keep → the instant before which rows go, no earlier than what the stores hold. */

@@ -121,6 +121,7 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
       expect.stringContaining('cleaning up old jobs'),
       expect.stringContaining('cleaning up old job events'),
       expect.stringContaining('expiring timed-out tokens'),
+      expect.stringContaining('trimming throughput counters'),
     ]);
     expect(errorEvents).toEqual(onError);
   });
@@ -132,10 +133,14 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
     await queue
       .createSupervisor({ cleanupJobsDaysToKeep: 0, cleanupEventsDaysToKeep: 0, expireTimedOutTokens: false })
       .start();
-    expect(consoleError).toHaveBeenCalledTimes(1);
-    // One `[queuedev] ...` line (the queue has no `logger`).
+    // The reclaim, and the trim of the throughput counters, which always runs: one
+    // `[queuedev] ...` line each (the queue has no `logger`).
+    expect(consoleError).toHaveBeenCalledTimes(2);
     expect(consoleError.mock.calls[0]).toEqual([
       expect.stringMatching(/^\[queuedev\] supervisor error: .*reclaiming stuck jobs/),
+    ]);
+    expect(consoleError.mock.calls[1]).toEqual([
+      expect.stringMatching(/^\[queuedev\] supervisor error: .*trimming throughput counters/),
     ]);
   });
 

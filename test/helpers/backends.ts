@@ -163,7 +163,7 @@ export function itUnless(ctx: BackendContext, reasons: Partial<Record<TargetName
 }
 
 /** The queue's tables, emptied between tests. */
-const TABLES = ['job_queue', 'job_events', 'cron_schedules', 'waitpoint_tokens'];
+const TABLES = ['job_queue', 'job_events', 'cron_schedules', 'waitpoint_tokens', 'job_throughput'];
 
 export interface PostgresSchemas {
   /** The file's schemas, migrated with the package's migrate(), as users migrate. */

@@ -23,8 +23,16 @@ const ALL_MIGRATIONS = [
   '008_claim_plans',
   '009_parked_group_turns',
   '010_ascending_list_indexes',
+  '012_overview',
 ];
-const ALL_TABLES = ['cron_schedules', 'job_events', 'job_queue', 'queuedev_migrations', 'waitpoint_tokens'];
+const ALL_TABLES = [
+  'cron_schedules',
+  'job_events',
+  'job_queue',
+  'job_throughput',
+  'queuedev_migrations',
+  'waitpoint_tokens',
+];
 
 /** Runs queue-cli with exactly `env` (plus PATH), never the test process's PG_QUEUE_DATABASE. */
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, ROOT, env);
@@ -94,11 +102,14 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(ALL_TABLES);
 
-    // The migrations after 002 add no table.
+    // The migrations after 002 add no table but 012's job_throughput.
     for (let last = ALL_MIGRATIONS.length - 1; last >= 2; last--) {
       const downIndexes = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
       expect(downIndexes.code, downIndexes.stderr).toBe(0);
-      expect(await tablesIn('public')).toEqual(ALL_TABLES);
+      const applied = ALL_MIGRATIONS.slice(0, last);
+      expect(await tablesIn('public')).toEqual(
+        applied.includes('012_overview') ? ALL_TABLES : ALL_TABLES.filter((t) => t !== 'job_throughput'),
+      );
       expect(await history('public')).toEqual(ALL_MIGRATIONS.slice(0, last));
     }
 
@@ -576,6 +587,8 @@ describe('008_claim_plans on a schema with jobs (postgres)', () => {
     const stored = await ids();
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '008_claim_plans' }]);
     expect(await ids()).toEqual(stored);
+    // The later ones too: this version's completions count into 012's table.
+    await migrate({ databaseUrl: PG_URL, schema });
 
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
@@ -593,9 +606,10 @@ describe('008_claim_plans on a schema with jobs (postgres)', () => {
       await queue.close();
     }
 
-    // And back: the down part drops the functions and restores 005's hint without touching a row.
+    // And back (with the migrations after it): the down part drops the functions and restores
+    // 005's hint without touching a row.
     const after = await ids();
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 7 });
     expect(await ids()).toEqual(after);
     const { rows } = await db.pool.query(
       `SELECT p.proname, l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
@@ -663,9 +677,10 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
       expect(await count('parked')).toBe(4);
       // 006 gives each freed slot one job, b and h2; b is then cancelled: c waits for a slot
       // no job will free, and h3 for a claim of any type.
-      await backend.completeJobs(
-        [a, h1].map((jobId) => ({ jobId, workerId: 'w' })),
-        NOW,
+      // Completed by hand: this version's completions count into a table of a later migration.
+      await db.pool.query(
+        `UPDATE "${schema}".job_queue SET status = 'completed', completed_at = $1, updated_at = $1 WHERE id = ANY($2::bigint[])`,
+        [NOW, [a, h1]],
       );
       await queue.cancelJob(b);
       expect(await claim(['y'])).toEqual([]);
@@ -749,11 +764,46 @@ describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
       await queue.close();
     }
 
-    // And back: the down part restores the descending indexes without touching a row.
+    // And back (with the migrations after it): the down part restores the descending indexes
+    // without touching a row.
     const rows = (await jobs()).length;
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 9 });
     expect(await listIndexes()).toEqual(at009);
     expect((await jobs()).length).toBe(rows);
+  });
+});
+
+describe('012_overview on a schema with jobs (postgres)', () => {
+  const db = useUpgradeSchema();
+  const { schema } = db;
+
+  it('keeps every job, counts them and their completions; the down part drops the table and the function', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 10 })).toHaveLength(10);
+    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    const ids = await before.addJobs(['a', 'b', 'a'].map((jobType) => ({ jobType, payload: {} })));
+    await before.cancelJob(ids[1]!);
+    await before.close();
+
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '012_overview' }]);
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    try {
+      const counts = await queue.getJobCounts();
+      expect([counts.byStatus.pending, counts.byStatus.cancelled]).toEqual([2, 1]);
+      const [job] = await backendOf(queue).claimJobs({ workerId: 'w', batchSize: 1, now: new Date() });
+      await backendOf(queue).completeJobs([{ jobId: job!.id, workerId: 'w' }], new Date());
+      expect((await queue.getThroughput({ minutes: 1 }))[0]!.completed).toBe(1);
+    } finally {
+      await queue.close();
+    }
+
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    const { rows } = await db.pool.query(
+      `SELECT (SELECT count(*)::int FROM "${schema}".job_queue) AS jobs,
+         to_regclass($1) IS NULL AS no_table,
+         NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = $2::regnamespace AND proname = 'job_queue_count_newest') AS no_function`,
+      [`"${schema}".job_throughput`, schema],
+    );
+    expect(rows).toEqual([{ jobs: 3, no_table: true, no_function: true }]);
   });
 });
 

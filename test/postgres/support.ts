@@ -16,7 +16,7 @@ export interface PostgresTestContext {
   /** A queue on this schema (on `sql` unless a pool or databaseConfig is given), closed after the test. */
   queue(options?: Partial<PostgresQueueConfig> & { clock?: Clock }): JobQueue;
   /** `"schema".table` */
-  table(name: 'job_queue' | 'job_events' | 'cron_schedules' | 'waitpoint_tokens'): string;
+  table(name: 'job_queue' | 'job_events' | 'cron_schedules' | 'waitpoint_tokens' | 'job_throughput'): string;
 }
 
 export function usePostgres(

@@ -13,6 +13,7 @@ import {
   batchDepRef,
   initJobQueue,
   type EditJobOptions,
+  type JobCounts,
   type JobEvent,
   type JobHoldReason,
   type JobFilter,
@@ -25,6 +26,7 @@ import {
   type RedisClient,
   type QueueEventMap,
   type TagQueryMode,
+  type ThroughputMinute,
 } from '../../src/index.js';
 
 type Payloads = {
@@ -155,6 +157,13 @@ describe('public types', () => {
       void q.getJobs({ jobTypePrefix: 'email.' });
       // @ts-expect-error payloadContains is a queryJobs member only, not of the job filter
       void q.getJobs({ payloadContains: 'alice' });
+      expectTypeOf(q.getJobCounts({ limit: 100 })).toEqualTypeOf<Promise<JobCounts>>();
+      expectTypeOf<JobCounts['byStatus']>().toEqualTypeOf<Record<JobStatus, number>>();
+      expectTypeOf<JobCounts['atLeast']>().toEqualTypeOf<JobStatus[]>();
+      expectTypeOf(q.getThroughput({ minutes: 5 })).toEqualTypeOf<Promise<ThroughputMinute[]>>();
+      expectTypeOf<ThroughputMinute['minute']>().toEqualTypeOf<Date>();
+      // @ts-expect-error the options of getJobCounts are { limit? }
+      void q.getJobCounts({ max: 10 });
       expectTypeOf(q.cancelAllUpcomingJobs()).toEqualTypeOf<Promise<number>>();
       expectTypeOf(q.editAllPendingJobs(undefined, { priority: 1 })).toEqualTypeOf<Promise<number>>();
       expectTypeOf(q.cleanupOldJobs(30)).toEqualTypeOf<Promise<number>>();

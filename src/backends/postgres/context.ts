@@ -30,6 +30,7 @@ import {
 import { heldJobIdsSql } from './queries/leases.js';
 import { cleanupJobsSql, deleteJobSql, reclaimSql, retryJobSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
+import { countPerStatusSql, throughputSql, trimThroughputSql } from './queries/overview.js';
 import {
   claimJobByIdSql,
   claimJobsSql,
@@ -117,6 +118,9 @@ function buildStatements(t: SchemaNames) {
     completeToken: completeTokenSql(t),
     expireTokens: expireTokensSql(t),
     resumeTokenWaiters: resumeTokenWaitersSql(t),
+    countPerStatus: countPerStatusSql(t),
+    throughput: throughputSql(t),
+    trimThroughput: trimThroughputSql(t),
   };
 }
 

@@ -19,6 +19,7 @@ import { jobOperations } from './jobs.js';
 import { wakeOperations } from './listener.js';
 import { manageOperations } from './manage.js';
 import { migrate } from './migrate.js';
+import { overviewOperations } from './overview.js';
 import { processingOperations } from './processing.js';
 import { contextOnSearchPath, type LazyContext } from './search-path.js';
 import { postgresErrorTranslator } from './store-errors.js';
@@ -32,6 +33,7 @@ const OPERATIONS = {
   ...cronOperations,
   ...waitOperations,
   ...wakeOperations,
+  ...overviewOperations,
 };
 
 /** The schema `migrate: true` applies the migrations to when the queue names none, as migrate() does. */

@@ -21,6 +21,7 @@ import { findOperations } from './find.js';
 import { jobOperations } from './jobs.js';
 import { redisKeys } from './keys.js';
 import { manageOperations } from './manage.js';
+import { overviewOperations } from './overview.js';
 import { processingOperations } from './processing.js';
 import { createScriptRunner, type ScriptArg, type ScriptName, type ScriptRunner } from './scripts.js';
 import { clientSecrets, redisErrorTranslator } from './store-errors.js';
@@ -34,6 +35,7 @@ const OPERATIONS = {
   ...processingOperations,
   ...cronOperations,
   ...waitOperations,
+  ...overviewOperations,
 };
 
 /** Longest wait for QUIT's goodbye before the socket is simply closed. */

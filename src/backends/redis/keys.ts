@@ -177,6 +177,15 @@ export const KEYS = [
     type: 'sorted set',
     contents: 'event ids by creation time (event cleanup)',
   },
+  // `<minute>:completed` and `<minute>:failed` (minute: whole minutes since the epoch) -> attempts that ended so in
+  // that minute; the scripts that add to it remove the fields of older minutes (includes/throughput.lua)
+  {
+    name: 'throughput',
+    property: 'throughput',
+    type: 'hash',
+    contents:
+      '`<minute>:completed` and `<minute>:failed` → attempts that ended so in that minute (minutes since the epoch); kept about an hour, and the key expires an hour after its last write',
+  },
   // wake-up signal for idle processors (BLPOP)
   { name: 'wake', property: 'wake', type: 'list', contents: 'wake-up signal for idle processors' },
   // score 0, member `<token id>\0<pad job id>`: the waiting jobs of a token (status waiting, waitTokenId = token)

@@ -6,9 +6,10 @@
  * side repeats the call until then. Sized so one call stays within a few milliseconds: a listing
  * decodes each candidate (`read`), a bulk change may also rewrite each with its indexes and
  * events (`write`, several times the work per job), a cleanup removes each job with every index
- * entry and event (`cleanup`), or events (`events`). Internal: tests lower them to count slices.
+ * entry and event (`cleanup`), or events (`events`); counting job types (`count`, getJobCounts)
+ * only reads and decodes each job. Internal: tests lower them to count slices.
  */
-export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250 };
+export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250, count: 500 };
 
 /**
  * The next slice of a bulk change whose last slice of `size` candidates did `work` job changes

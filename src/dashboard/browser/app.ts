@@ -31,6 +31,7 @@ import {
 import { isCronView, renderCron, showCronView } from './cron.js';
 import { errorItem } from './error-history.js';
 import { findParams, initFind, readFind, runAtCell, showFind, writeFind, type FindState } from './find.js';
+import { loadOverview } from './overview.js';
 
 type JobJson = Json<JobRecord>;
 interface ListState extends FindState {
@@ -236,8 +237,12 @@ async function render(): Promise<void> {
   busy = true;
   try {
     if (cron) await renderCron(() => gen === generation, render);
-    else if (state.job === null) await loadList(state, gen);
-    else await loadDetail(state.job, gen);
+    else if (state.job === null) {
+      const current = () => gen === generation;
+      const href = (status: JobStatus | '', type: string) =>
+        hashFor({ job: null, status, type, tag: '', q: '', page: 0 });
+      await Promise.all([loadList(state, gen), loadOverview(state, current, href)]);
+    } else await loadDetail(state.job, gen);
     if (gen === generation && noticeState.loadFailed) {
       noticeState.loadFailed = false;
       $('notice').hidden = true;

@@ -6,6 +6,7 @@ import type { JobFilter } from '../../../types.js';
 import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
 import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
+import { countAttemptsSql } from './overview.js';
 
 /**
  * The retry of the jobs `target` selects (SPEC §3): back to pending, due now at the latest, with a
@@ -280,6 +281,10 @@ failed_events AS (
     'willRetry', s.will_retry, 'deadLetterJobId', dl.id)
   FROM stuck s LEFT JOIN dl ON dl.src_id = s.id
   ORDER BY s.id
+),
+counted AS (
+  -- Every stuck job's attempt failed, whether it is requeued or not (its 'failed' event above).
+  ${countAttemptsSql(t, 'failed', '$1::timestamptz', 'stuck')}
 ),
 ${deadLetterInsertCtes(t, 'dl', '$1::timestamptz')},
 notified AS (

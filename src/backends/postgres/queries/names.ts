@@ -15,6 +15,8 @@ export interface SchemaNames {
   cronSchedules: string;
   /** `"schema".waitpoint_tokens` */
   tokens: string;
+  /** `"schema".job_throughput`, the counters of completed and failed attempts per minute (migration 012). */
+  throughput: string;
   /** `"schema".job_queue_tag_barrier_clear`, the tag-barrier check of the migrations. */
   tagBarrierClear: string;
   /** `"schema".job_queue_still_blocked`, the locked recheck before a claim parks a job (migration 006). */
@@ -27,6 +29,8 @@ export interface SchemaNames {
   hasPendingDependents: string;
   /** `"schema".job_queue_cleanup_batch`, the finished jobs of one cleanup batch (migration 007). */
   jobsCleanupBatch: string;
+  /** `"schema".job_queue_count_newest`, the job types of the newest jobs of each status (migration 012). */
+  countNewest: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
   /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
@@ -42,6 +46,7 @@ export function schemaNames(schema: string): SchemaNames {
     events: `${s}.job_events`,
     cronSchedules: `${s}.cron_schedules`,
     tokens: `${s}.waitpoint_tokens`,
+    throughput: `${s}.job_throughput`,
     jobIdSeq: `${s}.job_queue_id_seq`,
     tagBarrierClear: `${s}.job_queue_tag_barrier_clear`,
     stillBlocked: `${s}.job_queue_still_blocked`,
@@ -49,6 +54,7 @@ export function schemaNames(schema: string): SchemaNames {
     dueHead: `${s}.job_queue_due_head`,
     becameDue: `${s}.job_queue_became_due`,
     jobsCleanupBatch: `${s}.job_queue_cleanup_batch`,
+    countNewest: `${s}.job_queue_count_newest`,
     channel: notifyChannel(schema),
   };
 }

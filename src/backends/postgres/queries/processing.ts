@@ -6,6 +6,7 @@
 import { JOB_COLUMNS, jobColumns } from '../rows.js';
 import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
 import type { SchemaNames } from './names.js';
+import { countAttemptsSql } from './overview.js';
 
 /** Key of the transaction-level advisory lock serializing group-limited claims of a schema. */
 export function groupClaimLockSql(lockKey: bigint): string {
@@ -226,7 +227,8 @@ SELECT ${jobColumns('c')} FROM claimed c`;
 
 /**
  * Records completions: $1 JSON array of { job_id, worker_id, has_output, output }, $2 now,
- * $3 channel. Progress is kept, step data and the lock cleared. Wakes processors when a pending job depends on
+ * $3 channel. Progress is kept, step data and the lock cleared. Adds them to the minute's
+ * throughput counter. Wakes processors when a pending job depends on
  * a completed one (by id or tag barrier). Rows: id.
  */
 export function completeJobsSql(t: SchemaNames): string {
@@ -245,6 +247,9 @@ done AS (
 done_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
   SELECT id, 'completed', $2, NULL FROM done ORDER BY id
+),
+counted AS (
+  ${countAttemptsSql(t, 'completed', '$2::timestamptz', 'done')}
 ),
 unblocked AS (
   -- Only a hint for processors elsewhere (a wake-up), so a superset is fine: a pending job
@@ -281,6 +286,9 @@ failed_events AS (
   SELECT id, 'failed', $6::timestamptz, jsonb_build_object('message', $3::text, 'failureReason', $4::text,
     'willRetry', true, 'deadLetterJobId', NULL)
   FROM failed
+),
+counted AS (
+  ${countAttemptsSql(t, 'failed', '$6::timestamptz', 'failed')}
 ),
 notified AS (
   SELECT pg_notify($8, '') FROM failed
@@ -325,6 +333,9 @@ failed_events AS (
   SELECT id, 'failed', $5::timestamptz, jsonb_build_object('message', $3::text, 'failureReason', $4::text,
     'willRetry', false, 'deadLetterJobId', dl_id)
   FROM failed
+),
+counted AS (
+  ${countAttemptsSql(t, 'failed', '$5::timestamptz', 'failed')}
 ),
 ${deadLetterInsertCtes(t, 'dl', '$5::timestamptz')},
 notified AS (

@@ -3,14 +3,14 @@
   (SPEC §3; DETAILS "Fencing"). Sets completedAt, stores the output when given, clears step
   data, frees the group slot, writes `completed` events, moves the dependents it released from
   `blocked` to `ready` (includes/release.lua), and signals a wake-up when a pending job depends
-  on a completed one (by id or tag barrier).
+  on a completed one (by id or tag barrier). Adds them to the minute's throughput counter.
   KEYS[1] jobs, KEYS[2] outputs, KEYS[3] steps, KEYS[4] status:pending,
   KEYS[5] status:processing, KEYS[6] status:completed, KEYS[7] status:failed,
   KEYS[8] status:cancelled, KEYS[9] status:waiting, KEYS[10] ready, KEYS[11] ready-by-type,
   KEYS[12] scheduled, KEYS[13] processing, KEYS[14] finished, KEYS[15] groups,
   KEYS[16] event:id, KEYS[17] events, KEYS[18] job-events, KEYS[19] event-times, KEYS[20] wake,
   KEYS[21] deps, KEYS[22] tag-deps, KEYS[23] step-names, KEYS[24] blocked, KEYS[25] tags,
-  KEYS[26] parked
+  KEYS[26] parked, KEYS[27] throughput
   ARGV[1] now (ms); ARGV[2] JSON array of { id, workerId, output? } where output is the
   output's JSON text (absent: keep what setOutput stored).
   Returns the ids recorded.
@@ -22,6 +22,7 @@
 --- @include "state"
 --- @include "steps"
 --- @include "release"
+--- @include "throughput"
 
 local now = tonumber(ARGV[1])
 local recorded = {}
@@ -82,5 +83,6 @@ for _, c in ipairs(cjson.decode(ARGV[2])) do
   end
 end
 flushWrites()
+countAttempts('completed', #recorded, now)
 if unblocks or releasedAny() then signalWake() end
 return recorded

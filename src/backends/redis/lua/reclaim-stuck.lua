@@ -10,7 +10,7 @@
   KEYS[18] claim-hints, KEYS[19] scheduled, KEYS[20] processing, KEYS[21] finished,
   KEYS[22] groups, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
   KEYS[26] event-times, KEYS[27] wake, KEYS[28] token-waiters, KEYS[29] meta, KEYS[30] blocked,
-  KEYS[31] parked, KEYS[32] run-at
+  KEYS[31] parked, KEYS[32] run-at, KEYS[33] throughput
   ARGV[1] now (ms); ARGV[2] threshold (ms); ARGV[3] now as an ISO-8601 string.
   ARGV[4] skip: candidates that earlier calls of this reclaim examined and left processing
   (still within their own timeoutMs); ARGV[5] slice: candidates to examine at most (slices.ts).
@@ -27,6 +27,7 @@
 --- @include "state"
 --- @include "fail"
 --- @include "store"
+--- @include "throughput"
 
 checkStore(ARGV[6])
 
@@ -64,5 +65,7 @@ for _, m in ipairs(members) do
   end
   if #requeued + #failed == before then kept = kept + 1 end
 end
+-- Every reclaimed job's attempt failed, whether it is requeued or not (its `failed` event).
+countAttempts('failed', #requeued + #failed, now)
 if #requeued > 0 or #deadLetters > 0 or releasedAny() then signalWake() end
 return { requeued, failed, deadLetters, cascaded, #members, kept }
