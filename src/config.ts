@@ -15,6 +15,7 @@ import {
   isObject,
 } from './checks.js';
 import { ConfigError } from './errors.js';
+import { resolveTelemetry, type ResolvedTelemetry } from './telemetry/config.js';
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type {
@@ -46,7 +47,7 @@ function notBoth(config: Record<string, unknown>, a: string, b: string, why: str
   }
 }
 
-const COMMON_KEYS = ['backend', 'verbose', 'clock'];
+const COMMON_KEYS = ['backend', 'verbose', 'clock', 'telemetry'];
 const POSTGRES_KEYS = ['databaseConfig', 'pool', 'pglite', 'migrate', 'schema'];
 const PGLITE_KEYS = ['dataDir'];
 const REDIS_KEYS = ['redisConfig', 'client', 'keyPrefix'];
@@ -117,6 +118,7 @@ export interface ResolvedPostgresConfig {
   /** Apply the migrations to the schema before the first operation. */
   migrate: boolean;
   verbose: boolean;
+  telemetry: ResolvedTelemetry;
 }
 
 export interface ResolvedRedisConfig {
@@ -126,6 +128,7 @@ export interface ResolvedRedisConfig {
   client?: Redis;
   keyPrefix: string;
   verbose: boolean;
+  telemetry: ResolvedTelemetry;
 }
 
 export function resolveDatabaseConfig(
@@ -215,6 +218,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       schema,
       migrate: pc.migrate ?? false,
       verbose: pc.verbose ?? false,
+      telemetry: resolveTelemetry(pc.telemetry),
     };
   }
   if (backend === 'redis') {
@@ -283,6 +287,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       client: rc.client as Redis | undefined,
       keyPrefix,
       verbose: rc.verbose ?? false,
+      telemetry: resolveTelemetry(rc.telemetry),
     };
   }
   return fail(E, 'backend', "'postgres' or 'redis'", backend);

@@ -4,7 +4,7 @@
  * (operations/processing.ts), which record it and emit its hooks. Shared by both backends; the
  * backend only makes each step atomic.
  */
-import type { Backend } from './backend.js';
+import type { Backend, ClaimedJob } from './backend.js';
 import type { JobLostError } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
 import { HeldRuns } from './held-runs.js';
@@ -96,7 +96,7 @@ class JobProcessor implements Processor {
    * Jobs claimed ahead of free slots (`claimAhead`), oldest claim first, by id, with when they
    * were claimed (real time, ms). Locked to this worker in the store; they start as slots free.
    */
-  private readonly buffered = new Map<number, { job: JobRecord; claimedAt: number }>();
+  private readonly buffered = new Map<number, { job: ClaimedJob; claimedAt: number }>();
   /** Runs given up whose handler code has not returned (see ProcessorStats.abandoned). */
   private abandoned = 0;
   private readonly held: HeldRuns;
@@ -133,7 +133,7 @@ class JobProcessor implements Processor {
   }
 
   async start(): Promise<number> {
-    let jobs: JobRecord[];
+    let jobs: ClaimedJob[];
     try {
       jobs = await this.claim(this.options.batchSize);
     } catch (err) {
@@ -246,7 +246,7 @@ class JobProcessor implements Processor {
       this.hintedJobId = undefined;
       this.wakeRequested = false;
       const wanted = Math.min(this.options.batchSize, room);
-      let jobs: JobRecord[];
+      let jobs: ClaimedJob[];
       try {
         const claim = this.claim(wanted, jobId);
         this.claiming = claim;
@@ -297,7 +297,7 @@ class JobProcessor implements Processor {
     }
   }
 
-  private async claim(batchSize: number, jobId?: number): Promise<JobRecord[]> {
+  private async claim(batchSize: number, jobId?: number): Promise<ClaimedJob[]> {
     await this.enqueueDueCronJobs();
     const { jobTypes, groupConcurrency } = this.options;
     return this.processing.claim({ batchSize, jobTypes, groupConcurrency, ...(jobId === undefined ? {} : { jobId }) });
@@ -313,7 +313,7 @@ class JobProcessor implements Processor {
   }
 
   /** Runs a job and keeps it in `active` until its outcome is recorded. */
-  private track(job: JobRecord, claimedAt?: number): Promise<void> {
+  private track(job: ClaimedJob, claimedAt?: number): Promise<void> {
     const entry: { run?: Promise<void> } = {};
     const run = this.settle(entry, job, claimedAt);
     entry.run = run;
@@ -325,7 +325,7 @@ class JobProcessor implements Processor {
    * process() with its errors reported, leaving `active` once settled: one promise per job
    * rather than a chain of three. `entry.run` is set before the first await of process() ends.
    */
-  private async settle(entry: { run?: Promise<void> }, job: JobRecord, claimedAt?: number): Promise<void> {
+  private async settle(entry: { run?: Promise<void> }, job: ClaimedJob, claimedAt?: number): Promise<void> {
     try {
       await this.process(job, claimedAt);
     } catch (err) {
@@ -337,7 +337,7 @@ class JobProcessor implements Processor {
     }
   }
 
-  private async process(job: JobRecord, claimedAt?: number): Promise<void> {
+  private async process(job: ClaimedJob, claimedAt?: number): Promise<void> {
     this.handlersRunning++;
     // A job that waited in the claim-ahead buffer renews its lock first, so its lease counts
     // from its start; a job reclaimed meanwhile is someone else's now and does not run here.
@@ -348,6 +348,7 @@ class JobProcessor implements Processor {
       return;
     }
     const run = this.held.add(job);
+    const telemetry = this.processing.startRun(job);
     let outcome: RunOutcome;
     try {
       const deps = {
@@ -357,7 +358,7 @@ class JobProcessor implements Processor {
         report: (e: Error) => this.report(e),
         jobLost: (e: JobLostError) => this.held.giveUp(run, e),
       };
-      outcome = await runJob(job, this.handlers[job.jobType], deps, run.lost);
+      outcome = await telemetry.within(() => runJob(job, this.handlers[job.jobType], deps, run.lost));
     } finally {
       // The slot is refilled at once, while the outcome is still being written.
       this.held.remove(run);
@@ -369,6 +370,15 @@ class JobProcessor implements Processor {
       this.abandoned++;
       void outcome.abandoned.finally(() => this.abandoned--);
     }
+    try {
+      await this.record(job, outcome);
+    } finally {
+      telemetry.end(outcome);
+    }
+  }
+
+  /** Writes a run's outcome (through the processing operations, which emit its hooks). */
+  private async record(job: ClaimedJob, outcome: RunOutcome): Promise<void> {
     if (outcome.status === 'lost') {
       // Nothing is written: the job belongs to whoever holds it now.
       this.report(outcome.error);

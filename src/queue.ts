@@ -8,6 +8,8 @@ import { createPostgresBackend } from './backends/postgres/index.js';
 import { createRedisBackend } from './backends/redis/index.js';
 import { systemClock } from './clock.js';
 import { resolveConfig } from './config.js';
+import { createTelemetry } from './telemetry/config.js';
+import type { Telemetry } from './telemetry/telemetry.js';
 import { ValidationError } from './errors.js';
 import type { QueueEventListener, QueueEventName, QueueEvents } from './events.js';
 import { JobHooks, QueueOperations } from './operations/index.js';
@@ -68,7 +70,7 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
   const clock = config.clock ?? systemClock;
   const backend =
     resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
-  return openQueue<P>(backend, clock, resolved.verbose);
+  return openQueue<P>(backend, clock, resolved.verbose, createTelemetry(resolved.telemetry, resolved.backend, clock));
 }
 
 /*
@@ -78,7 +80,12 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
  * operationsOf(), which src/index.ts does not export. The class's static block hands out these
  * privileged functions.
  */
-let openQueue: <P extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) => JobQueue<P>;
+let openQueue: <P extends PayloadMap>(
+  backend: Backend,
+  clock: Clock,
+  verbose: boolean,
+  telemetry: Telemetry,
+) => JobQueue<P>;
 let readBackend: <P extends PayloadMap>(queue: JobQueue<P>) => Backend;
 let readOperations: <P extends PayloadMap>(queue: JobQueue<P>) => QueueOperations;
 
@@ -94,8 +101,8 @@ export function operationsOf<P extends PayloadMap>(queue: JobQueue<P>): QueueOpe
 
 export class JobQueue<P extends PayloadMap = PayloadMap> {
   static {
-    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean) =>
-      new JobQueue<Q>(backend, clock, verbose);
+    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, verbose: boolean, telemetry: Telemetry) =>
+      new JobQueue<Q>(backend, clock, verbose, telemetry);
     readBackend = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#backend;
     readOperations = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#operations;
   }
@@ -113,6 +120,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     backend: Backend,
     /** @internal */ readonly clock: Clock,
     /** @internal */ readonly verbose: boolean,
+    telemetry: Telemetry,
   ) {
     this.lifecycle = new QueueLifecycle(backend);
     this.#backend = this.lifecycle.backend;
@@ -122,6 +130,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
       backend: this.#backend,
       clock,
       hooks,
+      telemetry,
       log: (message) => this.log(message),
     });
     // Loud on purpose, whatever `verbose` says: data may have been lost. A risk (`quiet`) goes

@@ -340,6 +340,8 @@ export function normalizeJob(
     group,
     dependsOnJobIds,
     dependsOnTags,
+    // Set by the add operations when a trace is recorded there (see telemetry/).
+    traceContext: null,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Backend } from '../backend.js';
 import type { Clock } from '../types.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import type { JobHooks } from './hooks.js';
 
 /** @internal */
@@ -12,6 +13,8 @@ export interface OperationsContext {
   backend: Backend;
   clock: Clock;
   hooks: JobHooks;
+  /** Spans and metrics (the `telemetry` option); does nothing when off. */
+  telemetry: Telemetry;
   /** The queue's verbose log; a no-op unless `verbose` is set. */
   log(message: string): void;
 }
