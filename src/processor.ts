@@ -371,24 +371,20 @@ class JobProcessor implements Processor {
       void outcome.abandoned.finally(() => this.abandoned--);
     }
     try {
-      await this.record(job, outcome);
+      if (outcome.status === 'lost') {
+        // Nothing is written: the job belongs to whoever holds it now.
+        this.report(outcome.error);
+        this.log(outcome.error.message);
+      } else if (outcome.status === 'completed') {
+        await this.processing.complete(job, outcome);
+      } else if (outcome.status === 'waiting') {
+        this.processing.waited(job);
+      } else {
+        await this.processing.fail(job, outcome);
+      }
     } finally {
+      // The run's span ends once its outcome is written.
       telemetry.end(outcome);
-    }
-  }
-
-  /** Writes a run's outcome (through the processing operations, which emit its hooks). */
-  private async record(job: ClaimedJob, outcome: RunOutcome): Promise<void> {
-    if (outcome.status === 'lost') {
-      // Nothing is written: the job belongs to whoever holds it now.
-      this.report(outcome.error);
-      this.log(outcome.error.message);
-    } else if (outcome.status === 'completed') {
-      await this.processing.complete(job, outcome);
-    } else if (outcome.status === 'waiting') {
-      this.processing.waited(job);
-    } else {
-      await this.processing.fail(job, outcome);
     }
   }
 
