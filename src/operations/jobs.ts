@@ -26,9 +26,8 @@ export class JobOperations {
     const now = clock.now();
     const job = normalizeJob('', options, now);
     const db = requireAddOptions(addOptions);
-    const { ids, insertedIds } = await telemetry.traceAdd([job], false, () =>
-      backend.addJobs({ jobs: [job], now, db }),
-    );
+    const jobs = [job];
+    const { ids, insertedIds } = await telemetry.traceAdd(jobs, false, () => backend.addJobs({ jobs, now, db }));
     const added = insertedIds.map((jobId) => ({ jobId, jobType: job.jobType }));
     hooks.added(added);
     telemetry.added(added);

@@ -116,9 +116,18 @@ export class OtelTelemetry implements Telemetry {
     this.common = { [ATTR.messagingSystem]: MESSAGING_SYSTEM_VALUE, [ATTR.backend]: settings.backend };
   }
 
-  async traceAdd(jobs: NewJob[], batch: boolean, add: () => Promise<AddJobsResult>): Promise<AddJobsResult> {
+  // Not async: without a tracer the call is the backend's own promise, with no wrapper around it.
+  traceAdd(jobs: NewJob[], batch: boolean, add: () => Promise<AddJobsResult>): Promise<AddJobsResult> {
     const tracer = this.tracer();
-    if (!tracer) return add();
+    return tracer ? this.tracedAdd(tracer, jobs, batch, add) : add();
+  }
+
+  private async tracedAdd(
+    tracer: Tracer,
+    jobs: NewJob[],
+    batch: boolean,
+    add: () => Promise<AddJobsResult>,
+  ): Promise<AddJobsResult> {
     const { api } = this;
     const jobType = commonJobType(jobs);
     const attributes: Attributes = {
@@ -130,7 +139,7 @@ export class OtelTelemetry implements Telemetry {
     if (batch) attributes[ATTR.batchMessageCount] = jobs.length;
     const parent = api.context.active();
     const span = tracer.startSpan(spanName('add', jobType), { kind: api.SpanKind.PRODUCER, attributes }, parent);
-    // An unsampled span stores nothing: no link would be recorded for it anyway.
+    // An add the sampler dropped stores nothing: its span is not exported, a link would lead nowhere.
     if (span.isRecording()) {
       const traceContext = formatTraceContext(span.spanContext());
       for (const job of jobs) job.traceContext = traceContext;
@@ -155,9 +164,16 @@ export class OtelTelemetry implements Telemetry {
     for (const [jobType, count] of perType) metrics.added.add(count, this.metricAttributes(jobType));
   }
 
-  async traceClaim(workerId: string, claim: () => Promise<ClaimedJob[]>): Promise<ClaimedJob[]> {
+  traceClaim(workerId: string, claim: () => Promise<ClaimedJob[]>): Promise<ClaimedJob[]> {
     const tracer = this.tracer();
-    if (!tracer) return claim();
+    return tracer ? this.tracedClaim(tracer, workerId, claim) : claim();
+  }
+
+  private async tracedClaim(
+    tracer: Tracer,
+    workerId: string,
+    claim: () => Promise<ClaimedJob[]>,
+  ): Promise<ClaimedJob[]> {
     const { api } = this;
     const attributes: Attributes = {
       ...this.common,
