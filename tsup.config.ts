@@ -16,5 +16,5 @@ export default defineConfig({
   // the error classes (instanceof works across the two entry points).
   splitting: true,
   target: 'node20',
-  external: ['pg', 'ioredis', '@electric-sql/pglite'],
+  external: ['pg', 'ioredis', '@electric-sql/pglite', '@opentelemetry/api'],
 });

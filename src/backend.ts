@@ -52,6 +52,19 @@ export interface NewJob {
    */
   dependsOnJobIds: number[] | null;
   dependsOnTags: string[] | null;
+  /**
+   * The producer's trace context to store with the job (telemetry/trace-context.ts: W3C
+   * `traceparent`, then a space and `tracestate` when there is one); null when none was recorded.
+   */
+  traceContext: string | null;
+}
+
+/**
+ * A job as a claim returns it: the record, plus the trace context stored with it when it was
+ * added (NewJob.traceContext), which only claims read. Handlers never see it.
+ */
+export interface ClaimedJob extends JobRecord {
+  traceContext?: string;
 }
 
 export interface AddJobsInput {
@@ -235,7 +248,7 @@ export interface Backend extends CronStore, WaitStore {
 
   // §4.6 processing
   /** Atomically claims up to `batchSize` eligible jobs: pending → processing, attempts + 1. */
-  claimJobs(input: ClaimInput): Promise<JobRecord[]>;
+  claimJobs(input: ClaimInput): Promise<ClaimedJob[]>;
   /**
    * Records completions, fenced: only jobs still processing and locked by `workerId`. Returns the
    * ids recorded. Throws StoreRejectedError when the store refuses the values written (nothing

@@ -16,6 +16,7 @@ import {
 } from './checks.js';
 import { ConfigError } from './errors.js';
 import { Log, checkLogger } from './log.js';
+import { resolveTelemetry, type ResolvedTelemetry } from './telemetry/config.js';
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type {
@@ -47,7 +48,7 @@ function notBoth(config: Record<string, unknown>, a: string, b: string, why: str
   }
 }
 
-const COMMON_KEYS = ['backend', 'verbose', 'logger', 'clock'];
+const COMMON_KEYS = ['backend', 'verbose', 'logger', 'clock', 'telemetry'];
 const POSTGRES_KEYS = ['databaseConfig', 'pool', 'pglite', 'migrate', 'schema'];
 const PGLITE_KEYS = ['dataDir'];
 const REDIS_KEYS = ['redisConfig', 'client', 'keyPrefix'];
@@ -119,6 +120,7 @@ export interface ResolvedPostgresConfig {
   migrate: boolean;
   /** The queue's log: `logger` (or the console) with `verbose`. */
   log: Log;
+  telemetry: ResolvedTelemetry;
 }
 
 export interface ResolvedRedisConfig {
@@ -129,6 +131,7 @@ export interface ResolvedRedisConfig {
   keyPrefix: string;
   /** The queue's log: `logger` (or the console) with `verbose`. */
   log: Log;
+  telemetry: ResolvedTelemetry;
 }
 
 export function resolveDatabaseConfig(
@@ -219,6 +222,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       schema,
       migrate: pc.migrate ?? false,
       log,
+      telemetry: resolveTelemetry(pc.telemetry),
     };
   }
   if (backend === 'redis') {
@@ -287,6 +291,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       client: rc.client as Redis | undefined,
       keyPrefix,
       log,
+      telemetry: resolveTelemetry(rc.telemetry),
     };
   }
   return fail(E, 'backend', "'postgres' or 'redis'", backend);

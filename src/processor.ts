@@ -4,7 +4,7 @@
  * (operations/processing.ts), which record it and emit its hooks. Shared by both backends; the
  * backend only makes each step atomic.
  */
-import type { Backend } from './backend.js';
+import type { Backend, ClaimedJob } from './backend.js';
 import type { JobLostError } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
 import { describeThrown } from './failure.js';
@@ -100,7 +100,7 @@ class JobProcessor implements Processor {
    * Jobs claimed ahead of free slots (`claimAhead`), oldest claim first, by id, with when they
    * were claimed (real time, ms). Locked to this worker in the store; they start as slots free.
    */
-  private readonly buffered = new Map<number, { job: JobRecord; claimedAt: number }>();
+  private readonly buffered = new Map<number, { job: ClaimedJob; claimedAt: number }>();
   /** Runs given up whose handler code has not returned (see ProcessorStats.abandoned). */
   private abandoned = 0;
   private readonly held: HeldRuns;
@@ -140,7 +140,7 @@ class JobProcessor implements Processor {
   }
 
   async start(): Promise<number> {
-    let jobs: JobRecord[];
+    let jobs: ClaimedJob[];
     try {
       jobs = await this.claim(this.options.batchSize);
     } catch (err) {
@@ -253,7 +253,7 @@ class JobProcessor implements Processor {
       this.hintedJobId = undefined;
       this.wakeRequested = false;
       const wanted = Math.min(this.options.batchSize, room);
-      let jobs: JobRecord[];
+      let jobs: ClaimedJob[];
       try {
         const claim = this.claim(wanted, jobId);
         this.claiming = claim;
@@ -304,7 +304,7 @@ class JobProcessor implements Processor {
     }
   }
 
-  private async claim(batchSize: number, jobId?: number): Promise<JobRecord[]> {
+  private async claim(batchSize: number, jobId?: number): Promise<ClaimedJob[]> {
     await this.enqueueDueCronJobs();
     const { jobTypes, groupConcurrency } = this.options;
     return this.processing.claim({ batchSize, jobTypes, groupConcurrency, ...(jobId === undefined ? {} : { jobId }) });
@@ -320,7 +320,7 @@ class JobProcessor implements Processor {
   }
 
   /** Runs a job and keeps it in `active` until its outcome is recorded. */
-  private track(job: JobRecord, claimedAt?: number): Promise<void> {
+  private track(job: ClaimedJob, claimedAt?: number): Promise<void> {
     const entry: { run?: Promise<void> } = {};
     const run = this.settle(entry, job, claimedAt);
     entry.run = run;
@@ -332,7 +332,7 @@ class JobProcessor implements Processor {
    * process() with its errors reported, leaving `active` once settled: one promise per job
    * rather than a chain of three. `entry.run` is set before the first await of process() ends.
    */
-  private async settle(entry: { run?: Promise<void> }, job: JobRecord, claimedAt?: number): Promise<void> {
+  private async settle(entry: { run?: Promise<void> }, job: ClaimedJob, claimedAt?: number): Promise<void> {
     try {
       await this.process(job, claimedAt);
     } catch (err) {
@@ -344,7 +344,7 @@ class JobProcessor implements Processor {
     }
   }
 
-  private async process(job: JobRecord, claimedAt?: number): Promise<void> {
+  private async process(job: ClaimedJob, claimedAt?: number): Promise<void> {
     this.handlersRunning++;
     // A job that waited in the claim-ahead buffer renews its lock first, so its lease counts
     // from its start; a job reclaimed meanwhile is someone else's now and does not run here.
@@ -355,6 +355,7 @@ class JobProcessor implements Processor {
       return;
     }
     const run = this.held.add(job);
+    const telemetry = this.processing.startRun(job);
     let outcome: RunOutcome;
     try {
       const deps = {
@@ -364,7 +365,7 @@ class JobProcessor implements Processor {
         report: (e: Error) => this.report(e),
         jobLost: (e: JobLostError) => this.held.giveUp(run, e),
       };
-      outcome = await runJob(job, this.handlers[job.jobType], deps, run.lost);
+      outcome = await telemetry.within(() => runJob(job, this.handlers[job.jobType], deps, run.lost));
     } finally {
       // The slot is refilled at once, while the outcome is still being written.
       this.held.remove(run);
@@ -376,16 +377,21 @@ class JobProcessor implements Processor {
       this.abandoned++;
       void outcome.abandoned.finally(() => this.abandoned--);
     }
-    if (outcome.status === 'lost') {
-      // Nothing is written: the job belongs to whoever holds it now.
-      this.report(outcome.error);
-      this.log(outcome.error.message, { jobId: job.id, jobType: job.jobType, error: outcome.error });
-    } else if (outcome.status === 'completed') {
-      await this.processing.complete(job, outcome);
-    } else if (outcome.status === 'waiting') {
-      this.processing.waited(job);
-    } else {
-      await this.processing.fail(job, outcome);
+    try {
+      if (outcome.status === 'lost') {
+        // Nothing is written: the job belongs to whoever holds it now.
+        this.report(outcome.error);
+        this.log(outcome.error.message, { jobId: job.id, jobType: job.jobType, error: outcome.error });
+      } else if (outcome.status === 'completed') {
+        await this.processing.complete(job, outcome);
+      } else if (outcome.status === 'waiting') {
+        this.processing.waited(job);
+      } else {
+        await this.processing.fail(job, outcome);
+      }
+    } finally {
+      // The run's span ends once its outcome is written.
+      telemetry.end(outcome);
     }
   }
 

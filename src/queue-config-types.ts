@@ -240,6 +240,15 @@ export interface PostgresQueueConfig {
    * @example { clock: new ManualClock(new Date('2030-01-01T00:00:00Z')) }
    */
   clock?: Clock;
+  /**
+   * OpenTelemetry spans and metrics (docs/telemetry.md). On by default when
+   * `@opentelemetry/api` is installed, through the global tracer and meter providers, which
+   * record nothing until an SDK is registered; `false` turns it off; an object names the
+   * providers to use instead of the global ones.
+   * @default true when `@opentelemetry/api` is installed, else off
+   * @example { telemetry: { tracerProvider, meterProvider } }
+   */
+  telemetry?: boolean | TelemetryConfig;
 }
 
 /** How the queue connects to Redis when it creates its own client. */
@@ -337,6 +346,15 @@ export interface RedisQueueConfig {
    * @example { clock: new ManualClock(new Date('2030-01-01T00:00:00Z')) }
    */
   clock?: Clock;
+  /**
+   * OpenTelemetry spans and metrics (docs/telemetry.md). On by default when
+   * `@opentelemetry/api` is installed, through the global tracer and meter providers, which
+   * record nothing until an SDK is registered; `false` turns it off; an object names the
+   * providers to use instead of the global ones.
+   * @default true when `@opentelemetry/api` is installed, else off
+   * @example { telemetry: { tracerProvider, meterProvider } }
+   */
+  telemetry?: boolean | TelemetryConfig;
 }
 
 /**
@@ -371,6 +389,25 @@ export interface LoggedError {
 }
 
 export type JobQueueConfig = PostgresQueueConfig | RedisQueueConfig;
+
+/**
+ * The providers the `telemetry` option takes, typed by the methods the queue calls, so these
+ * types do not need `@opentelemetry/api`: pass its TracerProvider and MeterProvider.
+ */
+export interface TelemetryConfig {
+  /**
+   * Where spans go.
+   * @default the global tracer provider (`trace.getTracerProvider()`)
+   * @example { tracerProvider: new BasicTracerProvider({ spanProcessors: [processor] }) }
+   */
+  tracerProvider?: { getTracer(name: string, version?: string): unknown };
+  /**
+   * Where metrics go. The global one is read when the queue is created: register the SDK first.
+   * @default the global meter provider (`metrics.getMeterProvider()`)
+   * @example { meterProvider: new MeterProvider({ readers: [reader] }) }
+   */
+  meterProvider?: { getMeter(name: string, version?: string): unknown };
+}
 
 /** A source of the current time. */
 export interface Clock {

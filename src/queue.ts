@@ -9,6 +9,8 @@ import { createRedisBackend } from './backends/redis/index.js';
 import { systemClock } from './clock.js';
 import { searchLimits } from './search-limits.js';
 import { resolveConfig } from './config.js';
+import { createTelemetry } from './telemetry/config.js';
+import type { Telemetry } from './telemetry/telemetry.js';
 import { ValidationError } from './errors.js';
 import type { QueueEventListener, QueueEventName, QueueEvents } from './events.js';
 import type { Log } from './log.js';
@@ -80,7 +82,7 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
   const clock = config.clock ?? systemClock;
   const backend =
     resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
-  return openQueue<P>(backend, clock, resolved.log);
+  return openQueue<P>(backend, clock, resolved.log, createTelemetry(resolved.telemetry, resolved.backend, clock));
 }
 
 /*
@@ -90,7 +92,7 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
  * operationsOf(), which src/index.ts does not export. The class's static block hands out these
  * privileged functions.
  */
-let openQueue: <P extends PayloadMap>(backend: Backend, clock: Clock, log: Log) => JobQueue<P>;
+let openQueue: <P extends PayloadMap>(backend: Backend, clock: Clock, log: Log, telemetry: Telemetry) => JobQueue<P>;
 let readBackend: <P extends PayloadMap>(queue: JobQueue<P>) => Backend;
 let readOperations: <P extends PayloadMap>(queue: JobQueue<P>) => QueueOperations;
 
@@ -106,8 +108,8 @@ export function operationsOf<P extends PayloadMap>(queue: JobQueue<P>): QueueOpe
 
 export class JobQueue<P extends PayloadMap = PayloadMap> {
   static {
-    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, log: Log) =>
-      new JobQueue<Q>(backend, clock, log);
+    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, log: Log, telemetry: Telemetry) =>
+      new JobQueue<Q>(backend, clock, log, telemetry);
     readBackend = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#backend;
     readOperations = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#operations;
   }
@@ -126,12 +128,13 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     /** @internal */ readonly clock: Clock,
     /** @internal The queue's log (`logger`, `verbose`); processors and supervisors write to it too. */
     readonly log: Log,
+    telemetry: Telemetry,
   ) {
     this.lifecycle = new QueueLifecycle(backend);
     this.#backend = this.lifecycle.backend;
     const hooks = new JobHooks(log);
     this.events = hooks;
-    this.#operations = new QueueOperations({ backend: this.#backend, clock, hooks, log });
+    this.#operations = new QueueOperations({ backend: this.#backend, clock, hooks, log, telemetry });
     // Loud on purpose, whatever `verbose` says: data may have been lost. A risk (`quiet`) goes
     // to the verbose log; the `error` event gets both.
     backend.setErrorReporter?.((error, options) => {

@@ -353,6 +353,8 @@ export function normalizeJob(
     group,
     dependsOnJobIds,
     dependsOnTags,
+    // Set by the add operations when a trace is recorded there (see telemetry/).
+    traceContext: null,
   };
 }
 

@@ -5,6 +5,7 @@
 import type { Backend } from '../backend.js';
 import type { Log } from '../log.js';
 import type { Clock } from '../types.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import type { JobHooks } from './hooks.js';
 
 /** @internal */
@@ -15,4 +16,6 @@ export interface OperationsContext {
   hooks: JobHooks;
   /** The queue's log (`logger`, debug lines only with `verbose`). */
   log: Log;
+  /** Spans and metrics (the `telemetry` option); does nothing when off. */
+  telemetry: Telemetry;
 }

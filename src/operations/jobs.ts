@@ -23,11 +23,15 @@ export class JobOperations {
 
   /** Adds one job; returns its id (the existing id when the idempotency key is taken). */
   async add(options: JobOptions, addOptions: AddJobOptions | undefined): Promise<number> {
-    const { backend, clock, hooks } = this.ctx;
+    const { backend, clock, hooks, telemetry } = this.ctx;
     const now = clock.now();
     const job = normalizeJob('', options, now);
-    const { ids, insertedIds } = await backend.addJobs({ jobs: [job], now, db: requireAddOptions(addOptions) });
-    hooks.added(insertedIds.map((jobId) => ({ jobId, jobType: job.jobType })));
+    const db = requireAddOptions(addOptions);
+    const jobs = [job];
+    const { ids, insertedIds } = await telemetry.traceAdd(jobs, false, () => backend.addJobs({ jobs, now, db }));
+    const added = insertedIds.map((jobId) => ({ jobId, jobType: job.jobType }));
+    hooks.added(added);
+    telemetry.added(added);
     this.ctx.log.debug(`added job ${ids[0]} (${job.jobType})`, { jobId: ids[0], jobType: job.jobType });
     return ids[0]!;
   }
@@ -36,15 +40,18 @@ export class JobOperations {
   async addMany(list: JobOptions[], addOptions: AddJobOptions | undefined): Promise<number[]> {
     if (!Array.isArray(list)) throw new ValidationError('jobs', 'Expected `jobs` to be an array of job options');
     if (list.length === 0) return [];
-    const { backend, clock, hooks } = this.ctx;
+    const { backend, clock, hooks, telemetry } = this.ctx;
     const now = clock.now();
     const jobs = list.map((o, index) => normalizeJob(`jobs[${index}]`, o, now, { index, size: list.length }));
     assertNoPlaceholderCycles(jobs);
-    const { ids, insertedIds } = await backend.addJobs({ jobs, now, db: requireAddOptions(addOptions) });
+    const db = requireAddOptions(addOptions);
+    const { ids, insertedIds } = await telemetry.traceAdd(jobs, true, () => backend.addJobs({ jobs, now, db }));
     // The first job carrying an id is the one inserted; later duplicates of its key map to it.
     const typeById = new Map<number, string>();
     ids.forEach((id, i) => typeById.has(id) || typeById.set(id, jobs[i]!.jobType));
-    hooks.added(insertedIds.map((jobId) => ({ jobId, jobType: typeById.get(jobId)! })));
+    const added = insertedIds.map((jobId) => ({ jobId, jobType: typeById.get(jobId)! }));
+    hooks.added(added);
+    telemetry.added(added);
     this.ctx.log.debug(`added ${insertedIds.length} of ${jobs.length} jobs`, { jobIds: insertedIds });
     return ids;
   }

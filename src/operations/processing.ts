@@ -3,12 +3,13 @@
  * waiting, failed) with its hooks. A processor makes one per worker id; the handler context
  * writes through the JobRunOperations it hands out.
  */
-import type { ClaimInput } from '../backend.js';
+import type { ClaimedJob, ClaimInput } from '../backend.js';
 import { retryAt } from '../backoff.js';
 import { CompletionBuffer } from '../completion-buffer.js';
 import { toError } from '../events.js';
 import { failureMessage, failureStack } from '../failure.js';
 import type { Log, LogInput } from '../log.js';
+import type { RunTelemetry } from '../telemetry/telemetry.js';
 import type { FailureReason, JobRecord } from '../types.js';
 import type { OperationsContext } from './context.js';
 import { JobRunOperations } from './job-run.js';
@@ -38,9 +39,12 @@ export class ProcessingOperations {
   }
 
   /** Claims up to `batchSize` due jobs for this worker and emits `job:processing` for each. */
-  async claim(input: Omit<ClaimInput, 'workerId' | 'now'>): Promise<JobRecord[]> {
-    const { backend, clock, hooks } = this.ctx;
-    const jobs = await backend.claimJobs({ workerId: this.worker.workerId, ...input, now: clock.now() });
+  async claim(input: Omit<ClaimInput, 'workerId' | 'now'>): Promise<ClaimedJob[]> {
+    const { backend, clock, hooks, telemetry } = this.ctx;
+    const { workerId } = this.worker;
+    const jobs = await telemetry.traceClaim(workerId, () =>
+      backend.claimJobs({ workerId, ...input, now: clock.now() }),
+    );
     hooks.processing(jobs);
     if (jobs.length > 0) {
       const jobIds = jobs.map((j) => j.id);
@@ -50,6 +54,11 @@ export class ProcessingOperations {
       );
     }
     return jobs;
+  }
+
+  /** Starts the telemetry of a claimed job's run (its span, pickup latency); end it with the outcome. */
+  startRun(job: ClaimedJob): RunTelemetry {
+    return this.ctx.telemetry.startRun(job, this.worker.workerId);
   }
 
   /** The writes of a claimed job's handler. */
@@ -66,6 +75,7 @@ export class ProcessingOperations {
     };
     if (await this.completions.add(input)) {
       this.ctx.hooks.completed(job);
+      this.ctx.telemetry.completed(job);
       this.worker.log.debug(`${this.prefix}completed job ${job.id} (${job.jobType})`, this.about(job));
     } else {
       this.worker.log.debug(
@@ -114,6 +124,7 @@ export class ProcessingOperations {
         }
         hooks.failed(job, outcome.error, at !== null);
         hooks.cancelled([], result.cascaded);
+        this.ctx.telemetry.failed(job, outcome.error, at !== null);
         this.worker.log.debug(
           `${this.prefix}job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`,
           this.about(job, { failureReason: outcome.reason, willRetry: at !== null, error: outcome.error }),

@@ -54,6 +54,8 @@ const CONSUMERS = {
   // The documentation server's optional peers, as its usage tells a project to install them.
   mcp: ['@modelcontextprotocol/sdk', 'zod', 'minisearch'],
   pgliteOnly: ['@electric-sql/pglite', '@types/node@20'],
+  // The optional OpenTelemetry API, with an SDK to record what the queue reports.
+  pgliteTelemetry: ['@electric-sql/pglite', '@opentelemetry/api', '@opentelemetry/sdk-trace-base'],
 } as const;
 type ConsumerName = keyof typeof CONSUMERS;
 
@@ -176,6 +178,45 @@ const queue = initJobQueue({ pglite: {}, migrate: true });
       const result = await run(process.execPath, [file], dir);
       expect(result.code, show(result)).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ status: 'completed', output: { doubled: 42 } });
+    });
+  }
+
+  // Each build loads @opentelemetry/api where the project installed it.
+  for (const [file, imports] of [
+    [
+      'run-telemetry.mjs',
+      `import { initJobQueue } from 'queuedev';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';`,
+    ],
+    [
+      'run-telemetry.cjs',
+      `const { initJobQueue } = require('queuedev');
+const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');`,
+    ],
+  ] as const) {
+    it(`links a job's run to its add with @opentelemetry/api installed (${file})`, async () => {
+      const dir = consumer('pgliteTelemetry');
+      const body = `
+const exporter = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const queue = initJobQueue({ pglite: {}, migrate: true, telemetry: { tracerProvider } });
+(async () => {
+  try {
+    await queue.addJob({ jobType: 'double', payload: { n: 21 } });
+    await queue.createProcessor({ double: async (p) => ({ doubled: p.n * 2 }) }).start();
+    const spans = exporter.getFinishedSpans();
+    const add = spans.find((s) => s.name === 'add double');
+    const run = spans.find((s) => s.name === 'process double');
+    console.log(JSON.stringify({ linked: run.links[0].context.spanId === add.spanContext().spanId }));
+  } finally {
+    await queue.close();
+  }
+})();
+`;
+      writeFileSync(join(dir, file), `${imports}\n${body}`);
+      const result = await run(process.execPath, [file], dir);
+      expect(result.code, show(result)).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ linked: true });
     });
   }
 

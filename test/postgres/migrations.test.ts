@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, initJobQueue, migrate, type MigrateOptions } from '../../src/index.js';
@@ -23,6 +24,7 @@ const ALL_MIGRATIONS = [
   '008_claim_plans',
   '009_parked_group_turns',
   '010_ascending_list_indexes',
+  '011_trace_context',
   '012_overview',
 ];
 const ALL_TABLES = [
@@ -330,6 +332,19 @@ function useUpgradeSchema(): { readonly schema: string; readonly pool: pg.Pool }
       return pool;
     },
   };
+}
+
+/**
+ * The claims of this version return a column a later migration adds (011's trace_context).
+ * Tests that claim on a schema short of it, to see an older migration's functions at work, add
+ * that column first, and drop it before migrating on.
+ */
+async function addClaimedColumns(pool: pg.Pool, schema: string): Promise<void> {
+  await pool.query(`ALTER TABLE "${schema}".job_queue ADD COLUMN trace_context text`);
+}
+
+async function dropClaimedColumns(pool: pg.Pool, schema: string): Promise<void> {
+  await pool.query(`ALTER TABLE "${schema}".job_queue DROP COLUMN trace_context`);
 }
 
 describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
@@ -649,6 +664,7 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
   it('keeps every job and gives back the parked jobs that 006 left with no turn coming', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 8 })).toHaveLength(8);
     const at006 = await parkingDefinitions();
+    await addClaimedColumns(db.pool, schema);
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
     const claim = async (jobTypes?: string[]) =>
@@ -687,6 +703,7 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
       expect(await count('parked')).toBe(2);
       const jobs = await count('true');
 
+      await dropClaimedColumns(db.pool, schema);
       expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(8).map((name) => ({ name })));
       expect(await count('true')).toBe(jobs);
       expect(await count('parked')).toBe(0);
@@ -743,7 +760,7 @@ describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
     const jobs = async () => (await db.pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows;
     const stored = await jobs();
 
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(9).map((name) => ({ name })));
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '010_ascending_list_indexes' }]);
     expect(await jobs()).toEqual(stored);
     expect(await listIndexes()).toEqual([
       'CREATE INDEX job_queue_job_type_idx ON job_queue USING btree (job_type, id)',
@@ -778,7 +795,7 @@ describe('012_overview on a schema with jobs (postgres)', () => {
   const { schema } = db;
 
   it('keeps every job, counts them and their completions; the down part drops the table and the function', async () => {
-    expect(await migrate({ databaseUrl: PG_URL, schema, count: 10 })).toHaveLength(10);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 11 })).toHaveLength(11);
     const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const ids = await before.addJobs(['a', 'b', 'a'].map((jobType) => ({ jobType, payload: {} })));
     await before.cancelJob(ids[1]!);
@@ -804,6 +821,58 @@ describe('012_overview on a schema with jobs (postgres)', () => {
       [`"${schema}".job_throughput`, schema],
     );
     expect(rows).toEqual([{ jobs: 3, no_table: true, no_function: true }]);
+  });
+});
+
+describe('011_trace_context on a schema with jobs (postgres)', () => {
+  const db = useUpgradeSchema();
+  const { schema } = db;
+
+  it('queue-cli migrate keeps every job; old jobs run unlinked, new ones link to their add; down drops only the column', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 10 })).toHaveLength(10);
+    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    const ids = await before.addJobs([
+      { jobType: 'old', payload: { n: 1 } },
+      { jobType: 'old', payload: { n: 2 }, priority: 5 },
+    ]);
+    await before.cancelJob(ids[0]!);
+    await before.close();
+    const jobs = async () => (await db.pool.query(`SELECT * FROM "${schema}".job_queue ORDER BY id`)).rows;
+    const stored = await jobs();
+
+    const run = await runCli(['migrate', '-s', schema], ROOT, { PG_QUEUE_DATABASE: PG_URL });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Applied 011_trace_context');
+    expect(await jobs()).toEqual(stored.map((row) => ({ ...row, trace_context: null })));
+
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema, telemetry: { tracerProvider } });
+    try {
+      const added = await queue.addJob({ jobType: 'new', payload: {} });
+      const handled: number[] = [];
+      const handler = async (payload: { n?: number }) => void handled.push(payload.n ?? 0);
+      const processor = queue.createProcessor({ old: handler, new: handler });
+      expect(await processor.start()).toBe(2);
+      expect(handled.sort()).toEqual([0, 2]);
+      expect(await queue.getJob(added)).toMatchObject({ status: 'completed' });
+      const runs = exporter.getFinishedSpans().filter((s) => s.name.startsWith('process '));
+      const add = exporter.getFinishedSpans().find((s) => s.name === 'add new')!;
+      expect(Object.fromEntries(runs.map((s) => [s.name, s.links.map((l) => l.context.spanId)]))).toEqual({
+        'process old': [],
+        'process new': [add.spanContext().spanId],
+      });
+    } finally {
+      await queue.close();
+      await tracerProvider.shutdown();
+    }
+
+    // And back (with 012 after it): only the column goes.
+    const count = (await jobs()).length;
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 2 });
+    const after = await jobs();
+    expect(after).toHaveLength(count);
+    expect(after.every((row) => !('trace_context' in row))).toBe(true);
   });
 });
 

@@ -6,6 +6,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NotMigratedError } from '../../src/errors.js';
+import { migrate } from '../../src/index.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import { PG_URL, uniqueName } from '../helpers/backends.js';
 import { dashboardClient, read } from '../dashboard/support.js';
@@ -67,5 +68,40 @@ describe('a queue on an unmigrated schema', () => {
     expect(status).toBe(503);
     expect(body.code).toBe('SCHEMA_NOT_MIGRATED');
     expect(body.error).toContain(command);
+  });
+});
+
+describe('a queue on a schema short of the latest migration', () => {
+  const schema = uniqueName('qshort');
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 4 });
+    // Every migration but 011, as a deploy that started the new version before migrating has it.
+    await migrate({ pool, schema, count: 10 });
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it('claims fail with NotMigratedError naming the missing column and the migrate command', async () => {
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    try {
+      await queue.addJob({ jobType: 'x', payload: {} });
+      const reported: Error[] = [];
+      await queue
+        .createProcessor({ x: async () => {} }, { onError: (e) => reported.push(e) })
+        .start()
+        .catch(() => undefined);
+      const error = reported.map((e) => (e instanceof NotMigratedError ? e : e.cause)).find(Boolean);
+      expect(error).toBeInstanceOf(NotMigratedError);
+      expect((error as Error).message).toContain('lack a column this version uses');
+      expect((error as Error).message).toContain('trace_context');
+      expect((error as Error).message).toContain(`npx queue-cli migrate --schema ${schema}`);
+      expect(((error as Error).cause as { code?: string }).code).toBe('42703');
+    } finally {
+      await queue.close();
+    }
   });
 });

@@ -6,6 +6,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Cluster as Cluster5, Redis as Redis5 } from 'ioredis5';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { Meter, MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type pg from 'pg';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as api from '../../src/index.js';
@@ -246,6 +247,22 @@ describe('public types', () => {
       initJobQueue({ pglite: { dataDir: 1 } });
       // @ts-expect-error a pg.Pool is not a PGlite instance
       initJobQueue({ pglite: pool });
+    };
+    expectTypeOf(typed).toBeFunction();
+  });
+
+  it('takes the OpenTelemetry API providers and Meter as they are typed, without naming the package', () => {
+    expectTypeOf<TracerProvider>().toExtend<NonNullable<api.TelemetryConfig['tracerProvider']>>();
+    expectTypeOf<MeterProvider>().toExtend<NonNullable<api.TelemetryConfig['meterProvider']>>();
+    expectTypeOf<Meter>().toExtend<api.QueueDepthMeter>();
+    const typed = (tracerProvider: TracerProvider, meterProvider: MeterProvider, meter: Meter) => {
+      initJobQueue({ pool: {} as pg.Pool, telemetry: { tracerProvider, meterProvider } });
+      initJobQueue({ backend: 'redis', client: {} as Redis, telemetry: false });
+      expectTypeOf(api.registerQueueDepthGauge(meter, async () => ({ pending: 1 }))).toEqualTypeOf<() => void>();
+      // @ts-expect-error a tracer is not a tracer provider
+      initJobQueue({ pool: {} as pg.Pool, telemetry: { tracerProvider: {} } });
+      // @ts-expect-error true, false or the providers
+      initJobQueue({ pool: {} as pg.Pool, telemetry: 'on' });
     };
     expectTypeOf(typed).toBeFunction();
   });

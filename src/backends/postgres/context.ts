@@ -79,9 +79,12 @@ export function postgresContext(config: ResolvedPostgresConfig, driver: Driver, 
 /** Every fixed statement of a schema (statements built per call, such as filters, are not here). */
 function buildStatements(t: SchemaNames) {
   return {
-    addJobs: addJobsSql(t),
-    addPlainJobs: addPlainJobsSql(t),
-    addOnePlainJob: addOnePlainJobSql(t),
+    addJobs: addJobsSql(t, { traced: false }),
+    addPlainJobs: addPlainJobsSql(t, { traced: false }),
+    addOnePlainJob: addOnePlainJobSql(t, { traced: false }),
+    addTracedJobs: addJobsSql(t, { traced: true }),
+    addTracedPlainJobs: addPlainJobsSql(t, { traced: true }),
+    addOneTracedPlainJob: addOnePlainJobSql(t, { traced: true }),
     idsByKeys: idsByKeysSql(t),
     repointDependencies: repointDependenciesSql(t),
     getJob: getJobSql(t),

@@ -45,8 +45,13 @@ export async function insertJobs(
   const run = (text: string, values: unknown[]) =>
     target === null ? ctx.conn.query(text, values, true) : target.query(text, values);
   const plain = !jobs.some((j) => j.idempotencyKey !== null || j.dependsOnJobIds !== null);
+  // The statements writing a trace context only when a job carries one (AddStatementOptions).
+  const traced = jobs.some((j) => j.traceContext !== null);
   if (plain && jobs.length === 1) {
-    const { rows } = await run(ctx.sql.addOnePlainJob, oneJobValues(jobs[0]!, now, ctx.names.channel));
+    const job = jobs[0]!;
+    const { rows } = await (traced
+      ? run(ctx.sql.addOneTracedPlainJob, [...oneJobValues(job, now, ctx.names.channel), job.traceContext])
+      : run(ctx.sql.addOnePlainJob, oneJobValues(job, now, ctx.names.channel)));
     const ids = (rows as { id: string }[]).map((r) => toId(r.id));
     return { ids, insertedIds: ids };
   }
@@ -54,11 +59,11 @@ export async function insertJobs(
   const values = [payload, now, ctx.names.channel];
   // Without keys or prerequisites every job is inserted: the plain statement looks nothing up.
   if (plain) {
-    const { rows } = await run(ctx.sql.addPlainJobs, values);
+    const { rows } = await run(traced ? ctx.sql.addTracedPlainJobs : ctx.sql.addPlainJobs, values);
     const ids = (rows as { ids: string }[])[0]!.ids.split(',').map((id) => toId(id));
     return { ids, insertedIds: ids };
   }
-  const { rows } = await run(ctx.sql.addJobs, values);
+  const { rows } = await run(traced ? ctx.sql.addTracedJobs : ctx.sql.addJobs, values);
   const result = rows as AddRow[];
   const bad = result[0]?.bad;
   if (bad) throw prerequisitesBlocked(jobs, bad);
@@ -190,5 +195,6 @@ function toInputRow(job: NewJob, now: Date): Record<string, unknown> {
   }
   if (job.dependsOnJobIds !== null) row.depends_on_job_ids = job.dependsOnJobIds;
   if (job.dependsOnTags !== null) row.depends_on_tags = job.dependsOnTags;
+  if (job.traceContext !== null) row.trace_context = job.traceContext;
   return row;
 }

@@ -2,25 +2,24 @@
  * Processing (SPEC §4.6) on PostgreSQL: claim, complete, fail, the fenced writes of a running
  * handler and the processor's lease check. SQL in queries/processing.ts and queries/leases.ts.
  */
-import type { ClaimInput, CompleteInput, FailInput, FailResult } from '../../backend.js';
+import type { ClaimInput, ClaimedJob, CompleteInput, FailInput, FailResult } from '../../backend.js';
 import type { PostgresContext } from './context.js';
 import { cascade, idsOfKind, type KindRow } from './manage.js';
 import { claimWindow, groupClaimLockSql } from './queries/processing.js';
-import { rowToJob, toId, type JobRow } from './rows.js';
-import type { JobRecord } from '../../types.js';
+import { rowToClaimedJob, toId, type ClaimedJobRow } from './rows.js';
 
-async function claimJobs(ctx: PostgresContext, input: ClaimInput): Promise<JobRecord[]> {
+async function claimJobs(ctx: PostgresContext, input: ClaimInput): Promise<ClaimedJob[]> {
   const { workerId, batchSize, jobTypes, groupConcurrency, now, jobId } = input;
   if (jobId !== undefined && batchSize > 0) {
     // The job a wake-up announced, when the ordered claim would take it first: its row only.
     const types = jobTypes !== undefined && jobTypes.length > 0 ? jobTypes : null;
     const hinted = [now, workerId, jobId, types, groupConcurrency ?? null];
-    const { rows } = await ctx.conn.query<JobRow>(ctx.sql.claimJobById, hinted, true);
-    if (rows.length > 0) return rows.map(rowToJob);
+    const { rows } = await ctx.conn.query<ClaimedJobRow>(ctx.sql.claimJobById, hinted, true);
+    if (rows.length > 0) return rows.map(rowToClaimedJob);
   }
   // A claim that parked blocked jobs (migration 006) and fell short looks again past them: each
   // round parks at least one job, so the rounds end, and their cost is that of the jobs parked.
-  const claimed: JobRecord[] = [];
+  const claimed: ClaimedJob[] = [];
   let window: number | undefined;
   for (;;) {
     const wanted = batchSize - claimed.length;
@@ -35,12 +34,12 @@ async function claimRound(
   ctx: PostgresContext,
   { workerId, batchSize, jobTypes, groupConcurrency, now }: ClaimInput,
   window: number,
-): Promise<{ jobs: JobRecord[]; parked: number }> {
+): Promise<{ jobs: ClaimedJob[]; parked: number }> {
   if (batchSize <= 0) return { jobs: [], parked: 0 };
   const byType = jobTypes !== undefined && jobTypes.length > 0;
   const values = [now, workerId, batchSize, byType ? jobTypes : null, groupConcurrency ?? null, window];
   const result = (rows: ClaimRow[]) => ({
-    jobs: rows.filter((r): r is ClaimRow & JobRow => r.id !== null).map(rowToJob),
+    jobs: rows.filter((r): r is ClaimRow & ClaimedJobRow => r.id !== null).map(rowToClaimedJob),
     parked: Number(rows[0]?.parked_count ?? 0),
   });
   if (groupConcurrency === undefined) {
@@ -57,7 +56,7 @@ async function claimRound(
 }
 
 /** A claimed job with the count of jobs the claim parked; job columns NULL when none was claimed. */
-type ClaimRow = Omit<JobRow, 'id'> & { id: JobRow['id'] | null; parked_count: string };
+type ClaimRow = Omit<ClaimedJobRow, 'id'> & { id: ClaimedJobRow['id'] | null; parked_count: string };
 
 /** A refusal of the values (SQLSTATE 22/23) becomes StoreRejectedError at the seam (store-errors.ts). */
 async function completeJobs(ctx: PostgresContext, completions: CompleteInput[], now: Date): Promise<number[]> {

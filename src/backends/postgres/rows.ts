@@ -2,6 +2,7 @@
  * Row ↔ record mapping (jobs, events, cron schedules, waitpoint tokens). pg returns BIGINT (and BIGINT[]) as strings to keep precision; job
  * ids stay far below 2^53, so they are converted to numbers here.
  */
+import type { ClaimedJob } from '../../backend.js';
 import type {
   CronScheduleRecord,
   CronScheduleStatus,
@@ -165,6 +166,18 @@ export function rowToJob(row: JobRow): JobRecord {
     waitTokenId: row.wait_token_id,
     stepData: row.step_data,
   };
+}
+
+/** A row of the claim statements: the job's columns and its trace context (migration 011). */
+export interface ClaimedJobRow extends JobRow {
+  trace_context: string | null;
+}
+
+/** A claimed job, with the trace context stored with it when there is one. */
+export function rowToClaimedJob(row: ClaimedJobRow): ClaimedJob {
+  const job: ClaimedJob = rowToJob(row);
+  if (row.trace_context !== null) job.traceContext = row.trace_context;
+  return job;
 }
 
 export interface EventRow {

@@ -28,8 +28,11 @@ const CONNECTION_MESSAGES = [
 ];
 /** pg-pool after end(); PGlite after (or while) close() ran. */
 const CLOSED_MESSAGES = [/^Cannot use a pool after calling end on the pool/, /^PGlite is clos(ed|ing)/];
-/** undefined_table and undefined_function: a table or function of the migrations is missing. */
-const MISSING_OBJECT_STATES = new Set(['42P01', '42883']);
+/**
+ * undefined_table, undefined_function and undefined_column: a table, function or column of the
+ * migrations is missing (a column: the schema is short of a later migration, such as 011).
+ */
+const MISSING_OBJECT_STATES = new Set(['42P01', '42883', '42703']);
 /**
  * SQLSTATE classes caused by the values written: 22 data exception, 23 integrity constraint
  * violation. Only these are final: the completion buffer stops retrying such a write and deals
@@ -101,7 +104,9 @@ export function postgresErrorTranslator(
       // function there means the migrations were not run (or not all of them).
       return new NotMigratedError(
         schema,
-        `The queue's tables are missing from PostgreSQL schema "${schema}" (${detail}): the migrations have not been run. ` +
+        (code === '42703'
+          ? `The queue's tables in PostgreSQL schema "${schema}" lack a column this version uses (${detail}): not every migration has been run. `
+          : `The queue's tables are missing from PostgreSQL schema "${schema}" (${detail}): the migrations have not been run. `) +
           `Run them once, and on every deploy before the new version starts: ${migrateCommand(schema)}`,
         { cause: clean },
       );

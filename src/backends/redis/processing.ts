@@ -3,17 +3,16 @@
  * write after the claim is fenced inside its script: it applies only while the job is still
  * processing and locked by the same worker.
  */
-import type { ClaimInput, CompleteInput, FailInput, FailResult } from '../../backend.js';
-import type { JobRecord } from '../../types.js';
+import type { ClaimInput, ClaimedJob, CompleteInput, FailInput, FailResult } from '../../backend.js';
 import type { BackendContext } from './context.js';
 import { heldJobIds } from './leases.js';
-import { toJobRecord, type JobRow } from './record.js';
+import { toClaimedJob, type JobRow } from './record.js';
 
-async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<JobRecord[]> {
+async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<ClaimedJob[]> {
   // A call that moved blocked jobs out of the way, or put back jobs of a barrier that ended
   // (claim-jobs.lua: a bounded number per call), and fell short claims again: the calls end
   // once nothing is left to move, and each one holds the server briefly however many jobs wait.
-  const jobs: JobRecord[] = [];
+  const jobs: ClaimedJob[] = [];
   while (jobs.length < input.batchSize) {
     const [rows, moved] = await ctx.run<[JobRow[], number]>('claimJobs', [
       input.now.getTime(),
@@ -22,7 +21,7 @@ async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<JobRec
       input.jobTypes && input.jobTypes.length > 0 ? JSON.stringify(input.jobTypes) : '',
       input.groupConcurrency ?? '',
     ]);
-    jobs.push(...rows.map((row) => toJobRecord(...row)));
+    jobs.push(...rows.map((row) => toClaimedJob(...row)));
     if (moved === 0) break;
   }
   ctx.sawJobIds(jobs.map((j) => j.id));

@@ -11,7 +11,7 @@
  * Payload, output and step data are not here: they live verbatim in their own hashes (step
  * data one field per step, assembled into one JSON object text by includes/steps.lua).
  */
-import type { NewJob } from '../../backend.js';
+import type { ClaimedJob, NewJob } from '../../backend.js';
 import type { ErrorHistoryEntry, FailureReason, JobEvent, JobEventType, JobRecord, JobStatus } from '../../types.js';
 
 /** Times are epoch milliseconds. */
@@ -55,6 +55,8 @@ export interface StoredJob {
   dependsOnTags?: string[] | null;
   waitUntil?: number | null;
   waitTokenId?: string | null;
+  /** The producer's trace context (NewJob.traceContext); read by claims only. */
+  traceContext?: string;
 }
 
 /** A float stored as text, or null. */
@@ -94,6 +96,7 @@ export function toStoredJob(job: NewJob, now: Date): Omit<StoredJob, 'id'> {
   }
   if (job.dependsOnJobIds !== null && job.dependsOnJobIds.length > 0) stored.dependsOnJobIds = job.dependsOnJobIds;
   if (job.dependsOnTags !== null && job.dependsOnTags.length > 0) stored.dependsOnTags = job.dependsOnTags;
+  if (job.traceContext !== null) stored.traceContext = job.traceContext;
   return stored;
 }
 
@@ -137,7 +140,28 @@ export function toJobRecord(
   outputText: string | null | undefined,
   stepsText: string | null | undefined,
 ): JobRecord {
+  return recordOf(JSON.parse(metaText) as StoredJob, payloadText, outputText, stepsText);
+}
+
+/** A claimed job: the record, with the trace context stored with it when there is one. */
+export function toClaimedJob(
+  metaText: string,
+  payloadText: string | null | undefined,
+  outputText: string | null | undefined,
+  stepsText: string | null | undefined,
+): ClaimedJob {
   const s = JSON.parse(metaText) as StoredJob;
+  const job: ClaimedJob = recordOf(s, payloadText, outputText, stepsText);
+  if (s.traceContext !== undefined) job.traceContext = s.traceContext;
+  return job;
+}
+
+function recordOf(
+  s: StoredJob,
+  payloadText: string | null | undefined,
+  outputText: string | null | undefined,
+  stepsText: string | null | undefined,
+): JobRecord {
   const updatedAt = new Date(s.updatedAt);
   const lockedAt = date(s.lockedAt);
   const lockedBy = s.lockedBy ?? null;

@@ -12,25 +12,34 @@ import type { SchemaNames } from './names.js';
  */
 export const INPUT_DEFAULTS = { maxAttempts: 3, priority: 0 } as const;
 
+/**
+ * Which add statement: `traced` ones also write the producer's trace context (migration 011).
+ * Jobs added without one (no trace recorded, and every cron job) use the statements that leave
+ * the column out, so an add costs nothing more when telemetry records nothing.
+ */
+export interface AddStatementOptions {
+  traced: boolean;
+}
+
 /** The columns of a job's input row ($1, a JSON array); an absent key reads as NULL. */
-const INPUT_COLUMNS = `job_type text, payload jsonb, max_attempts integer, priority integer,
-    run_at timestamptz, timeout_ms integer, force_kill_on_timeout boolean, tags text[],
+const inputColumns = ({ traced }: AddStatementOptions) => `job_type text, payload jsonb, max_attempts integer,
+    priority integer, run_at timestamptz, timeout_ms integer, force_kill_on_timeout boolean, tags text[],
     idempotency_key text, retry_delay double precision, retry_backoff boolean,
     retry_delay_max double precision, dead_letter_job_type text, group_id text, group_tier text,
-    depends_on_job_ids bigint[], depends_on_tags text[]`;
+    depends_on_job_ids bigint[], depends_on_tags text[]${traced ? ', trace_context text' : ''}`;
 
 /** job_queue columns an add writes, in the order of {@link insertValues}, before the id. */
-const INSERT_COLUMNS = `job_type, payload, max_attempts, priority, run_at, timeout_ms,
-    force_kill_on_timeout, tags, idempotency_key, retry_delay, retry_backoff, retry_delay_max,
-    dead_letter_job_type, group_id, group_tier, depends_on_tags, created_at, updated_at`;
+const insertColumns = ({ traced }: AddStatementOptions) => `job_type, payload, max_attempts, priority, run_at,
+    timeout_ms, force_kill_on_timeout, tags, idempotency_key, retry_delay, retry_backoff, retry_delay_max,
+    dead_letter_job_type, group_id, group_tier, depends_on_tags, created_at, updated_at${traced ? ', trace_context' : ''}`;
 
-/** The values of {@link INSERT_COLUMNS} for input row `x`, its left-out options restored; $2 now. */
-const insertValues = (x: string) => `${x}.job_type, COALESCE(${x}.payload, 'null'::jsonb),
-    COALESCE(${x}.max_attempts, ${INPUT_DEFAULTS.maxAttempts}), COALESCE(${x}.priority, ${INPUT_DEFAULTS.priority}),
-    COALESCE(${x}.run_at, $2), ${x}.timeout_ms, COALESCE(${x}.force_kill_on_timeout, false),
-    COALESCE(${x}.tags, '{}'), ${x}.idempotency_key, ${x}.retry_delay, ${x}.retry_backoff,
-    ${x}.retry_delay_max, ${x}.dead_letter_job_type, ${x}.group_id, ${x}.group_tier,
-    ${x}.depends_on_tags, $2, $2`;
+/** The values of {@link insertColumns} for input row `x`, its left-out options restored; $2 now. */
+const insertValues = (x: string, { traced }: AddStatementOptions) => `${x}.job_type,
+    COALESCE(${x}.payload, 'null'::jsonb), COALESCE(${x}.max_attempts, ${INPUT_DEFAULTS.maxAttempts}),
+    COALESCE(${x}.priority, ${INPUT_DEFAULTS.priority}), COALESCE(${x}.run_at, $2), ${x}.timeout_ms,
+    COALESCE(${x}.force_kill_on_timeout, false), COALESCE(${x}.tags, '{}'), ${x}.idempotency_key,
+    ${x}.retry_delay, ${x}.retry_backoff, ${x}.retry_delay_max, ${x}.dead_letter_job_type, ${x}.group_id,
+    ${x}.group_tier, ${x}.depends_on_tags, $2, $2${traced ? `, ${x}.trace_context` : ''}`;
 
 /**
  * The `added` event of each row of `inserted` (id, job_type, tags, idempotency_key) at $2. A job
@@ -58,12 +67,12 @@ const NOTIFIED = `notified AS (
  * gives the input order back. One row: `ids`, the ids in input order joined by commas (one
  * value to send and parse instead of a row per job).
  */
-export function addPlainJobsSql(t: SchemaNames): string {
+export function addPlainJobsSql(t: SchemaNames, options: AddStatementOptions): string {
   return `
 WITH inserted AS (
-  INSERT INTO ${t.jobs} (${INSERT_COLUMNS})
-  SELECT ${insertValues('x')}
-  FROM jsonb_to_recordset($1::jsonb) AS x(${INPUT_COLUMNS})
+  INSERT INTO ${t.jobs} (${insertColumns(options)})
+  SELECT ${insertValues('x', options)}
+  FROM jsonb_to_recordset($1::jsonb) AS x(${inputColumns(options)})
   RETURNING id, job_type, tags, idempotency_key
 ),
 ${addedEvents(t)},
@@ -77,14 +86,14 @@ SELECT string_agg(id::text, ',' ORDER BY id) AS ids, (SELECT count(*) FROM notif
  * (no function scan to set up, no document to parse). $1 job_type, $2 payload (JSON text),
  * $3 max_attempts, $4 priority, $5 run_at, $6 timeout_ms, $7 force_kill_on_timeout, $8 tags,
  * $9 retry_delay, $10 retry_backoff, $11 retry_delay_max, $12 dead_letter_job_type,
- * $13 group_id, $14 group_tier, $15 depends_on_tags, $16 now, $17 the NOTIFY channel.
- * Row: id.
+ * $13 group_id, $14 group_tier, $15 depends_on_tags, $16 now, $17 the NOTIFY channel, and when
+ * `traced`, $18 trace_context. Row: id.
  */
-export function addOnePlainJobSql(t: SchemaNames): string {
+export function addOnePlainJobSql(t: SchemaNames, options: AddStatementOptions): string {
   return `
 WITH inserted AS (
-  INSERT INTO ${t.jobs} (${INSERT_COLUMNS})
-  VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+  INSERT INTO ${t.jobs} (${insertColumns(options)})
+  VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13, $14, $15, $16, $16${options.traced ? ', $18' : ''})
   RETURNING id, job_type, tags, idempotency_key
 ),
 added_events AS (
@@ -111,14 +120,14 @@ SELECT id, pg_notify($17, id::text) AS notified FROM inserted`;
  *
  * Returns one row per input position: `i`, `id`, and `outcome` 'inserted' | 'existing' | 'lost'.
  */
-export function addJobsSql(t: SchemaNames): string {
+export function addJobsSql(t: SchemaNames, options: AddStatementOptions): string {
   return `
 WITH input AS MATERIALIZED (
   SELECT x.*, x.ord::integer - 1 AS i
-  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${INPUT_COLUMNS})) WITH ORDINALITY AS x(
+  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${inputColumns(options)})) WITH ORDINALITY AS x(
     job_type, payload, max_attempts, priority, run_at, timeout_ms, force_kill_on_timeout, tags,
     idempotency_key, retry_delay, retry_backoff, retry_delay_max, dead_letter_job_type, group_id,
-    group_tier, depends_on_job_ids, depends_on_tags, ord)
+    group_tier, depends_on_job_ids, depends_on_tags${options.traced ? ', trace_context' : ''}, ord)
 ),
 existing AS MATERIALIZED (
   SELECT j.id, j.idempotency_key FROM ${t.jobs} j
@@ -171,8 +180,8 @@ bad AS MATERIALIZED (
   WHERE p.id IS NULL OR p.status = 'cancelled' OR (p.status = 'failed' AND p.next_attempt_at IS NULL)
 ),
 inserted AS (
-  INSERT INTO ${t.jobs} (id, ${INSERT_COLUMNS}, depends_on_job_ids)
-  SELECT f.id, ${insertValues('x')}, da.ids
+  INSERT INTO ${t.jobs} (id, ${insertColumns(options)}, depends_on_job_ids)
+  SELECT f.id, ${insertValues('x', options)}, da.ids
   FROM fresh f
   JOIN input x ON x.i = f.i
   LEFT JOIN dep_arrays da ON da.i = f.i
