@@ -27,6 +27,7 @@ describe('normalizeJob', () => {
       group: null,
       dependsOnJobIds: null,
       dependsOnTags: null,
+      traceContext: null,
     });
   });
 
