@@ -3,7 +3,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/backends/redis/lua.generated.ts'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'src/backends/redis/lua.generated.ts',
+      // The Next.js fixture app's build output (test/dashboard/frameworks/next-app).
+      '**/.next/**',
+      '**/next-env.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -43,8 +53,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-implied-eval': 'off' },
   },
   {
-    // This file configures the linter itself and is not part of the TypeScript project.
-    files: ['**/*.js'],
+    // Configuration files (this one, the Next.js fixture's), outside the TypeScript project.
+    files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );
