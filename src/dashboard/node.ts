@@ -68,8 +68,10 @@ export function toFetchRequest(req: NodeRequest, options: FetchRequestOptions = 
 }
 
 /** A parser's result back as bytes: text and bytes as they are, anything else as JSON. */
-function serializeParsedBody(parsed: unknown): string | Uint8Array {
-  if (typeof parsed === 'string' || parsed instanceof Uint8Array) return parsed;
+function serializeParsedBody(parsed: unknown): string | Uint8Array<ArrayBuffer> {
+  if (typeof parsed === 'string') return parsed;
+  // A copy: a Buffer may be a view of a shared pool, which a Request body must not be.
+  if (parsed instanceof Uint8Array) return new Uint8Array(parsed);
   return JSON.stringify(parsed);
 }
 
