@@ -93,7 +93,6 @@ const EXPECTED: Record<Framework, string[]> = {
       [
         ...['payloads', 'queue', 'handlers', 'auth', 'dashboard', 'maintenance', 'worker'].map((n) => `queue/${n}.ts`),
         f === 'node' ? 'queue/http.ts' : 'queue/routes.ts',
-        ...(f === 'hono' ? [] : ['queue/fetch-adapter.ts']),
       ],
     ]),
   ),

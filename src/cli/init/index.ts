@@ -107,7 +107,6 @@ function planFiles(project: Project, framework: Framework, backend: Backend): Pl
     { path: join(dir, 'worker.ts'), text: t.worker(o) },
     { path: join(dir, framework === 'node' ? 'http.ts' : 'routes.ts'), text: web(o) },
   ];
-  if (framework !== 'hono') files.push({ path: join(dir, 'fetch-adapter.ts'), text: t.fetchAdapter() });
   return files;
 }
 
