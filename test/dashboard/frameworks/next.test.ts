@@ -1,13 +1,16 @@
 /**
- * The dashboard in a Next.js App Router app served by `next start`: next-app/ mounts it with the
- * one-liner docs/dashboard.md shows (`export const { GET, POST } = dashboard` in
- * app/admin/jobs/[[...path]]/route.ts). The app has its own package.json and lock, installed here
- * when missing; it is built once per change of its inputs (queuedev's source included, about a
- * minute on two cores), then each test starts a server on that test's schema or key prefix.
+ * The dashboard in a Next.js App Router app served by `next start`, as an application installs
+ * it: next-app/ mounts it with the one-liner docs/dashboard.md shows (`export const { GET, POST }
+ * = dashboard` in app/admin/jobs/[[...path]]/route.ts) and imports `queuedev` from its
+ * node_modules, linked here to this repository's built package (`tsup`, then `next build`),
+ * with the `serverExternalPackages` setting the docs give. The app has its own package.json and
+ * lock, installed here when missing; the builds run again only when their inputs (queuedev's
+ * source included) change, about a minute and a half on two cores, and each test starts a
+ * server on its own schema or key prefix.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,10 +24,10 @@ const NEXT = join(APP, 'node_modules/next/dist/bin/next');
 /** Where a build records the hash of the inputs it was built from. */
 const STAMP = join(APP, '.next/queuedev-inputs.sha256');
 
-/** Runs a command in the app's folder; rejects with its output when it fails. */
-function run(command: string, args: string[]): Promise<void> {
+/** Runs a command in `cwd`; rejects with its output when it fails. */
+function run(command: string, args: string[], cwd = APP): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: APP, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -35,31 +38,50 @@ function run(command: string, args: string[]): Promise<void> {
   });
 }
 
-/** Every file under `dir` except installed packages and build output, sorted. */
+/** Every file under `dir`, skipping installed packages and build output, sorted. */
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => !/(^|\/)(node_modules|\.next)(\/|$)/.test(f) && !f.endsWith('next-env.d.ts'))
-    .map((f) => join(dir, f))
-    .filter((f) => statSync(f).isFile())
-    .sort();
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (['node_modules', '.next', 'next-env.d.ts'].includes(entry.name)) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...filesUnder(path));
+    else if (entry.isFile()) files.push(path);
+  }
+  return files.sort();
 }
 
-/** A hash of what the build compiles: the app, the echo probe and queuedev's source. */
+/** A hash of what the builds compile: the app, the echo probe and the package. */
 function inputsHash(): string {
   const hash = createHash('sha256');
-  for (const file of [...filesUnder(APP), join(APP, '../echo.ts'), ...filesUnder(join(ROOT, 'src'))]) {
-    hash.update(file).update(readFileSync(file));
-  }
+  const files = [
+    ...filesUnder(APP),
+    join(APP, '../echo.ts'),
+    join(ROOT, 'package.json'),
+    join(ROOT, 'tsup.config.ts'),
+    ...filesUnder(join(ROOT, 'src')),
+  ];
+  for (const file of files) hash.update(file).update(readFileSync(file));
   return hash.digest('hex');
 }
 
 beforeAll(async () => {
+  const started = Date.now();
+  const log = (step: string) => console.log(`next fixture: ${step} after ${Date.now() - started} ms`);
   if (!existsSync(NEXT)) await run('npm', ['ci', '--no-audit', '--no-fund']);
+  // What `npm link queuedev` would do: the app resolves queuedev to this repository's package.
+  const link = join(APP, 'node_modules/queuedev');
+  rmSync(link, { force: true });
+  symlinkSync(ROOT, link, 'dir');
   const hash = inputsHash();
-  if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash) return;
-  // webpack: its resolver maps queuedev's './x.js' imports to the TypeScript source (next.config.mjs).
+  if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash && existsSync(join(ROOT, 'dist/dashboard/index.js'))) {
+    return;
+  }
+  await run(process.execPath, [join(ROOT, 'node_modules/tsup/dist/cli-default.js')], ROOT);
+  log('package built');
+  // webpack: its resolver compiles the echo probe from TypeScript source (next.config.mjs).
   await run(process.execPath, [NEXT, 'build', '--webpack']);
   writeFileSync(STAMP, hash);
+  log('app built');
 }, 600_000);
 
 /** A port free a moment ago, for `next start`, which needs one named. */
