@@ -132,7 +132,10 @@ function headerEntries(response: Response): [string, string | string[]][] {
   return entries;
 }
 
-/** Writes a Fetch API Response to a Node.js response: status, every header, then the body. */
+/**
+ * Writes a Fetch API Response to a Node.js response: status, every header, then the body.
+ * @internal
+ */
 export async function sendNodeResponse(res: ServerResponse, response: Response): Promise<void> {
   const body = Buffer.from(await response.arrayBuffer());
   res.statusCode = response.status;
@@ -191,7 +194,6 @@ function isUnder(basePath: string, path: string): boolean {
 export interface KoaContextLike {
   req: IncomingMessage;
   originalUrl: string;
-  path: string;
   method: string;
   request: { body?: unknown };
   status: number;
@@ -210,8 +212,10 @@ export interface KoaContextLike {
 export function koaDashboard(dashboard: QueueDashboard) {
   return async (ctx: KoaContextLike, next: () => Promise<unknown>): Promise<void> => {
     const handle = handlerFor(dashboard, ctx.method);
+    // The original path: a mount (koa-mount) shortens ctx.path, never ctx.originalUrl.
+    const pathname = ctx.originalUrl.split('?')[0] ?? '';
     const request =
-      handle && isUnder(dashboard.basePath, ctx.path)
+      handle && isUnder(dashboard.basePath, pathname)
         ? toFetchRequest(ctx.req, { url: ctx.originalUrl, parsedBody: ctx.request.body })
         : null;
     if (!handle || !request) {
@@ -258,7 +262,7 @@ export interface FastifyReplyLike {
  * });
  */
 export function fastifyDashboard(dashboard: QueueDashboard) {
-  // Not async: Fastify takes a plugin's returned promise as its end.
+  // A plugin without a `done` callback returns a promise, which Fastify awaits.
   return (app: FastifyInstanceLike): Promise<void> => {
     // Hand the raw stream to the handler instead of parsing it (the plugin's scope only):
     // without removing them, the built-in JSON and text parsers would still read those bodies.
