@@ -2,15 +2,25 @@
  * The dashboard in a Next.js App Router app served by `next start`, as an application installs
  * it: next-app/ mounts it with the one-liner docs/dashboard.md shows (`export const { GET, POST }
  * = dashboard` in app/admin/jobs/[[...path]]/route.ts) and imports `queuedev` from its
- * node_modules, linked here to this repository's built package (`tsup`, then `next build`),
- * with the `serverExternalPackages` setting the docs give. The app has its own package.json and
+ * node_modules, where this repository's package is built (`tsup`, then `next build`), with the
+ * `serverExternalPackages` setting the docs give. The app has its own package.json and
  * lock, installed here when missing; the builds run again only when their inputs (queuedev's
  * source included) change, about a minute and a half on two cores, and each test starts a
  * server on its own schema or key prefix.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +31,8 @@ import { describeMount, type MountedServer } from './support.js';
 const APP = fileURLToPath(new URL('./next-app', import.meta.url));
 const ROOT = join(APP, '../../../..');
 const NEXT = join(APP, 'node_modules/next/dist/bin/next');
+/** queuedev in the app's node_modules, built from this repository. */
+const PACKAGE = join(APP, 'node_modules/queuedev');
 /** Where a build records the hash of the inputs it was built from. */
 const STAMP = join(APP, '.next/queuedev-inputs.sha256');
 
@@ -68,15 +80,20 @@ beforeAll(async () => {
   const started = Date.now();
   const log = (step: string) => console.log(`next fixture: ${step} after ${Date.now() - started} ms`);
   if (!existsSync(NEXT)) await run('npm', ['ci', '--no-audit', '--no-fund']);
-  // What `npm link queuedev` would do: the app resolves queuedev to this repository's package.
-  const link = join(APP, 'node_modules/queuedev');
-  rmSync(link, { force: true });
-  symlinkSync(ROOT, link, 'dir');
   const hash = inputsHash();
-  if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash && existsSync(join(ROOT, 'dist/dashboard/index.js'))) {
-    return;
-  }
-  await run(process.execPath, [join(ROOT, 'node_modules/tsup/dist/cli-default.js')], ROOT);
+  if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash && existsSync(join(PACKAGE, 'dist'))) return;
+  // The package as npm would install it: package.json and a dist/ of its own (not the
+  // repository's dist/, which other tests rebuild); its dependencies resolve from the
+  // repository's node_modules, further up.
+  if (existsSync(PACKAGE) && lstatSync(PACKAGE).isSymbolicLink()) unlinkSync(PACKAGE);
+  rmSync(PACKAGE, { recursive: true, force: true });
+  mkdirSync(PACKAGE, { recursive: true });
+  copyFileSync(join(ROOT, 'package.json'), join(PACKAGE, 'package.json'));
+  await run(
+    process.execPath,
+    [join(ROOT, 'node_modules/tsup/dist/cli-default.js'), '--out-dir', join(PACKAGE, 'dist')],
+    ROOT,
+  );
   log('package built');
   // webpack: its resolver compiles the echo probe from TypeScript source (next.config.mjs).
   await run(process.execPath, [NEXT, 'build', '--webpack']);

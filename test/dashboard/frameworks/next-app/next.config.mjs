@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The repository: node_modules/queuedev links to it (the test builds its dist/ first). */
+/** The repository: node_modules/queuedev is built from it, and resolves its dependencies there. */
 const root = join(here, '../../../..');
 
 /** @type {import('next').NextConfig} */
