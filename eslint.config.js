@@ -3,7 +3,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/backends/redis/lua.generated.ts'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'src/backends/redis/lua.generated.ts',
+      // The Next.js fixture app's build output (test/dashboard/frameworks/next-app).
+      '**/.next/**',
+      '**/next-env.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -38,13 +48,19 @@ export default tseslint.config(
     },
   },
   {
+    // The Next.js fixture app resolves `queuedev` through its node_modules (a link the test
+    // makes to the built package); the repository's project maps it to the source instead.
+    files: ['test/dashboard/frameworks/next-app/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: false, project: './tsconfig.json' } },
+  },
+  {
     // The forceKillOnTimeout tests build handlers from source text, as the worker thread does.
     files: ['src/forced-timeout/*.test.ts'],
     rules: { '@typescript-eslint/no-implied-eval': 'off' },
   },
   {
-    // This file configures the linter itself and is not part of the TypeScript project.
-    files: ['**/*.js'],
+    // Configuration files (this one, the Next.js fixture's), outside the TypeScript project.
+    files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

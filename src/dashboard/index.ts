@@ -16,6 +16,7 @@ import { renderPage } from './page.js';
 import type { RouteDef, RouteInput } from './route.js';
 
 export type { DashboardConfig } from './config.js';
+export { fastifyDashboard, koaDashboard, toNodeHandler, type NodeDashboardHandler } from './node.js';
 
 /** Function properties, not methods: `export const { GET, POST } = dashboard` is the usual mount. */
 export interface QueueDashboard {
@@ -23,6 +24,8 @@ export interface QueueDashboard {
   GET: (request: Request) => Promise<Response>;
   /** Serves the actions (cancel, retry, bulk retry and cancel, delete, edit, process a batch). Cross-origin browser requests get 403. */
   POST: (request: Request) => Promise<Response>;
+  /** The configured `basePath`, for mounting: `app.use(dashboard.basePath, toNodeHandler(dashboard))`. */
+  readonly basePath: string;
 }
 
 /** Paths relative to basePath; `:id` is one path segment, checked by parseJobId. */
@@ -111,5 +114,6 @@ export function createQueueDashboard<P extends PayloadMap = PayloadMap>(config: 
   return {
     GET: (request) => handle('GET', request),
     POST: (request) => handle('POST', request),
+    basePath: resolved.basePath,
   };
 }

@@ -93,7 +93,6 @@ const EXPECTED: Record<Framework, string[]> = {
       [
         ...['payloads', 'queue', 'handlers', 'auth', 'dashboard', 'maintenance', 'worker'].map((n) => `queue/${n}.ts`),
         f === 'node' ? 'queue/http.ts' : 'queue/routes.ts',
-        ...(f === 'hono' ? [] : ['queue/fetch-adapter.ts']),
       ],
     ]),
   ),
@@ -113,6 +112,7 @@ describe('queue-cli init', { timeout: 180_000 }, () => {
       }
       expect(result.stdout).toContain('  created: .env.example');
       expect(result.stdout).toContain('Next steps:\n  1. npm install queuedev pg\n');
+      expect(result.stdout.includes("serverExternalPackages: ['queuedev']")).toBe(framework === 'next');
       const checked = await typeCheck(dir);
       expect(checked.code, checked.output).toBe(0);
     },

@@ -13,7 +13,13 @@ import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { hasChromium, launch, watchProblems } from './browser-support.js';
-import { BASE_PATH, seedJobsInEveryStatus, serveDashboard, toFetchRequestResolvingPath } from './support.js';
+import {
+  BASE_PATH,
+  nodeHandlerWith,
+  seedJobsInEveryStatus,
+  serveDashboard,
+  toFetchRequestResolvingPath,
+} from './support.js';
 
 const XSS_PAYLOAD = { html: '<script>alert(1)</script>', img: '<img src=x onerror="alert(2)">' };
 
@@ -212,7 +218,11 @@ forEachBackend('dashboard page in a browser, attacked from another site', (ctx) 
       const target = await ctx.queue.addJob({ jobType: 'email', payload: {} });
       const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH });
       // The adapter docs/dashboard.md used to show: the URL's origin follows a path starting with '//'.
-      const server = await serveDashboard(dashboard, BASE_PATH, toFetchRequestResolvingPath);
+      const server = await serveDashboard(
+        dashboard,
+        BASE_PATH,
+        nodeHandlerWith(dashboard, toFetchRequestResolvingPath),
+      );
       cleanups.push(() => server.close());
       const attacker = await serveAttackerPage();
       cleanups.push(() => attacker.close());

@@ -3,7 +3,8 @@
  * CSP with a per-response nonce, nosniff and no-referrer on every response, and a page that
  * carries no job data and loads nothing from elsewhere.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import type { QueueDashboard } from '../../src/dashboard/index.js';
 import { afterEach, expect, it } from 'vitest';
 import { forEachBackend, type BackendContext } from '../helpers/backends.js';
 import {
@@ -13,8 +14,8 @@ import {
   ORIGIN,
   read,
   seedJobsInEveryStatus,
+  nodeHandlerWith,
   serveDashboard,
-  toFetchRequest,
   toFetchRequestResolvingPath,
 } from './support.js';
 
@@ -143,9 +144,9 @@ forEachBackend('dashboard CSRF defence behind a node:http server', (ctx) => {
     for (const server of servers.splice(0)) await server.close();
   });
 
-  const serve = async (adapt?: Parameters<typeof serveDashboard>[2]) => {
+  const serve = async (adapt?: (dashboard: QueueDashboard) => Parameters<typeof serveDashboard>[2]) => {
     const dashboard = dashboardClient(ctx.queue).dashboard;
-    const server = await serveDashboard(dashboard, BASE_PATH, adapt);
+    const server = await serveDashboard(dashboard, BASE_PATH, adapt?.(dashboard));
     servers.push(server);
     return server;
   };
@@ -156,8 +157,12 @@ forEachBackend('dashboard CSRF defence behind a node:http server', (ctx) => {
   };
 
   it.each([
-    ['the documented adapter', (req: IncomingMessage) => toFetchRequest(req, req.url ?? ''), 404],
-    ['an adapter resolving the path against a base URL', toFetchRequestResolvingPath, 403],
+    ['the library adapter (toNodeHandler)', undefined, 404],
+    [
+      'an adapter resolving the path against a base URL',
+      (dashboard: QueueDashboard) => nodeHandlerWith(dashboard, toFetchRequestResolvingPath),
+      403,
+    ],
   ] as const)('a cross-site form posting to //evil.test/... through %s cancels nothing', async (_, adapt, expected) => {
     const id = await ctx.queue.addJob({ jobType: 'email', payload: {} });
     const server = await serve(adapt);

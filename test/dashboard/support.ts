@@ -1,13 +1,19 @@
 /**
  * Helpers for the dashboard tests: requests against the handlers, jobs seeded in every
- * status, and a node:http server wrapping the handlers (the adapter docs/dashboard.md shows).
+ * status, and a node:http server serving the handlers through the library's `toNodeHandler`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { createQueueDashboard, type DashboardConfig, type QueueDashboard } from '../../src/dashboard/index.js';
+import {
+  createQueueDashboard,
+  toNodeHandler,
+  type DashboardConfig,
+  type NodeDashboardHandler,
+  type QueueDashboard,
+} from '../../src/dashboard/index.js';
+import { sendNodeResponse } from '../../src/dashboard/node.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import { claimJob, completeJob, failJob } from '../conformance/job-states.js';
 import { PG_URL, REDIS_URL, type BackendContext } from '../helpers/backends.js';
@@ -99,24 +105,6 @@ export async function queueWithClosedDriver(ctx: BackendContext): Promise<JobQue
 }
 
 /**
- * The adapter of docs/dashboard.md, as written there: every header (Host included) is copied,
- * and the URL is the path concatenated onto a fixed origin, never resolved against one, so a
- * path starting with '//' cannot choose the URL's host. The dashboard reads only path and query.
- */
-export function toFetchRequest(req: IncomingMessage, path: string): Request | null {
-  // Only origin-form paths ('/...'); an absolute-form target ('http://host/...') is refused.
-  if (!path.startsWith('/')) return null;
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
-    else if (value !== undefined) headers.set(name, value);
-  }
-  // A POST's body goes on as a stream (the edit routes read JSON); the dashboard reads at most 1 MiB.
-  const body = req.method === 'POST' ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null;
-  return new Request(`http://localhost${path}`, { method: req.method, headers, body, duplex: 'half' });
-}
-
-/**
  * What the docs warned against before: the URL resolved from the request path, so a path
  * '//attacker.test/...' makes the URL's origin the attacker's. The dashboard must stay safe
  * behind it too, since the CSRF check reads headers, not the URL.
@@ -129,30 +117,32 @@ export function toFetchRequestResolvingPath(req: IncomingMessage): Request {
   return new Request(new URL(req.url ?? '/', `http://${req.headers.host}`), { method: req.method, headers });
 }
 
-/** Serves the dashboard on 127.0.0.1 at a random port; `url` is the page's address. */
+/**
+ * A node:http handler around an adapter that is not the library's (`adapt` builds the Request):
+ * how the dashboard fares behind an adapter written differently.
+ */
+export function nodeHandlerWith(
+  dashboard: QueueDashboard,
+  adapt: (req: IncomingMessage) => Request,
+): NodeDashboardHandler {
+  return async (req, res) => {
+    req.resume(); // these adapters forward no body
+    const request = adapt(req);
+    const response = await (req.method === 'POST' ? dashboard.POST : dashboard.GET)(request);
+    await sendNodeResponse(res, response);
+  };
+}
+
+/**
+ * Serves the dashboard on 127.0.0.1 at a random port through `handler`, by default the
+ * library's `toNodeHandler`; `url` is the page's address.
+ */
 export async function serveDashboard(
   dashboard: QueueDashboard,
   basePath: string,
-  adapt: (req: IncomingMessage) => Request | null = (req) => toFetchRequest(req, req.url ?? ''),
+  handler: NodeDashboardHandler = toNodeHandler(dashboard),
 ): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const respond = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== 'POST') req.resume(); // only a POST's body is passed on (toFetchRequest)
-    const request = adapt(req);
-    const handle =
-      req.method === 'POST'
-        ? (r: Request) => dashboard.POST(r)
-        : req.method === 'GET'
-          ? (r: Request) => dashboard.GET(r)
-          : undefined;
-    if (!request || !handle) {
-      res.writeHead(request ? 405 : 400).end();
-      return;
-    }
-    const response = await handle(request);
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  };
-  const server = createServer((req, res) => void respond(req, res));
+  const server = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -107,7 +107,6 @@ function planFiles(project: Project, framework: Framework, backend: Backend): Pl
     { path: join(dir, 'worker.ts'), text: t.worker(o) },
     { path: join(dir, framework === 'node' ? 'http.ts' : 'routes.ts'), text: web(o) },
   ];
-  if (framework !== 'hono') files.push({ path: join(dir, 'fetch-adapter.ts'), text: t.fetchAdapter() });
   return files;
 }
 
@@ -166,6 +165,10 @@ function nextSteps(framework: Framework, backend: Backend, dir: string): string[
     `set ${env}, CRON_SECRET and QUEUE_DASHBOARD_PASSWORD in your environment (see .env.example)`,
   ];
   if (backend === 'postgres') steps.push('npx queue-cli migrate   (on every deploy; it applies only new migrations)');
+  if (framework === 'next') {
+    // queuedev loads its driver at run time (createRequire), which the bundler cannot follow.
+    steps.push("in next.config, set serverExternalPackages: ['queuedev'] so Next.js leaves it unbundled");
+  }
   const wire = {
     next: 'schedule GET /api/queue/process every minute and GET /api/queue/cron every few minutes, sending Authorization: Bearer $CRON_SECRET (Vercel Cron sends it for you)',
     express: `mount the routes: import { queueRoutes } from '${dir}/routes.js', then app.use(queueRoutes)`,

@@ -68,8 +68,8 @@ import { runMaintenance } from './maintenance${o.ext}';`;
 export const expressRoutes = (
   o: TemplateOptions,
 ) => `import { Router, type NextFunction, type Request, type Response } from 'express';
+import { toNodeHandler } from 'queuedev/dashboard';
 ${SERVER_IMPORTS(o)}
-import { sendResponse, toFetchRequest } from './fetch-adapter${o.ext}';
 
 /** The cron trigger route and the dashboard: \`app.use(queueRoutes)\`. */
 export const queueRoutes = Router();
@@ -88,24 +88,12 @@ async function cron(req: Request, res: Response, next: NextFunction): Promise<vo
 queueRoutes.get('/api/queue/cron', cron);
 queueRoutes.post('/api/queue/cron', cron);
 
-queueRoutes.use(DASHBOARD_PATH, async (req: Request, res: Response, next: NextFunction) => {
-  if (!isDashboardRequest(req.headers.authorization)) {
-    res.status(DASHBOARD_CHALLENGE.status).set(DASHBOARD_CHALLENGE.headers).send('Unauthorized');
-    return;
-  }
-  const handle = req.method === 'GET' ? dashboard.GET : req.method === 'POST' ? dashboard.POST : undefined;
-  // originalUrl keeps the mount path, which the dashboard's basePath includes.
-  const request = toFetchRequest(req.method, req.originalUrl, req.headers);
-  if (!handle || !request) {
-    next();
-    return;
-  }
-  try {
-    await sendResponse(res, await handle(request));
-  } catch (err) {
-    next(err);
-  }
-});
+function requireDashboardLogin(req: Request, res: Response, next: NextFunction): void {
+  if (isDashboardRequest(req.headers.authorization)) next();
+  else res.status(DASHBOARD_CHALLENGE.status).set(DASHBOARD_CHALLENGE.headers).send('Unauthorized');
+}
+// toNodeHandler reads req.originalUrl, which keeps the mount path the dashboard's basePath includes.
+queueRoutes.use(DASHBOARD_PATH, requireDashboardLogin, toNodeHandler(dashboard));
 `;
 
 export const honoRoutes = (o: TemplateOptions) => `import { Hono, type Context } from 'hono';
@@ -131,8 +119,8 @@ queueRoutes.post(\`\${DASHBOARD_PATH}/*\`, serve(dashboard.POST));
 export const fastifyRoutes = (
   o: TemplateOptions,
 ) => `import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fastifyDashboard } from 'queuedev/dashboard';
 ${SERVER_IMPORTS(o)}
-import { toFetchRequest } from './fetch-adapter${o.ext}';
 
 /** The cron trigger route and the dashboard, as a plugin: \`app.register(queueRoutes)\`. */
 export async function queueRoutes(app: FastifyInstance): Promise<void> {
@@ -142,34 +130,30 @@ export async function queueRoutes(app: FastifyInstance): Promise<void> {
   };
   app.route({ method: ['GET', 'POST'], url: '/api/queue/cron', handler: cron });
 
-  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!isDashboardRequest(request.headers.authorization)) {
-      return reply.code(DASHBOARD_CHALLENGE.status).headers(DASHBOARD_CHALLENGE.headers).send('Unauthorized');
-    }
-    const fetchRequest = toFetchRequest(request.method, request.url, request.headers);
-    if (!fetchRequest) return reply.code(400).send();
-    const response = await (request.method === 'GET' ? dashboard.GET : dashboard.POST)(fetchRequest);
-    return reply
-      .code(response.status)
-      .headers(Object.fromEntries(response.headers))
-      .send(Buffer.from(await response.arrayBuffer()));
-  };
-  app.route({ method: ['GET', 'POST'], url: DASHBOARD_PATH, handler: serve });
-  app.route({ method: ['GET', 'POST'], url: \`\${DASHBOARD_PATH}/*\`, handler: serve });
+  // A scope of its own, so the login check applies to the dashboard's routes only.
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', async (request, reply) => {
+      if (!isDashboardRequest(request.headers.authorization)) {
+        return reply.code(DASHBOARD_CHALLENGE.status).headers(DASHBOARD_CHALLENGE.headers).send('Unauthorized');
+      }
+    });
+    await scope.register(fastifyDashboard(dashboard));
+  });
 }
 `;
 
 export const nodeRoutes = (o: TemplateOptions) => `import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toNodeHandler } from 'queuedev/dashboard';
 ${SERVER_IMPORTS(o)}
-import { sendResponse, toFetchRequest } from './fetch-adapter${o.ext}';
+
+const serveDashboard = toNodeHandler(dashboard);
 
 /**
  * Serves the cron trigger route and the dashboard from a node:http server; resolves false for
  * any other path, which the caller then answers.
  */
 export async function handleQueueRequest(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-  const path = req.url ?? '';
-  const pathname = path.split('?')[0];
+  const pathname = (req.url ?? '').split('?')[0];
   if (pathname === '/api/queue/cron') {
     if (!isCronRequest(req.headers.authorization)) res.writeHead(401).end('Unauthorized');
     else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await runMaintenance()));
@@ -180,10 +164,7 @@ export async function handleQueueRequest(req: IncomingMessage, res: ServerRespon
     res.writeHead(DASHBOARD_CHALLENGE.status, DASHBOARD_CHALLENGE.headers).end('Unauthorized');
     return true;
   }
-  const handle = req.method === 'GET' ? dashboard.GET : req.method === 'POST' ? dashboard.POST : undefined;
-  const request = toFetchRequest(req.method ?? 'GET', path, req.headers);
-  if (!handle || !request) res.writeHead(request ? 405 : 400).end();
-  else await sendResponse(res, await handle(request));
+  await serveDashboard(req, res);
   return true;
 }
 `;

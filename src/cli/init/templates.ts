@@ -120,24 +120,3 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   });
 }
 `;
-
-/** Fetch API Request and Response for Node.js servers, as docs/dashboard.md explains. */
-export const fetchAdapter = () => `import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-
-/** A Fetch API Request for a Node.js request, or null for a path that is not origin-form. */
-export function toFetchRequest(method: string, path: string, incoming: IncomingHttpHeaders): Request | null {
-  // Concatenate after a fixed origin; resolving '//host/...' against a base would change the origin.
-  if (!path.startsWith('/')) return null;
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(incoming)) {
-    if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
-    else if (value !== undefined) headers.set(name, value);
-  }
-  return new Request(\`http://localhost\${path}\`, { method, headers });
-}
-
-export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  res.end(Buffer.from(await response.arrayBuffer()));
-}
-`;
