@@ -31,7 +31,12 @@ export type { CloseOptions } from './queue-lifecycle.js';
 export type { JobHandler, JobHandlers, ProcessorOptions } from './processor-options.js';
 export type { JobContext, TimeoutCallback } from './handler-context.js';
 export type { WaitDuration } from './duration.js';
-export { registerQueueDepthGauge, type QueueDepthMeter } from './telemetry/queue-depth.js';
+export {
+  registerQueueDepthGauge,
+  type QueueDepthMeter,
+  type QueueDepthReader,
+  type QueueDepthSource,
+} from './telemetry/queue-depth.js';
 export type { Supervisor, SupervisorOptions, SupervisorRunResult } from './supervisor.js';
 export {
   validateHandlerSerializable,

@@ -27,17 +27,24 @@ export interface QueueDepthMeter {
   ): DepthGauge;
 }
 
+/** A queue, or anything with its `getJobCounts()`: the gauge reports its `byStatus`. */
+export interface QueueDepthSource {
+  getJobCounts(): Promise<{ byStatus: Partial<Record<JobStatus, number>> }>;
+}
+
+/** Where the gauge reads the depth: a queue, or a function returning a count per status. */
+export type QueueDepthReader = QueueDepthSource | (() => Promise<Partial<Record<JobStatus, number>>>);
+
 /**
  * Reports `queuedev.queue.depth` (unit `{job}`), one value per status
- * (`queuedev.job.status`), from `readDepth`, which runs each time the metrics are collected. A
- * failing read reports nothing for that collection. Returns a function that stops reporting.
+ * (`queuedev.job.status`), read each time the metrics are collected: from a queue's
+ * `getJobCounts()` (each status counted up to its limit, 10,000), or from a function of yours.
+ * A failing read reports nothing for that collection. Returns a function that stops reporting.
  * @example
- * const stop = registerQueueDepthGauge(metrics.getMeter('my-app'), () => queue.getJobCounts());
+ * const stop = registerQueueDepthGauge(metrics.getMeter('my-app'), queue);
  */
-export function registerQueueDepthGauge(
-  meter: QueueDepthMeter,
-  readDepth: () => Promise<Partial<Record<JobStatus, number>>>,
-): () => void {
+export function registerQueueDepthGauge(meter: QueueDepthMeter, source: QueueDepthReader): () => void {
+  const readDepth = typeof source === 'function' ? source : async () => (await source.getJobCounts()).byStatus;
   const gauge = meter.createObservableGauge(METRIC.queueDepth, {
     description: 'Jobs in the queue, by status',
     unit: '{job}',

@@ -28,6 +28,7 @@ import { ConfigError } from '../../src/errors.js';
 import { initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { JobHandlers } from '../../src/processor-options.js';
 import type { Clock } from '../../src/types.js';
+import { registerQueueDepthGauge } from '../../src/telemetry/queue-depth.js';
 import { ManualClock, forEachBackend, useQueues } from '../helpers/backends.js';
 import { trackRunners } from './processing-support.js';
 
@@ -265,6 +266,26 @@ forEachBackend('telemetry (OpenTelemetry spans and metrics)', (ctx) => {
     // The jobs were due at the add; the clock moved 5 s before they started.
     expect(histogram('queuedev.job.pickup_latency', 'ok')).toMatchObject({ count: 2, sum: 10, min: 5, max: 5 });
     expect(histogram('queuedev.job.pickup_latency', 'bad')).toMatchObject({ count: 1, sum: 5 });
+  });
+
+  it('reports the queue depth per status from the queue at each collection', async () => {
+    const queue = tracedQueue();
+    const stop = registerQueueDepthGauge(meterProvider.getMeter('app'), queue);
+    const [cancelled] = await queue.addJobs([
+      { jobType: 'a', payload: {} },
+      { jobType: 'a', payload: {} },
+      { jobType: 'b', payload: {} },
+    ]);
+    await queue.cancelJob(cancelled!);
+    const depth = async () =>
+      Object.fromEntries(
+        points(await collect(), 'queuedev.queue.depth').map((p) => [p.attributes['queuedev.job.status'], p.value]),
+      );
+    expect(await depth()).toEqual({ pending: 2, processing: 0, completed: 0, failed: 0, cancelled: 1, waiting: 0 });
+    // Read again at the next collection, not remembered.
+    await runOnce(queue, { a: async () => undefined, b: async () => undefined });
+    expect(await depth()).toMatchObject({ pending: 0, completed: 2, cancelled: 1 });
+    stop();
   });
 
   it('without an SDK, starts no span and stores no trace context (the run links to nothing)', async () => {
