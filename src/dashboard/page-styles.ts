@@ -65,6 +65,7 @@ tbody tr:hover { background: var(--hover); }
 td.type { max-width: 24rem; overflow: hidden; text-overflow: ellipsis; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .muted { color: var(--muted); }
+.last-error { font-size: .8rem; max-width: 28rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .empty { margin: 0; padding: 2rem; text-align: center; color: var(--muted); }
 .badge {
   display: inline-block; padding: 0.1rem 0.55rem; border-radius: 999px; font-size: 0.8rem; font-weight: 600;

@@ -119,6 +119,12 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       expect(await page.isVisible('#cancel')).toBe(false);
       expect(await page.textContent('#events')).toContain('cancelled');
 
+      // The list says why a failed job failed: its latest error, under its type.
+      await page.goto(`${server.url}#`);
+      await waitFor(
+        async () => (await page.textContent(`#jobs tr[data-id="${seeded.failed}"] .last-error`)) === 'smtp down',
+        { timeoutMs: 10_000, what: "the failed job's error in the list" },
+      );
       // A failed job shows its error history.
       await page.goto(`${server.url}#job=${seeded.failed}`);
       await waitFor(async () => (await page.textContent('#errors'))?.includes('smtp down'), {

@@ -114,9 +114,12 @@ function jobRow(job: Json<JobSummary>): HTMLTableRowElement {
   idCell.append(link);
   const statusCell = el('td');
   statusCell.append(badge(job.status));
+  const typeCell = el('td', job.jobType, 'type');
+  // Why a failed job failed, without opening it: its latest error message (cut by the server).
+  if (job.status === 'failed' && job.lastError) typeCell.append(el('div', job.lastError, 'last-error muted'));
   row.append(
     idCell,
-    el('td', job.jobType, 'type'),
+    typeCell,
     statusCell,
     el('td', `${job.attempts} / ${job.maxAttempts}`, 'num wide-only'),
     el('td', job.priority, 'num wide-only'),
