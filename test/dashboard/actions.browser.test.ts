@@ -6,30 +6,20 @@
  * the page goes back to the list; a read-only dashboard shows none of these.
  */
 import type { Page } from 'playwright-core';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { addFailedJobs, completeJob } from '../conformance/job-states.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { waitFor } from '../helpers/wait.js';
-import { hasChromium, launch, watchProblems } from './browser-support.js';
-import { BASE_PATH, serveDashboard } from './support.js';
-
-const rowIds = (page: Page): Promise<number[]> =>
-  page.locator('#jobs tr').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-id'))));
+import { cleanupsAfterEach, hasChromium, openDashboard, rowIds } from './browser-support.js';
+import { BASE_PATH } from './support.js';
 
 forEachBackend('dashboard job actions in a browser', (ctx) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
 
   async function open(readOnly = false): Promise<{ page: Page; url: string; problems: string[] }> {
     const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH, readOnly });
-    const server = await serveDashboard(dashboard, BASE_PATH);
-    cleanups.push(() => server.close());
-    const browser = await launch();
-    cleanups.push(() => browser.close());
-    return { page: browser.page, url: server.url, problems: await watchProblems(browser.page) };
+    return openDashboard(dashboard, cleanups);
   }
 
   it.skipIf(!hasChromium)(

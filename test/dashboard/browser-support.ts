@@ -1,13 +1,17 @@
 /**
  * Headless Chromium for the dashboard's browser tests (playwright-core driving the system's
- * chromium): a launch with a fresh profile, and a watch for console errors, uncaught
- * exceptions, CSP violations and dialogs.
+ * chromium): a launch with a fresh profile, a watch for console errors, uncaught exceptions,
+ * CSP violations and dialogs, a served dashboard opened in it, and what the tests read off
+ * the page.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterEach } from 'vitest';
+import type { QueueDashboard } from '../../src/dashboard/index.js';
+import { BASE_PATH, serveDashboard } from './support.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 // Chromium comes from the system's packages (`apt-get install chromium`; `npm test` installs it when it may).
@@ -17,9 +21,21 @@ if (!hasChromium) {
   console.warn(`[dashboard browser test] skipped: ${CHROMIUM} not found; install it with: apt-get install chromium`);
 }
 
-export async function launch(
-  extraArgs: string[] = [],
-): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
+/** How to launch: extra command line switches, and the browser's locale (default: the system's). */
+export interface LaunchOptions {
+  args?: string[];
+  locale?: string;
+}
+
+/** A launched Chromium with its one page; `close` also removes the profile. */
+export interface LaunchedBrowser {
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** Launches headless Chromium with a fresh profile and a 1280×900 viewport. */
+export async function launch({ args = [], locale }: LaunchOptions = {}): Promise<LaunchedBrowser> {
   // A fresh profile per run, so no state (storage, cache) leaks between runs.
   const userDataDir = await mkdtemp(join(tmpdir(), 'queuedev-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -34,9 +50,10 @@ export async function launch(
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
-      ...extraArgs,
+      ...args,
     ],
     viewport: { width: 1280, height: 900 },
+    ...(locale === undefined ? {} : { locale }),
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {
@@ -65,3 +82,35 @@ export async function watchProblems(page: Page): Promise<string[]> {
   );
   return problems;
 }
+
+/** What a test opened (servers, browsers), to close once it ends. */
+export type Cleanups = (() => Promise<void>)[];
+
+/** A list of cleanups run after each test of the enclosing suite, the last added first. */
+export function cleanupsAfterEach(): Cleanups {
+  const cleanups: Cleanups = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return cleanups;
+}
+
+/**
+ * Serves `dashboard` at BASE_PATH and opens a fresh Chromium on it, both closed by `cleanups`;
+ * `problems` collects what watchProblems sees. The page is not loaded yet: go to `url`.
+ */
+export async function openDashboard(
+  dashboard: QueueDashboard,
+  cleanups: Cleanups,
+  options: LaunchOptions = {},
+): Promise<{ page: Page; url: string; problems: string[] }> {
+  const server = await serveDashboard(dashboard, BASE_PATH);
+  cleanups.push(() => server.close());
+  const browser = await launch(options);
+  cleanups.push(() => browser.close());
+  return { page: browser.page, url: server.url, problems: await watchProblems(browser.page) };
+}
+
+/** The job ids of the list's rows, in the order shown. */
+export const rowIds = (page: Page): Promise<number[]> =>
+  page.locator('#jobs tr').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-id'))));

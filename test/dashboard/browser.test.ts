@@ -8,11 +8,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { forEachBackend } from '../helpers/backends.js';
-import { hasChromium, launch, watchProblems } from './browser-support.js';
+import { cleanupsAfterEach, hasChromium, launch, openDashboard, rowIds } from './browser-support.js';
 import {
   BASE_PATH,
   nodeHandlerWith,
@@ -23,16 +23,11 @@ import {
 
 const XSS_PAYLOAD = { html: '<script>alert(1)</script>', img: '<img src=x onerror="alert(2)">' };
 
-const rowIds = (page: Page): Promise<number[]> =>
-  page.locator('#jobs tr').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-id'))));
 /** The page's full width: wider than the viewport means a sideways scroll. */
 const pageWidth = (page: Page): Promise<number> => page.evaluate('document.documentElement.scrollWidth');
 
 forEachBackend('dashboard page in a browser', (ctx) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
 
   it.skipIf(!hasChromium)(
     'loads without errors, switches tabs, shows a payload as text, cancels, processes, refreshes, fits 390 px',
@@ -45,15 +40,10 @@ forEachBackend('dashboard page in a browser', (ctx) => {
         jobHandlers: { 'pending-job': async () => void handled.push('pending-job') },
         basePath: BASE_PATH,
       });
-      const server = await serveDashboard(dashboard, BASE_PATH);
-      cleanups.push(() => server.close());
-      const browser = await launch();
-      cleanups.push(() => browser.close());
-      const { page } = browser;
-      const problems = await watchProblems(page);
+      const { page, url, problems } = await openDashboard(dashboard, cleanups);
 
       // The list: every job, newest first.
-      await page.goto(server.url);
+      await page.goto(url);
       await waitFor(async () => (await rowIds(page)).length === 7, { timeoutMs: 10_000, what: 'the job rows' });
       expect(await rowIds(page)).toEqual([
         seeded.waiting,
@@ -126,7 +116,7 @@ forEachBackend('dashboard page in a browser', (ctx) => {
         { timeoutMs: 10_000, what: "the failed job's error in the list" },
       );
       // A failed job shows its error history.
-      await page.goto(`${server.url}#job=${seeded.failed}`);
+      await page.goto(`${url}#job=${seeded.failed}`);
       await waitFor(async () => (await page.textContent('#errors'))?.includes('smtp down'), {
         timeoutMs: 10_000,
         what: 'the error history',
@@ -154,7 +144,7 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       // 390 px wide: nothing overflows the screen sideways.
       await page.setViewportSize({ width: 390, height: 844 });
       expect(await pageWidth(page)).toBeLessThanOrEqual(390);
-      await page.goto(`${server.url}#job=${seeded.completed}`);
+      await page.goto(`${url}#job=${seeded.completed}`);
       await waitFor(async () => (await page.textContent('#output'))?.includes('sent'), {
         timeoutMs: 10_000,
         what: 'the output',
@@ -174,17 +164,12 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       basePath: BASE_PATH,
       readOnly: true,
     });
-    const server = await serveDashboard(dashboard, BASE_PATH);
-    cleanups.push(() => server.close());
-    const browser = await launch();
-    cleanups.push(() => browser.close());
-    const { page } = browser;
-    const problems = await watchProblems(page);
+    const { page, url, problems } = await openDashboard(dashboard, cleanups);
     for (const [id, status] of [
       [seeded.pending, 'pending'],
       [seeded.failed, 'failed'],
     ] as const) {
-      await page.goto(`${server.url}#job=${id}`);
+      await page.goto(`${url}#job=${id}`);
       await waitFor(async () => (await page.textContent('#detail-status')) === status, {
         timeoutMs: 10_000,
         what: `the ${status} job's detail`,
@@ -213,10 +198,7 @@ async function serveAttackerPage(): Promise<{ port: number; close(): Promise<voi
 }
 
 forEachBackend('dashboard page in a browser, attacked from another site', (ctx) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
 
   it.skipIf(!hasChromium)(
     'refuses a cross-site form, also one posting to //attacker/... through a path-resolving adapter; its own page still cancels',
@@ -234,7 +216,7 @@ forEachBackend('dashboard page in a browser, attacked from another site', (ctx) 
       cleanups.push(() => attacker.close());
       const attackerOrigin = `http://attacker.test:${attacker.port}`;
       // attacker.test is another site than 127.0.0.1, served by the attacker's server.
-      const browser = await launch([`--host-resolver-rules=MAP attacker.test 127.0.0.1`]);
+      const browser = await launch({ args: [`--host-resolver-rules=MAP attacker.test 127.0.0.1`] });
       cleanups.push(() => browser.close());
       const { page } = browser;
 

@@ -6,13 +6,13 @@
  * a 390 px wide screen.
  */
 import type { Page } from 'playwright-core';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { completeJob } from '../conformance/job-states.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { waitFor } from '../helpers/wait.js';
-import { hasChromium, launch, watchProblems } from './browser-support.js';
-import { BASE_PATH, serveDashboard } from './support.js';
+import { cleanupsAfterEach, hasChromium, openDashboard } from './browser-support.js';
+import { BASE_PATH } from './support.js';
 
 /** The text of each cell of the schedule row `id`. */
 const cells = (page: Page, id: number): Promise<string[]> =>
@@ -26,19 +26,11 @@ const pageDate = (page: Page, date: Date): Promise<string> =>
   );
 
 forEachBackend('dashboard cron view in a browser', (ctx) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
 
   async function open(readOnly = false): Promise<{ page: Page; url: string; problems: string[] }> {
     const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH, readOnly });
-    const server = await serveDashboard(dashboard, BASE_PATH);
-    cleanups.push(() => server.close());
-    const browser = await launch();
-    cleanups.push(() => browser.close());
-    const problems = await watchProblems(browser.page);
-    return { page: browser.page, url: server.url, problems };
+    return openDashboard(dashboard, cleanups);
   }
 
   it.skipIf(!hasChromium)(

@@ -3,44 +3,14 @@
  * history entry shows its stack trace, as text, folded in a <details> element; "Locked by" and
  * "Locked at" show for a processing job only.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
-import { afterEach, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { waitFor } from '../helpers/wait.js';
 import { claimJob } from '../conformance/job-states.js';
-import { BASE_PATH, serveDashboard } from './support.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-// Without the system's Chromium (`apt-get install chromium`) the browser cannot run: skipped, saying why.
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `[dashboard error detail test] skipped: ${CHROMIUM} not found; install it with: apt-get install chromium`,
-  );
-}
-
-async function launch(): Promise<{ page: Page; close(): Promise<void> }> {
-  const userDataDir = await mkdtemp(join(tmpdir(), 'queuedev-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    viewport: { width: 1280, height: 900 },
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  return {
-    page,
-    close: async () => {
-      await context.close();
-      await rm(userDataDir, { recursive: true, force: true });
-    },
-  };
-}
+import { cleanupsAfterEach, hasChromium, openDashboard } from './browser-support.js';
+import { BASE_PATH } from './support.js';
 
 /** The property labels of the detail view, with their values. */
 const properties = (page: Page): Promise<Record<string, string>> =>
@@ -53,10 +23,7 @@ const properties = (page: Page): Promise<Record<string, string>> =>
     );
 
 forEachBackend('dashboard error detail in a browser', (ctx) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
 
   it.skipIf(!hasChromium)(
     'shows each error’s stack trace as text in a <details>, and "Locked by" only while processing',
@@ -75,18 +42,9 @@ forEachBackend('dashboard error detail in a browser', (ctx) => {
       await claimJob(ctx.queue, processing);
 
       const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH });
-      const server = await serveDashboard(dashboard, BASE_PATH);
-      cleanups.push(() => server.close());
-      const browser = await launch();
-      cleanups.push(() => browser.close());
-      const { page } = browser;
-      const problems: string[] = [];
-      page.on('pageerror', (error) => problems.push(error.message));
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(message.text());
-      });
+      const { page, url, problems } = await openDashboard(dashboard, cleanups);
 
-      await page.goto(`${server.url}#job=${failed}`);
+      await page.goto(`${url}#job=${failed}`);
       const details = page.locator('#errors li details');
       await waitFor(async () => (await details.count()) === 1, { timeoutMs: 10_000, what: 'the stack trace' });
       expect(await page.locator('#errors li > div').textContent()).toBe('card <b>declined</b>');
@@ -103,7 +61,7 @@ forEachBackend('dashboard error detail in a browser', (ctx) => {
       expect(failedProps).not.toHaveProperty('Locked by');
       expect(failedProps).not.toHaveProperty('Locked at');
 
-      await page.goto(`${server.url}#job=${processing}`);
+      await page.goto(`${url}#job=${processing}`);
       await waitFor(async () => (await properties(page)).Status === 'processing', {
         timeoutMs: 10_000,
         what: 'the processing job',

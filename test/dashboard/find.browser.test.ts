@@ -4,29 +4,23 @@
  * id opens its detail, and the run-at column says why each pending job waits.
  */
 import type { Page } from 'playwright-core';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { backendOf } from '../../src/queue.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { waitFor } from '../helpers/wait.js';
 import { failJob } from '../conformance/job-states.js';
-import { hasChromium, launchChromium, watchProblems } from './chromium.js';
-import { BASE_PATH, serveDashboard } from './support.js';
+import { cleanupsAfterEach, hasChromium, openDashboard, rowIds } from './browser-support.js';
+import { BASE_PATH } from './support.js';
 
 const HOUR_MS = 3_600_000;
-
-const rowIds = (page: Page): Promise<number[]> =>
-  page.locator('#jobs tr').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-id'))));
 
 async function waitForRows(page: Page, expected: number[], what: string): Promise<void> {
   await waitFor(async () => (await rowIds(page)).join() === expected.join(), { timeoutMs: 10_000, what });
 }
 
 forEachBackend('dashboard page: finding jobs', (ctx) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
 
   it.skipIf(!hasChromium)(
     'narrows the list as filters are typed, keeps them in the hash, opens a job by id, shows why jobs wait',
@@ -56,14 +50,9 @@ forEachBackend('dashboard page: finding jobs', (ctx) => {
       expect(await ctx.queue.getHoldReasons([running, queued])).toEqual([null, 'group']);
 
       const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH });
-      const server = await serveDashboard(dashboard, BASE_PATH);
-      cleanups.push(() => server.close());
-      const browser = await launchChromium();
-      cleanups.push(() => browser.close());
-      const { page } = browser;
-      const problems = await watchProblems(page);
+      const { page, url, problems } = await openDashboard(dashboard, cleanups);
 
-      await page.goto(server.url);
+      await page.goto(url);
       await waitForRows(page, [queued, running, after, report, sms, receive, bob, alice], 'every job');
 
       // The run-at column: a time for every job, and for a pending one why it waits.
@@ -149,13 +138,8 @@ forEachBackend('dashboard page: finding jobs', (ctx) => {
       expect(stored?.status).toBe('waiting');
 
       const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH });
-      const server = await serveDashboard(dashboard, BASE_PATH);
-      cleanups.push(() => server.close());
-      const browser = await launchChromium();
-      cleanups.push(() => browser.close());
-      const { page } = browser;
-      const problems = await watchProblems(page);
-      await page.goto(server.url);
+      const { page, url, problems } = await openDashboard(dashboard, cleanups);
+      await page.goto(url);
       await waitForRows(page, [waiting, failed], 'both jobs');
 
       const cell = (id: number) => page.locator(`#jobs tr[data-id="${id}"] td.run-at`);

@@ -4,57 +4,21 @@
  * of the last hour drawn as SVG under the page's CSP, and the job type table whose links filter
  * the list.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
-import { afterEach, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { waitFor } from '../helpers/wait.js';
 import { completeJob } from '../conformance/job-states.js';
-import { BASE_PATH, seedJobsInEveryStatus, serveDashboard } from './support.js';
+import { cleanupsAfterEach, hasChromium, openDashboard, rowIds } from './browser-support.js';
+import { BASE_PATH, seedJobsInEveryStatus } from './support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-// As in browser.test.ts: without the system's Chromium the test is skipped, and says why.
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `[dashboard overview browser test] skipped: ${CHROMIUM} not found; install it with: apt-get install chromium`,
-  );
-}
-
-async function launch(): Promise<{ page: Page; close(): Promise<void> }> {
-  const userDataDir = await mkdtemp(join(tmpdir(), 'queuedev-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    viewport: { width: 1280, height: 900 },
-    locale: 'en-US',
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  return {
-    page,
-    close: async () => {
-      await context.close();
-      await rm(userDataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-const rowIds = (page: Page): Promise<number[]> =>
-  page.locator('#jobs tr').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-id'))));
 const hashParams = async (page: Page) => new URLSearchParams((await page.evaluate<string>('location.hash')).slice(1));
 const tabText = async (page: Page, status: string) =>
   ((await page.textContent(`.tab[data-status="${status}"]`)) ?? '').replace(/\s+/g, ' ').trim();
 
 forEachBackend('dashboard overview in a browser', (ctx) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
 
   it.skipIf(!hasChromium)(
     'shows counts on the tabs, a chart of the last hour and a job type table that filters the list',
@@ -69,28 +33,13 @@ forEachBackend('dashboard overview in a browser', (ctx) => {
       for (let batch = 0; batch < 10; batch++) {
         await ctx.queue.addJobs(Array.from({ length: 1_000 }, (_, i) => ({ jobType: 'bulk', payload: { i } })));
       }
-      const server = await serveDashboard(
+      const { page, url, problems } = await openDashboard(
         createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH }),
-        BASE_PATH,
-      );
-      cleanups.push(() => server.close());
-      const browser = await launch();
-      cleanups.push(() => browser.close());
-      const { page } = browser;
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('dialog', (dialog) => {
-        problems.push(`dialog: ${dialog.message()}`);
-        void dialog.dismiss();
-      });
-      await page.addInitScript(
-        "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective))",
+        cleanups,
+        { locale: 'en-US' },
       );
 
-      await page.goto(server.url);
+      await page.goto(url);
       await waitFor(async () => (await tabText(page, 'failed')) === 'Failed 1', {
         timeoutMs: 15_000,
         what: 'the count on the failed tab',
