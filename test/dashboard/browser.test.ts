@@ -110,7 +110,7 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       expect(await page.textContent('#events')).toContain('cancelled');
 
       // The list says why a failed job failed: its latest error, under its type.
-      await page.goto(`${server.url}#`);
+      await page.goto(`${url}#`);
       await waitFor(
         async () => (await page.textContent(`#jobs tr[data-id="${seeded.failed}"] .last-error`)) === 'smtp down',
         { timeoutMs: 10_000, what: "the failed job's error in the list" },
