@@ -87,8 +87,12 @@ forEachBackend('dashboard overview in a browser', (ctx) => {
       const hash = await hashParams(page);
       expect([hash.get('status'), hash.get('type')]).toEqual(['failed', 'failed-job']);
       expect(await page.inputValue('#job-type')).toBe('failed-job');
-      expect(await page.getAttribute('#type-counts tr[aria-current="true"] th a', 'href')).toBe(
-        '#status=failed&type=failed-job',
+      // The overview loads beside the list: its current row follows once it has loaded.
+      await waitFor(
+        async () =>
+          (await page.getAttribute('#type-counts tr[aria-current="true"] th a', 'href')) ===
+          '#status=failed&type=failed-job',
+        { timeoutMs: 10_000, what: 'the current type row' },
       );
 
       // A count links to the list of that status and type.
