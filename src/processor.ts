@@ -383,11 +383,11 @@ class JobProcessor implements Processor {
         this.report(outcome.error);
         this.log(outcome.error.message, { jobId: job.id, jobType: job.jobType, error: outcome.error });
       } else if (outcome.status === 'completed') {
-        await this.processing.complete(job, outcome);
+        await telemetry.settle('complete', () => this.processing.complete(job, outcome));
       } else if (outcome.status === 'waiting') {
         this.processing.waited(job);
       } else {
-        await this.processing.fail(job, outcome);
+        await telemetry.settle('fail', () => this.processing.fail(job, outcome));
       }
     } finally {
       // The run's span ends once its outcome is written.

@@ -200,7 +200,7 @@ export class OtelTelemetry implements Telemetry {
     if (!tracer && !this.metrics) return NO_RUN;
     this.recordPickup(job);
     const span = tracer ? this.startRunSpan(tracer, job, workerId) : undefined;
-    return new OtelRun(this.api, this, job, span);
+    return new OtelRun(this.api, this, job, span && tracer ? { span, tracer } : undefined);
   }
 
   completed(job: ClaimedJob): void {
@@ -222,6 +222,40 @@ export class OtelTelemetry implements Telemetry {
     attributes[ATTR.operationName] = 'process';
     if (outcome.status === 'failed' || outcome.status === 'lost') attributes[ATTR.errorType] = errorType(outcome.error);
     this.metrics.processDuration.record(seconds, attributes);
+  }
+
+  /**
+   * @internal For OtelRun: `write` (the store call recording the run's outcome) under a CLIENT
+   * span that is a child of the run's span.
+   */
+  async traceSettle<T>(
+    traced: { tracer: Tracer; span: Span },
+    job: ClaimedJob,
+    operation: 'complete' | 'fail',
+    write: () => Promise<T>,
+  ): Promise<T> {
+    const { api } = this;
+    const attributes: Attributes = {
+      ...this.common,
+      [ATTR.operationType]: 'settle',
+      [ATTR.operationName]: operation,
+      [ATTR.destinationName]: job.jobType,
+      [ATTR.messageId]: String(job.id),
+    };
+    const parent = api.trace.setSpan(api.context.active(), traced.span);
+    const span = traced.tracer.startSpan(
+      spanName(operation, job.jobType),
+      { kind: api.SpanKind.CLIENT, attributes },
+      parent,
+    );
+    try {
+      return await api.context.with(api.trace.setSpan(parent, span), write);
+    } catch (err) {
+      recordError(api, span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
   }
 
   private startRunSpan(tracer: Tracer, job: ClaimedJob, workerId: string): Span {
@@ -270,11 +304,12 @@ class OtelRun implements RunTelemetry {
     private readonly api: Api,
     private readonly telemetry: OtelTelemetry,
     private readonly job: ClaimedJob,
-    private readonly span: Span | undefined,
+    private readonly traced: { span: Span; tracer: Tracer } | undefined,
   ) {}
 
   async within<T>(run: () => Promise<T>): Promise<T> {
-    const { api, span } = this;
+    const { api } = this;
+    const span = this.traced?.span;
     const started = performance.now();
     try {
       // The run's span is active in the handler: spans it starts are its children.
@@ -284,9 +319,13 @@ class OtelRun implements RunTelemetry {
     }
   }
 
+  settle<T>(operation: 'complete' | 'fail', write: () => Promise<T>): Promise<T> {
+    return this.traced ? this.telemetry.traceSettle(this.traced, this.job, operation, write) : write();
+  }
+
   end(outcome: RunOutcome): void {
     this.telemetry.recordDuration(this.job, this.seconds, outcome);
-    const span = this.span;
+    const span = this.traced?.span;
     if (!span) return;
     span.setAttribute(ATTR.outcome, outcome.status);
     if (outcome.status === 'failed') span.setAttribute(ATTR.failureReason, outcome.reason);

@@ -29,12 +29,18 @@ export interface Telemetry {
 export interface RunTelemetry {
   /** Runs the handler with the run's span as the active span; measures its duration. */
   within<T>(run: () => Promise<T>): Promise<T>;
+  /**
+   * Writes the run's outcome (`write`: the store call completing or failing the job) under a
+   * CLIENT span `complete <type>` or `fail <type>`, a child of the run's span.
+   */
+  settle<T>(operation: 'complete' | 'fail', write: () => Promise<T>): Promise<T>;
   /** Records how the run ended, once its outcome is written (or given up), and ends the span. */
   end(outcome: RunOutcome): void;
 }
 
 const NO_RUN: RunTelemetry = {
   within: (run) => run(),
+  settle: (_operation, write) => write(),
   end: () => undefined,
 };
 

@@ -145,6 +145,16 @@ forEachBackend('telemetry (OpenTelemetry spans and metrics)', (ctx) => {
     expect(run.status.code).toBe(SpanStatusCode.UNSET);
     // The run's span is active in the handler.
     expect(only('send mail').parentSpanContext?.spanId).toBe(run.spanContext().spanId);
+    // The completion's write: a CLIENT span under the run.
+    const complete = only('complete email');
+    expect(complete.kind).toBe(SpanKind.CLIENT);
+    expect(complete.parentSpanContext?.spanId).toBe(run.spanContext().spanId);
+    expect(complete.attributes).toMatchObject({
+      'messaging.operation.type': 'settle',
+      'messaging.operation.name': 'complete',
+      'messaging.destination.name': 'email',
+      'messaging.message.id': String(jobId),
+    });
     const claim = only('claim');
     expect(claim.kind).toBe(SpanKind.CLIENT);
     expect(claim.attributes).toMatchObject({
@@ -194,6 +204,12 @@ forEachBackend('telemetry (OpenTelemetry spans and metrics)', (ctx) => {
     });
     expect(failed!.events.map((e) => [e.name, e.attributes?.['exception.message']])).toEqual([['exception', 'boom']]);
     expect(completed!.attributes).toMatchObject({ 'queuedev.job.outcome': 'completed', 'queuedev.job.attempt': 2 });
+    // The failure's write and the completion's, each a CLIENT span under its own run.
+    const fail = only('fail flaky');
+    expect(fail.kind).toBe(SpanKind.CLIENT);
+    expect(fail.parentSpanContext?.spanId).toBe(failed!.spanContext().spanId);
+    expect(fail.attributes).toMatchObject({ 'messaging.operation.type': 'settle', 'messaging.operation.name': 'fail' });
+    expect(only('complete flaky').parentSpanContext?.spanId).toBe(completed!.spanContext().spanId);
     for (const run of [failed!, completed!]) {
       expect(run.links.map((l) => l.context.spanId)).toEqual([add.spanContext().spanId]);
     }
