@@ -132,7 +132,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   ) {
     this.lifecycle = new QueueLifecycle(backend);
     this.#backend = this.lifecycle.backend;
-    const hooks = new JobHooks(log);
+    const hooks = new JobHooks(log, telemetry);
     this.events = hooks;
     this.#operations = new QueueOperations({ backend: this.#backend, clock, hooks, log, telemetry });
     // Loud on purpose, whatever `verbose` says: data may have been lost. A risk (`quiet`) goes

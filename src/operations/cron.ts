@@ -95,7 +95,7 @@ export class CronOperations {
    * nextRunAt to the first slot after now. Returns the number of jobs enqueued.
    */
   async enqueueDue(): Promise<number> {
-    const { backend, clock, hooks, telemetry } = this.ctx;
+    const { backend, clock, hooks } = this.ctx;
     const now = clock.now();
     let enqueued = 0;
     for (;;) {
@@ -115,7 +115,6 @@ export class CronOperations {
       );
       enqueued += added.length;
       hooks.added(added);
-      telemetry.added(added);
       if (due.length < DUE_PAGE_SIZE) break;
     }
     return enqueued;

@@ -5,12 +5,23 @@
  * `emit` protected; this subclass is the only code that reaches it for a `job:*` event.
  */
 import { QueueEvents } from '../events.js';
+import type { Log } from '../log.js';
+import { NO_TELEMETRY, type Telemetry } from '../telemetry/telemetry.js';
 import type { JobRecord } from '../types.js';
 
 /** @internal The queue's emitter, with one method per lifecycle hook. */
 export class JobHooks extends QueueEvents {
+  /** `telemetry` counts what the hooks announce (jobs added, completed, failed), in this one place. */
+  constructor(
+    log?: Log,
+    private readonly telemetry: Telemetry = NO_TELEMETRY,
+  ) {
+    super(log);
+  }
+
   added(jobs: readonly { jobId: number; jobType: string }[]): void {
     for (const { jobId, jobType } of jobs) this.emit('job:added', { jobId, jobType });
+    this.telemetry.added(jobs);
   }
 
   /** Jobs cancelled by a request, then the dependents cancelled with them (the backend's cascade). */
@@ -29,6 +40,7 @@ export class JobHooks extends QueueEvents {
 
   completed(job: JobRecord): void {
     this.emit('job:completed', { jobId: job.id, jobType: job.jobType });
+    this.telemetry.completed(job);
   }
 
   waiting(job: JobRecord): void {
@@ -37,6 +49,7 @@ export class JobHooks extends QueueEvents {
 
   failed(job: JobRecord, error: Error, willRetry: boolean): void {
     this.emit('job:failed', { jobId: job.id, jobType: job.jobType, error, willRetry });
+    this.telemetry.failed(job, error, willRetry);
   }
 
   progress(jobId: number, progress: number): void {

@@ -31,7 +31,6 @@ export class JobOperations {
     const { ids, insertedIds } = await telemetry.traceAdd(jobs, false, () => backend.addJobs({ jobs, now, db }));
     const added = insertedIds.map((jobId) => ({ jobId, jobType: job.jobType }));
     hooks.added(added);
-    telemetry.added(added);
     this.ctx.log.debug(`added job ${ids[0]} (${job.jobType})`, { jobId: ids[0], jobType: job.jobType });
     return ids[0]!;
   }
@@ -51,7 +50,6 @@ export class JobOperations {
     ids.forEach((id, i) => typeById.has(id) || typeById.set(id, jobs[i]!.jobType));
     const added = insertedIds.map((jobId) => ({ jobId, jobType: typeById.get(jobId)! }));
     hooks.added(added);
-    telemetry.added(added);
     this.ctx.log.debug(`added ${insertedIds.length} of ${jobs.length} jobs`, { jobIds: insertedIds });
     return ids;
   }

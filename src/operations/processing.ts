@@ -75,7 +75,6 @@ export class ProcessingOperations {
     };
     if (await this.completions.add(input)) {
       this.ctx.hooks.completed(job);
-      this.ctx.telemetry.completed(job);
       this.worker.log.debug(`${this.prefix}completed job ${job.id} (${job.jobType})`, this.about(job));
     } else {
       this.worker.log.debug(
@@ -124,7 +123,6 @@ export class ProcessingOperations {
         }
         hooks.failed(job, outcome.error, at !== null);
         hooks.cancelled([], result.cascaded);
-        this.ctx.telemetry.failed(job, outcome.error, at !== null);
         this.worker.log.debug(
           `${this.prefix}job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`,
           this.about(job, { failureReason: outcome.reason, willRetry: at !== null, error: outcome.error }),

@@ -203,11 +203,11 @@ export class OtelTelemetry implements Telemetry {
     return new OtelRun(this.api, this, job, span && tracer ? { span, tracer } : undefined);
   }
 
-  completed(job: ClaimedJob): void {
+  completed(job: { jobType: string }): void {
     this.metrics?.completed.add(1, this.metricAttributes(job.jobType));
   }
 
-  failed(job: ClaimedJob, error: Error, willRetry: boolean): void {
+  failed(job: { jobType: string }, error: Error, willRetry: boolean): void {
     if (!this.metrics) return;
     const attributes = this.metricAttributes(job.jobType);
     attributes[ATTR.errorType] = errorType(error);

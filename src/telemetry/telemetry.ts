@@ -20,9 +20,9 @@ export interface Telemetry {
   /** Starts the run of a claimed job: its CONSUMER span and pickup latency. */
   startRun(job: ClaimedJob, workerId: string): RunTelemetry;
   /** Counts a completion the store recorded. */
-  completed(job: ClaimedJob): void;
+  completed(job: { jobType: string }): void;
   /** Counts a failure the store recorded. */
-  failed(job: ClaimedJob, error: Error, willRetry: boolean): void;
+  failed(job: { jobType: string }, error: Error, willRetry: boolean): void;
 }
 
 /** @internal One run of a handler. */

@@ -284,6 +284,19 @@ forEachBackend('telemetry (OpenTelemetry spans and metrics)', (ctx) => {
     expect(histogram('queuedev.job.pickup_latency', 'bad')).toMatchObject({ count: 1, sum: 5 });
   });
 
+  it('counts a job a cron schedule adds, triggered or due, as added', async () => {
+    const queue = tracedQueue();
+    const id = await queue.addCronJob({
+      scheduleName: 'nightly',
+      cronExpression: '0 3 * * *',
+      jobType: 'report',
+      payload: {},
+    });
+    expect(await queue.triggerCronJob(id)).not.toBeNull();
+    const added = points(await collect(), 'queuedev.jobs.added');
+    expect(added.map((p) => [p.attributes['messaging.destination.name'], p.value])).toEqual([['report', 1]]);
+  });
+
   it('reports the queue depth per status from the queue at each collection', async () => {
     const queue = tracedQueue();
     const stop = registerQueueDepthGauge(meterProvider.getMeter('app'), queue);
