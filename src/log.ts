@@ -14,7 +14,7 @@ import { fail, isObject } from './checks.js';
 import { maskSecrets } from './store-errors.js';
 import type { Logger, LogFields, LoggedError } from './queue-config-types.js';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 

@@ -94,7 +94,7 @@ async function deleteJob({ queue }: ResolvedDashboardConfig, id: number): Promis
 }
 
 /** The body of an edit as queue edits: `payload` as is, `priority` an integer, `runAt` ISO text or null. */
-export function parseEdit(body: Record<string, unknown>): EditJobOptions {
+function parseEdit(body: Record<string, unknown>): EditJobOptions {
   const unknown = Object.keys(body).find((key) => !(EDIT_FIELDS as readonly string[]).includes(key));
   if (unknown !== undefined) {
     throw new ValidationError(

@@ -16,9 +16,9 @@ import { readJsonBody, type Route, type RouteDef, type RouteInput } from './rout
 type Queue = ResolvedDashboardConfig['queue'];
 
 /** Schedules per GET /api/cron when the request gives no `limit`. */
-export const DEFAULT_CRON_PAGE_SIZE = 100;
+const DEFAULT_CRON_PAGE_SIZE = 100;
 /** Largest `limit` GET /api/cron accepts: each listed schedule reads its last job. */
-export const MAX_CRON_PAGE_SIZE = 200;
+const MAX_CRON_PAGE_SIZE = 200;
 
 const EDIT_KEYS = ['cronExpression', 'timezone'] as const;
 
@@ -47,7 +47,7 @@ async function lastJobStatus(queue: Queue, jobId: number | null): Promise<JobSta
 }
 
 /** GET /api/cron?limit&offset → 200 { schedules: CronSummary[], hasMore }, in id order. */
-export async function listSchedules({ queue }: ResolvedDashboardConfig, params: URLSearchParams): Promise<Response> {
+async function listSchedules({ queue }: ResolvedDashboardConfig, params: URLSearchParams): Promise<Response> {
   const limit = integerParam('limit', params.get('limit'), 1, MAX_CRON_PAGE_SIZE, DEFAULT_CRON_PAGE_SIZE);
   const offset = integerParam('offset', params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
   const all = await queue.listCronJobs();

@@ -11,7 +11,7 @@ import type { RouteDef } from './route.js';
  * strings). It takes no parameter: the counts use the default limit (10,000 per status) and the
  * throughput the last 60 minutes, so its cost is bounded whatever the request says.
  */
-export async function getOverview({ queue }: ResolvedDashboardConfig): Promise<Response> {
+async function getOverview({ queue }: ResolvedDashboardConfig): Promise<Response> {
   const [counts, throughput] = await Promise.all([queue.getJobCounts(), queue.getThroughput()]);
   return jsonResponse(200, { counts, throughput });
 }

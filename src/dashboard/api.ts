@@ -31,7 +31,7 @@ export function parseJobId(raw: string): number {
 }
 
 /** Most `tag` parameters one list request takes. */
-export const MAX_TAG_PARAMS = 10;
+const MAX_TAG_PARAMS = 10;
 
 /**
  * The job filter of the list view's query parameters, one parser for the list and for every
@@ -73,7 +73,7 @@ export async function listJobs({ queue }: ResolvedDashboardConfig, params: URLSe
   const page = rows.slice(0, limit);
   const pendingIds = page.filter((job) => job.status === 'pending').map((job) => job.id);
   const reasons = pendingIds.length === 0 ? [] : await queue.getHoldReasons(pendingIds);
-  const holdReason = new Map(pendingIds.map((id, i) => [id, reasons[i] ?? null]));
+  const holdReason = new Map(pendingIds.map((id, i) => [id, reasons[i]]));
   return jsonResponse(200, {
     jobs: page.map((job) => summarizeJob(job, holdReason.get(job.id) ?? null)),
     hasMore: rows.length > limit,

@@ -69,6 +69,14 @@ const QUEUE_METHODS = [
   'editJob',
   'getJobCounts',
   'getThroughput',
+  'getHoldReasons',
+  'getJobTypes',
+  'listCronJobs',
+  'getCronJob',
+  'pauseCronJob',
+  'resumeCronJob',
+  'triggerCronJob',
+  'editCronJob',
 ] as const;
 /** URL path characters (RFC 3986 pchar) that a URL keeps as written, '%' excepted. */
 const SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;

@@ -46,7 +46,7 @@ export class ProcessingOperations {
       backend.claimJobs({ workerId, ...input, now: clock.now() }),
     );
     hooks.processing(jobs);
-    if (jobs.length > 0) {
+    if (jobs.length > 0 && this.worker.log.verbose) {
       const jobIds = jobs.map((j) => j.id);
       this.worker.log.debug(
         `${this.prefix}claimed ${jobs.length} job(s): ${jobIds.join(', ')}`,
@@ -75,19 +75,16 @@ export class ProcessingOperations {
     };
     if (await this.completions.add(input)) {
       this.ctx.hooks.completed(job);
-      this.worker.log.debug(`${this.prefix}completed job ${job.id} (${job.jobType})`, this.about(job));
+      this.debugJob(job, () => `completed job ${job.id} (${job.jobType})`);
     } else {
-      this.worker.log.debug(
-        `${this.prefix}completion of job ${job.id} discarded: the job is no longer locked by this worker`,
-        this.about(job),
-      );
+      this.debugJob(job, () => `completion of job ${job.id} discarded: the job is no longer locked by this worker`);
     }
   }
 
   /** The run ended as a wait: the job is `waiting` in the store already (JobRunOperations.enterWait). */
   waited(job: JobRecord): void {
     this.ctx.hooks.waiting(job);
-    this.worker.log.debug(`${this.prefix}job ${job.id} (${job.jobType}) is waiting`, this.about(job));
+    this.debugJob(job, () => `job ${job.id} (${job.jobType}) is waiting`);
   }
 
   /**
@@ -115,18 +112,16 @@ export class ProcessingOperations {
       try {
         const result = await backend.failJob(input);
         if (!result) {
-          this.worker.log.debug(
-            `${this.prefix}failure of job ${job.id} discarded: the job is no longer locked by this worker`,
-            this.about(job),
-          );
+          this.debugJob(job, () => `failure of job ${job.id} discarded: the job is no longer locked by this worker`);
           return;
         }
         hooks.failed(job, outcome.error, at !== null);
         hooks.cancelled([], result.cascaded);
-        this.worker.log.debug(
-          `${this.prefix}job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`,
-          this.about(job, { failureReason: outcome.reason, willRetry: at !== null, error: outcome.error }),
-        );
+        this.debugJob(job, () => `job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`, {
+          failureReason: outcome.reason,
+          willRetry: at !== null,
+          error: outcome.error,
+        });
         return;
       } catch (err) {
         this.worker.report(toError(err, `recording the failure of job ${job.id} failed`));
@@ -145,6 +140,14 @@ export class ProcessingOperations {
   /** A log line's fields: the worker's id and `extra`. */
   private fields(extra: LogInput): LogInput {
     return { workerId: this.worker.workerId, ...extra };
+  }
+
+  /**
+   * A debug line about `job`: its message and fields are built only when debug lines are
+   * written, so a run without `verbose` pays nothing for them.
+   */
+  private debugJob(job: JobRecord, message: () => string, extra: LogInput = {}): void {
+    if (this.worker.log.verbose) this.worker.log.debug(`${this.prefix}${message()}`, this.about(job, extra));
   }
 
   /** A log line's fields about `job`. */

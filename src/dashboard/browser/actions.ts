@@ -6,7 +6,7 @@
  * again. A read-only dashboard shows none of them.
  */
 import type { JobRecord, JobStatus } from '../../types.js';
-import { $, act, confirmAction, readOnly, request, type Json } from './dom.js';
+import { $, act, confirmAction, countText, numberFormat, readOnly, request, type Json } from './dom.js';
 
 type JobJson = Json<JobRecord>;
 
@@ -20,7 +20,6 @@ export interface ActionHooks {
   backToList: () => void;
 }
 
-const numberFormat = new Intl.NumberFormat();
 const jobs = (n: number) => (n === 1 ? 'job' : 'jobs');
 
 let hooks: ActionHooks;
@@ -94,7 +93,7 @@ async function runBulk(bulk: Bulk): Promise<string | null> {
   const query = params.toString();
   const { count, capped } = await request<{ count: number; capped: boolean }>('GET', `/jobs/count?${query}`);
   if (count === 0) return `No ${bulk.status} jobs here.`;
-  const shownCount = `${numberFormat.format(count)}${capped ? '+' : ''}`;
+  const shownCount = countText(count, capped);
   const plural = capped ? 'jobs' : jobs(count);
   if (!(await confirmAction(bulk.question(shownCount, plural, describeFilter(params)), bulk.label))) return null;
   const body = await request<{ count: number }>('POST', `${bulk.path}?${query}`);

@@ -63,6 +63,13 @@ export function badge(status: string, node: HTMLElement = el('span')): HTMLEleme
   return node;
 }
 
+export const numberFormat = new Intl.NumberFormat();
+
+/** "1,234", or "10,000+" for a count that reached its limit. */
+export function countText(count: number, atLeast: boolean): string {
+  return `${numberFormat.format(count)}${atLeast ? '+' : ''}`;
+}
+
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 export function fmtDate(iso: string | null | undefined): string | null {
   return iso ? dateFormat.format(new Date(iso)) : null;

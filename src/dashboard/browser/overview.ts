@@ -8,7 +8,7 @@
 import type { JobCounts, ThroughputMinute } from '../../overview-types.js';
 import type { JobStatus } from '../../types.js';
 import { JOB_STATUSES } from '../shared.js';
-import { $, el, isStatus, request, type Json } from './dom.js';
+import { $, countText, el, isStatus, numberFormat, request, type Json } from './dom.js';
 
 /** Where a link of the overview leads: the list's hash for a status and a job type. */
 export type ListHref = (status: JobStatus | '', type: string) => string;
@@ -19,14 +19,8 @@ interface Overview {
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-const numberFormat = new Intl.NumberFormat();
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const label = (status: string) => status[0]!.toUpperCase() + status.slice(1);
-
-/** "1,234", or "10,000+" for a count that reached the limit. */
-function countText(count: number, atLeast: boolean): string {
-  return `${numberFormat.format(count)}${atLeast ? '+' : ''}`;
-}
 
 /**
  * Loads the overview and shows it; `current` tells whether this load is still the page's

@@ -10,7 +10,7 @@ function minuteOf(time: string): string {
 }
 
 /** How many rows each minute spreads over (migration 012). */
-export const THROUGHPUT_SLOTS = 16;
+const THROUGHPUT_SLOTS = 16;
 
 /**
  * A data-modifying CTE body adding the rows of `rows` (a CTE of the statement) to the `column`

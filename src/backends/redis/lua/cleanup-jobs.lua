@@ -27,9 +27,10 @@ local removed = 0
 for _, m in ipairs(members) do
   local job = loadJob(tonumber(m))
   if job then
-    removeJob(job)
+    removeJob(job) -- its `finished` entry included
     removed = removed + 1
+  else
+    redis.call('ZREM', K['finished'], m)
   end
-  redis.call('ZREM', K['finished'], m)
 end
 return { removed, #members }
