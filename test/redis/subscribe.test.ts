@@ -9,6 +9,27 @@ import { REDIS_URL } from '../helpers/backends.js';
 import { useRedis, wakeConnections } from './support.js';
 import { waitFor } from '../helpers/wait.js';
 
+/**
+ * A connection in MONITOR mode. ioredis enters monitor mode a tick after MONITOR's OK, so on a
+ * busy server (other test files run beside this one) lines of commands sent before monitoring
+ * began can arrive first, and ioredis reports each as a "Command queue state error". Those lines
+ * precede everything the test watches, so they are dropped; any other error fails the start.
+ */
+async function monitorConnection(): Promise<Redis> {
+  const monitor = new Redis(REDIS_URL, { monitor: true });
+  await new Promise<void>((resolve, reject) => {
+    const beforeMonitoring = (err: Error) => {
+      if (!err.message.startsWith('Command queue state error')) reject(err);
+    };
+    monitor.on('error', beforeMonitoring);
+    monitor.once('monitoring', () => {
+      monitor.off('error', beforeMonitoring);
+      resolve();
+    });
+  });
+  return monitor;
+}
+
 describe('subscribeJobAvailable on redis', () => {
   const ctx = useRedis();
 
@@ -45,10 +66,9 @@ describe('subscribeJobAvailable on redis', () => {
     });
     await waitFor(async () => (await wakeConnections(ctx.redis, ctx.prefix)) === 1, { what: 'the wake-up connection' });
 
-    const admin = new Redis(REDIS_URL);
+    const monitor = await monitorConnection();
     const seen: string[] = [];
     try {
-      const monitor = await admin.monitor();
       monitor.on('monitor', (_time: string, args: string[], source: string) => {
         if (!source.includes('lua') && args.some((a) => a.startsWith(ctx.prefix))) seen.push(args[0]!.toLowerCase());
       });
@@ -56,9 +76,8 @@ describe('subscribeJobAvailable on redis', () => {
       await waitFor(async () => seen.includes('exists') && seen.lastIndexOf('blpop') > seen.indexOf('evalsha'), {
         what: 'the listener command and the next BLPOP',
       });
-      monitor.disconnect();
     } finally {
-      admin.disconnect();
+      monitor.disconnect();
     }
     const afterAdd = seen.slice(seen.indexOf('evalsha') + 1);
     expect(afterAdd.filter((c) => c === 'exists' || c === 'blpop').slice(0, 2)).toEqual(['exists', 'blpop']);
