@@ -26,6 +26,7 @@ const ALL_MIGRATIONS = [
   '010_ascending_list_indexes',
   '011_trace_context',
   '012_overview',
+  '013_added_event_in_row',
 ];
 const ALL_TABLES = [
   'cron_schedules',
@@ -268,7 +269,7 @@ describe('migrate() (postgres)', () => {
     const schema = uniqueName('qpg_mig');
     schemas.push(schema);
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '001_initial' }]);
-    const before = initJobQueue({ backend: 'postgres', pool, schema });
+    const before = await queueBefore013(pool, schema);
     const jobId = await before.addJob({ jobType: 'old', payload: { kept: true } });
     await before.close();
 
@@ -345,6 +346,36 @@ async function addClaimedColumns(pool: pg.Pool, schema: string): Promise<void> {
 
 async function dropClaimedColumns(pool: pg.Pool, schema: string): Promise<void> {
   await pool.query(`ALTER TABLE "${schema}".job_queue DROP COLUMN trace_context`);
+}
+
+/**
+ * On a schema short of 013, the column this version's plain adds write (each keeps its `added`
+ * event in the job's row), and its removal: the events kept in rows become rows of job_events,
+ * as 013's down part does, and the schema is as its own migrations made it.
+ */
+async function addAddedEventColumn(pool: pg.Pool, schema: string): Promise<void> {
+  await pool.query(`ALTER TABLE "${schema}".job_queue ADD COLUMN added_event_id bigint`);
+}
+
+async function dropAddedEventColumn(pool: pg.Pool, schema: string): Promise<void> {
+  await pool.query(
+    `INSERT INTO "${schema}".job_events (id, job_id, event_type, created_at, metadata)
+     SELECT added_event_id, id, 'added', created_at, NULL FROM "${schema}".job_queue WHERE added_event_id IS NOT NULL`,
+  );
+  await pool.query(`ALTER TABLE "${schema}".job_queue DROP COLUMN added_event_id`);
+}
+
+/** This version's queue on a schema short of 013, storing jobs as an older version would have. */
+async function queueBefore013(pool: pg.Pool, schema: string): Promise<ReturnType<typeof initJobQueue>> {
+  await addAddedEventColumn(pool, schema);
+  const queue = initJobQueue({ backend: 'postgres', pool, schema });
+  const close = queue.close.bind(queue);
+  return Object.assign(queue, {
+    close: async () => {
+      await close();
+      await dropAddedEventColumn(pool, schema);
+    },
+  });
 }
 
 describe('003_due_and_scheduled_lanes on a schema with jobs (postgres)', () => {
@@ -527,7 +558,7 @@ describe('005_completion_wake_hint on a schema with jobs (postgres)', () => {
 
   it('keeps every job; a completion then releases its dependent', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 3 })).toHaveLength(3);
-    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    const before = await queueBefore013(db.pool, schema);
     const first = await before.addJob({ jobType: 'first', payload: {} });
     const second = await before.addJob({ jobType: 'second', payload: {}, dependsOn: { jobIds: [first] } });
     await before.close();
@@ -553,7 +584,7 @@ describe('007_cleanup_batches on a schema with jobs (postgres)', () => {
 
   it('keeps every job; a cleanup then removes the finished one with its events, and old events', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 6 })).toHaveLength(6);
-    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    const before = await queueBefore013(db.pool, schema);
     const done = await before.addJob({ jobType: 'done', payload: {} });
     const kept = await before.addJob({ jobType: 'kept', payload: {} });
     await before.close();
@@ -590,7 +621,7 @@ describe('008_claim_plans on a schema with jobs (postgres)', () => {
 
   it('keeps every job; claims then take them in order, by type, once due, and after their prerequisite', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 7 })).toHaveLength(7);
-    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    const before = await queueBefore013(db.pool, schema);
     const hourAgo = new Date(NOW.getTime() - 3_600_000);
     const low = await before.addJob({ jobType: 'a', payload: {}, runAt: hourAgo });
     const high = await before.addJob({ jobType: 'a', payload: {}, priority: 5, runAt: hourAgo });
@@ -665,6 +696,7 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 8 })).toHaveLength(8);
     const at006 = await parkingDefinitions();
     await addClaimedColumns(db.pool, schema);
+    await addAddedEventColumn(db.pool, schema);
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
     const claim = async (jobTypes?: string[]) =>
@@ -704,6 +736,7 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
       const jobs = await count('true');
 
       await dropClaimedColumns(db.pool, schema);
+      await dropAddedEventColumn(db.pool, schema);
       expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(8).map((name) => ({ name })));
       expect(await count('true')).toBe(jobs);
       expect(await count('parked')).toBe(0);
@@ -752,7 +785,7 @@ describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
 
   it('keeps every job; listings by status and by type keep their newest-first order through the ascending indexes', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 9 })).toHaveLength(9);
-    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    const before = await queueBefore013(db.pool, schema);
     const ids = await before.addJobs(['a', 'b', 'a', 'b', 'a'].map((jobType, n) => ({ jobType, payload: { n } })));
     await before.cancelJob(ids[2]!);
     await before.close();
@@ -768,7 +801,7 @@ describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
     ]);
     expect(await listingIndex(`status = 'pending'`)).toBe('job_queue_status_idx');
     expect(await listingIndex(`job_type = 'a'`)).toBe('job_queue_job_type_idx');
-    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    const queue = await queueBefore013(db.pool, schema);
     try {
       const [a0, b1, , b3, a4] = ids as [number, number, number, number, number];
       expect((await queue.getJobsByStatus('pending')).map((j) => j.id)).toEqual([a4, b3, b1, a0]);
@@ -796,12 +829,12 @@ describe('012_overview on a schema with jobs (postgres)', () => {
 
   it('keeps every job, counts them and their completions; the down part drops the table and the function', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 11 })).toHaveLength(11);
-    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    const before = await queueBefore013(db.pool, schema);
     const ids = await before.addJobs(['a', 'b', 'a'].map((jobType) => ({ jobType, payload: {} })));
     await before.cancelJob(ids[1]!);
     await before.close();
 
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '012_overview' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(11).map((name) => ({ name })));
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     try {
       const counts = await queue.getJobCounts();
@@ -813,7 +846,7 @@ describe('012_overview on a schema with jobs (postgres)', () => {
       await queue.close();
     }
 
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 11 });
     const { rows } = await db.pool.query(
       `SELECT (SELECT count(*)::int FROM "${schema}".job_queue) AS jobs,
          to_regclass($1) IS NULL AS no_table,
@@ -830,7 +863,7 @@ describe('011_trace_context on a schema with jobs (postgres)', () => {
 
   it('queue-cli migrate keeps every job; old jobs run unlinked, new ones link to their add; down drops only the column', async () => {
     expect(await migrate({ databaseUrl: PG_URL, schema, count: 10 })).toHaveLength(10);
-    const before = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    const before = await queueBefore013(db.pool, schema);
     const ids = await before.addJobs([
       { jobType: 'old', payload: { n: 1 } },
       { jobType: 'old', payload: { n: 2 }, priority: 5 },
@@ -843,7 +876,7 @@ describe('011_trace_context on a schema with jobs (postgres)', () => {
     const run = await runCli(['migrate', '-s', schema], ROOT, { PG_QUEUE_DATABASE: PG_URL });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Applied 011_trace_context');
-    expect(await jobs()).toEqual(stored.map((row) => ({ ...row, trace_context: null })));
+    expect(await jobs()).toEqual(stored.map((row) => ({ ...row, trace_context: null, added_event_id: null })));
 
     const exporter = new InMemorySpanExporter();
     const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -867,12 +900,52 @@ describe('011_trace_context on a schema with jobs (postgres)', () => {
       await tracerProvider.shutdown();
     }
 
-    // And back (with 012 after it): only the column goes.
+    // And back (with the migrations after it): only the column goes.
     const count = (await jobs()).length;
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 2 });
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 10 });
     const after = await jobs();
     expect(after).toHaveLength(count);
     expect(after.every((row) => !('trace_context' in row))).toBe(true);
+  });
+});
+
+describe('013_added_event_in_row on a schema with jobs (postgres)', () => {
+  const db = useUpgradeSchema();
+  const { schema } = db;
+  const eventsOf = async (jobId: number) =>
+    (
+      await db.pool.query(`SELECT id::int, event_type FROM "${schema}".job_events WHERE job_id = $1 ORDER BY id`, [
+        jobId,
+      ])
+    ).rows as { id: number; event_type: string }[];
+
+  it('keeps every job and event; new plain adds keep their event in the row; the down part moves it back, id and all', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 12 })).toHaveLength(12);
+    const before = await queueBefore013(db.pool, schema);
+    const old = await before.addJob({ jobType: 'old', payload: {} });
+    await before.close();
+    const oldEvents = await eventsOf(old);
+    expect(oldEvents.map((e) => e.event_type)).toEqual(['added']);
+
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '013_added_event_in_row' }]);
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
+    let fresh: number;
+    let history: { id: number; eventType: string }[];
+    try {
+      expect((await queue.getJobEvents(old)).map((e) => [e.id, e.eventType])).toEqual([[oldEvents[0]!.id, 'added']]);
+      fresh = await queue.addJob({ jobType: 'new', payload: {} });
+      await queue.editJob(fresh, { priority: 3 });
+      expect((await eventsOf(fresh)).map((e) => e.event_type)).toEqual(['edited']);
+      history = (await queue.getJobEvents(fresh)).map((e) => ({ id: e.id, eventType: e.eventType }));
+      expect(history.map((e) => e.eventType)).toEqual(['added', 'edited']);
+      expect(history[0]!.id).toBeGreaterThan(oldEvents[0]!.id);
+    } finally {
+      await queue.close();
+    }
+
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    expect((await eventsOf(fresh)).map((e) => ({ id: e.id, eventType: e.event_type }))).toEqual(history);
+    expect(await eventsOf(old)).toEqual(oldEvents);
   });
 });
 

@@ -88,7 +88,10 @@ describe('a queue on a schema short of the latest migration', () => {
   it('claims fail with NotMigratedError naming the missing column and the migrate command', async () => {
     const queue = initJobQueue({ backend: 'postgres', pool, schema });
     try {
-      await queue.addJob({ jobType: 'x', payload: {} });
+      // Stored as the version before would have (this version's adds need 013's column).
+      await pool.query(
+        `INSERT INTO "${schema}".job_queue (job_type, payload, run_at, created_at, updated_at) VALUES ('x', '{}', now(), now(), now())`,
+      );
       const reported: Error[] = [];
       await queue
         .createProcessor({ x: async () => {} }, { onError: (e) => reported.push(e) })
@@ -100,6 +103,30 @@ describe('a queue on a schema short of the latest migration', () => {
       expect((error as Error).message).toContain('trace_context');
       expect((error as Error).message).toContain(`npx queue-cli migrate --schema ${schema}`);
       expect(((error as Error).cause as { code?: string }).code).toBe('42703');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('adds fail with NotMigratedError naming the missing column and the migrate command, and store nothing', async () => {
+    // Up to 012: the column of 013 (an `added` event kept in its job's row) is missing.
+    await migrate({ pool, schema, count: 2 });
+    const queue = initJobQueue({ backend: 'postgres', pool, schema });
+    try {
+      const before = (await pool.query(`SELECT count(*)::int AS n FROM "${schema}".job_queue`)).rows[0].n as number;
+      for (const add of [
+        () => queue.addJob({ jobType: 'x', payload: {} }),
+        () => queue.addJobs([{ jobType: 'x', payload: {} }]),
+      ]) {
+        const error = await add().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(NotMigratedError);
+        expect((error as Error).message).toContain('added_event_id');
+        expect((error as Error).message).toContain(`npx queue-cli migrate --schema ${schema}`);
+      }
+      expect((await pool.query(`SELECT count(*)::int AS n FROM "${schema}".job_queue`)).rows[0].n).toBe(before);
     } finally {
       await queue.close();
     }

@@ -49,8 +49,13 @@ describe('durable waits (postgres)', () => {
   }
 
   async function events(jobId: number) {
+    // With the `added` event a plain add keeps in the job's row (migration 013).
     const { rows } = await ctx.sql.query(
-      `SELECT event_type, metadata FROM ${ctx.table('job_events')} WHERE job_id = $1 ORDER BY id`,
+      `SELECT event_type, metadata FROM (
+         SELECT id, event_type, metadata FROM ${ctx.table('job_events')} WHERE job_id = $1
+         UNION ALL
+         SELECT added_event_id, 'added', NULL FROM ${ctx.table('job_queue')} WHERE id = $1 AND added_event_id IS NOT NULL
+       ) e ORDER BY id`,
       [jobId],
     );
     return rows as { event_type: string; metadata: unknown }[];

@@ -18,7 +18,7 @@ import {
   recordCronJobsSql,
   removeCronScheduleSql,
 } from './queries/cron.js';
-import { cleanupEventsSql, jobEventsSql } from './queries/events.js';
+import { cleanupAddedEventsSql, cleanupEventsSql, jobEventsSql } from './queries/events.js';
 import {
   addJobsSql,
   addOnePlainJobSql,
@@ -93,6 +93,7 @@ function buildStatements(t: SchemaNames) {
     deleteJob: deleteJobSql(t),
     cleanupJobs: cleanupJobsSql(t),
     cleanupEvents: cleanupEventsSql(t),
+    cleanupAddedEvents: cleanupAddedEventsSql(t),
     reclaim: reclaimSql(t),
     cascadeLevel: cascadeLevelSql(t),
     claimJobs: claimJobsSql(t, { grouped: false }),

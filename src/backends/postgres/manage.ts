@@ -84,7 +84,9 @@ async function cleanupOldJobs(ctx: PostgresContext, { olderThan, batchSize }: Cl
 }
 
 async function cleanupOldJobEvents(ctx: PostgresContext, { olderThan, batchSize }: CleanupInput): Promise<number> {
-  return deleteInBatches(ctx, ctx.sql.cleanupEvents, olderThan, batchSize);
+  // The events of job_events, then the `added` events kept in job rows (migration 013).
+  const deleted = await deleteInBatches(ctx, ctx.sql.cleanupEvents, olderThan, batchSize);
+  return deleted + (await deleteInBatches(ctx, ctx.sql.cleanupAddedEvents, olderThan, batchSize));
 }
 
 /** Batches keep each statement's locks and WAL small; loop until a batch comes back short. */

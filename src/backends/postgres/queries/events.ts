@@ -12,15 +12,42 @@ export const addedMetadata = (x: string) =>
   `CASE WHEN ${x}tags <> '{}' OR ${x}idempotency_key IS NOT NULL
     THEN jsonb_build_object('jobType', ${x}job_type, 'tags', to_jsonb(${x}tags), 'idempotencyKey', ${x}idempotency_key) END`;
 
-/** $1 job id. Oldest first; an `added` event stored without metadata gets it back (addedMetadata). */
+/** The metadata of an `added` event stored without any, for a job of type `jobType` (an expression). */
+const defaultAddedMetadata = (jobType: string) =>
+  `jsonb_build_object('jobType', ${jobType}, 'tags', '[]'::jsonb, 'idempotencyKey', NULL)`;
+
+/**
+ * $1 job id. Oldest first; an `added` event stored without metadata gets it back (addedMetadata),
+ * and one kept in the job's row (migration 013: `added_event_id`, at the job's `created_at`) is
+ * read from there, in its place among the others by its id.
+ */
 export function jobEventsSql(t: SchemaNames): string {
   return `
 SELECT e.id, e.job_id, e.event_type, e.created_at,
   CASE WHEN e.metadata IS NULL AND e.event_type = 'added'
-    THEN jsonb_build_object('jobType', (SELECT j.job_type FROM ${t.jobs} j WHERE j.id = e.job_id),
-      'tags', '[]'::jsonb, 'idempotencyKey', NULL)
+    THEN ${defaultAddedMetadata(`(SELECT j.job_type FROM ${t.jobs} j WHERE j.id = e.job_id)`)}
     ELSE e.metadata END AS metadata
-FROM ${t.events} e WHERE e.job_id = $1 ORDER BY e.id`;
+FROM ${t.events} e WHERE e.job_id = $1
+UNION ALL
+SELECT j.added_event_id, j.id, 'added', j.created_at, ${defaultAddedMetadata('j.job_type')}
+FROM ${t.jobs} j WHERE j.id = $1 AND j.added_event_id IS NOT NULL
+ORDER BY 1`;
+}
+
+/**
+ * Clears up to $2 `added` events kept in their jobs' rows (migration 013) whose jobs were added
+ * before $1; returns how many. Found through job_queue_added_event_idx, oldest first, by the
+ * function job_queue_added_events_before (whose plan no statistics change), and updated by
+ * their row address, as cleanupEventsSql deletes.
+ */
+export function cleanupAddedEventsSql(t: SchemaNames): string {
+  return `
+WITH cleared AS (
+  UPDATE ${t.jobs} SET added_event_id = NULL
+  WHERE ctid = ANY (ARRAY(SELECT ${t.addedEventsBefore}($1, $2))) AND added_event_id IS NOT NULL
+  RETURNING 1
+)
+SELECT count(*)::int AS n FROM cleared`;
 }
 
 /**

@@ -47,11 +47,21 @@ const insertValues = (x: string, { traced }: AddStatementOptions) => `${x}.job_t
  * null }` (see jobEventsSql), so the common event skips building a JSON object and is ~60 bytes
  * smaller.
  */
-const addedEvents = (t: SchemaNames) => `added_events AS (
+const addedEvents = (t: SchemaNames, where = '') => `added_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
   SELECT id, 'added', $2, ${addedMetadata('')}
-  FROM inserted
+  FROM inserted ${where}
 )`;
+
+/**
+ * The `added_event_id` of a job the plain add statements insert (no idempotency key and no
+ * prerequisites): a new event id when its tags (`tags`, an expression) are empty, so its `added`
+ * event, whose metadata would be the default, is kept in the row (migration 013; read by
+ * jobEventsSql, cleared by cleanupAddedEventsSql); NULL otherwise, and the event gets a row of
+ * job_events as before.
+ */
+const inRowAddedEvent = (t: SchemaNames, tags: string) =>
+  `CASE WHEN cardinality(COALESCE(${tags}, '{}')) = 0 THEN nextval('${t.eventIdSeq}'::regclass) END`;
 
 /** The wake-up of both add statements: a single new job's id rides on it, so an idle processor can claim it by id. */
 const NOTIFIED = `notified AS (
@@ -70,12 +80,12 @@ const NOTIFIED = `notified AS (
 export function addPlainJobsSql(t: SchemaNames, options: AddStatementOptions): string {
   return `
 WITH inserted AS (
-  INSERT INTO ${t.jobs} (${insertColumns(options)})
-  SELECT ${insertValues('x', options)}
+  INSERT INTO ${t.jobs} (${insertColumns(options)}, added_event_id)
+  SELECT ${insertValues('x', options)}, ${inRowAddedEvent(t, 'x.tags')}
   FROM jsonb_to_recordset($1::jsonb) AS x(${inputColumns(options)})
-  RETURNING id, job_type, tags, idempotency_key
+  RETURNING id, job_type, tags, idempotency_key, added_event_id
 ),
-${addedEvents(t)},
+${addedEvents(t, 'WHERE added_event_id IS NULL')},
 ${NOTIFIED}
 SELECT string_agg(id::text, ',' ORDER BY id) AS ids, (SELECT count(*) FROM notified) AS notified FROM inserted`;
 }
@@ -92,14 +102,15 @@ SELECT string_agg(id::text, ',' ORDER BY id) AS ids, (SELECT count(*) FROM notif
 export function addOnePlainJobSql(t: SchemaNames, options: AddStatementOptions): string {
   return `
 WITH inserted AS (
-  INSERT INTO ${t.jobs} (${insertColumns(options)})
-  VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13, $14, $15, $16, $16${options.traced ? ', $18' : ''})
-  RETURNING id, job_type, tags, idempotency_key
+  INSERT INTO ${t.jobs} (${insertColumns(options)}, added_event_id)
+  VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13, $14, $15, $16, $16${options.traced ? ', $18' : ''},
+    ${inRowAddedEvent(t, '$8::text[]')})
+  RETURNING id, job_type, tags, idempotency_key, added_event_id
 ),
 added_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
   SELECT id, 'added', $16, ${addedMetadata('')}
-  FROM inserted
+  FROM inserted WHERE added_event_id IS NULL
 )
 SELECT id, pg_notify($17, id::text) AS notified FROM inserted`;
 }

@@ -31,8 +31,12 @@ export interface SchemaNames {
   jobsCleanupBatch: string;
   /** `"schema".job_queue_count_newest`, the job types of the newest jobs of each status (migration 012). */
   countNewest: string;
+  /** `"schema".job_queue_added_events_before`, the batch of a cleanup of `added` events kept in rows (migration 013). */
+  addedEventsBefore: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
+  /** Text of the regclass literal of the event id sequence (an `added` event kept in its job's row, migration 013). */
+  eventIdSeq: string;
   /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
   channel: string;
 }
@@ -48,6 +52,7 @@ export function schemaNames(schema: string): SchemaNames {
     tokens: `${s}.waitpoint_tokens`,
     throughput: `${s}.job_throughput`,
     jobIdSeq: `${s}.job_queue_id_seq`,
+    eventIdSeq: `${s}.job_events_id_seq`,
     tagBarrierClear: `${s}.job_queue_tag_barrier_clear`,
     stillBlocked: `${s}.job_queue_still_blocked`,
     hasPendingDependents: `${s}.job_queue_has_pending_dependents`,
@@ -55,6 +60,7 @@ export function schemaNames(schema: string): SchemaNames {
     becameDue: `${s}.job_queue_became_due`,
     jobsCleanupBatch: `${s}.job_queue_cleanup_batch`,
     countNewest: `${s}.job_queue_count_newest`,
+    addedEventsBefore: `${s}.job_queue_added_events_before`,
     channel: notifyChannel(schema),
   };
 }
