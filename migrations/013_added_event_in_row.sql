@@ -17,12 +17,15 @@ CREATE INDEX job_queue_added_event_idx ON job_queue (created_at) WHERE added_eve
 
 -- The cleanup's batch: the row addresses of up to p_limit jobs added before p_before that keep
 -- their `added` event, oldest first, read in the order of job_queue_added_event_idx and no
--- further. A function, so the walk of that index is the only plan, whatever the statistics:
--- written inline, right after a bulk add (before ANALYZE) the planner read and sorted the whole
--- table. The search_path is pinned to this schema.
+-- further, each locked for the update that follows. A job another transaction holds (a claim,
+-- a completion, an edit) is skipped and left to the next cleanup, so the cleanup never waits
+-- for a job's lock, and never takes part in a deadlock with a statement that locks jobs in
+-- another order. A function, so the walk of that index is the only plan, whatever the
+-- statistics: written inline, right after a bulk add (before ANALYZE) the planner read and
+-- sorted the whole table. The search_path is pinned to this schema.
 CREATE FUNCTION job_queue_added_events_before(p_before TIMESTAMPTZ, p_limit INTEGER)
 RETURNS SETOF tid
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE sql VOLATILE
 SET enable_seqscan = off
 SET enable_bitmapscan = off
 SET enable_sort = off
@@ -33,6 +36,7 @@ AS $$
   WHERE added_event_id IS NOT NULL AND created_at < p_before
   ORDER BY created_at
   LIMIT p_limit
+  FOR UPDATE SKIP LOCKED
 $$;
 
 -- Down Migration

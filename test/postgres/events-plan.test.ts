@@ -85,7 +85,7 @@ describe('event history plans (postgres)', () => {
     expect(rowWork(inRows)).toBeLessThanOrEqual(10 * OLD_IN_ROW);
     const batch = await explain(
       `SELECT ctid FROM ${ctx.table('job_queue')} WHERE added_event_id IS NOT NULL AND created_at < $1
-       ORDER BY created_at LIMIT $2`,
+       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [cutoff, 10_000],
       ['enable_seqscan', 'enable_bitmapscan', 'enable_sort'],
     );

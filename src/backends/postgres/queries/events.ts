@@ -36,9 +36,10 @@ ORDER BY 1`;
 
 /**
  * Clears up to $2 `added` events kept in their jobs' rows (migration 013) whose jobs were added
- * before $1; returns how many. Found through job_queue_added_event_idx, oldest first, by the
- * function job_queue_added_events_before (whose plan no statistics change), and updated by
- * their row address, as cleanupEventsSql deletes.
+ * before $1; returns how many. Found through job_queue_added_event_idx, oldest first, and locked
+ * by the function job_queue_added_events_before (whose plan no statistics change; a job another
+ * transaction holds is skipped, left to the next cleanup), then updated by their row address, as
+ * cleanupEventsSql deletes.
  */
 export function cleanupAddedEventsSql(t: SchemaNames): string {
   return `
