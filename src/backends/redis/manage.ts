@@ -15,6 +15,7 @@ import type {
 } from '../../backend.js';
 import type { JobStatus } from '../../types.js';
 import type { BackendContext } from './context.js';
+import type { ScriptArg } from './scripts.js';
 import { toLuaQuery } from './query.js';
 import { floatText, type StoredJob } from './record.js';
 import { nextWriteSlice, scriptSlice, walkSlices } from './slices.js';
@@ -31,17 +32,28 @@ function selectorArgs(selector: JobSelector): [string | number, string] {
   return ['', JSON.stringify(toLuaQuery(selector.filter))];
 }
 
-async function retryJobs(ctx: BackendContext, selector: JobSelector, now: Date): Promise<number[]> {
-  const args = [now.getTime(), ...selectorArgs(selector)];
-  const retried: number[] = [];
+/**
+ * Runs a retry or edit script slice after slice (each call: `args`, the cursor and the slice
+ * size), collecting the ids of the jobs each slice changed.
+ */
+async function idsOfSlices(
+  ctx: BackendContext,
+  script: 'retryJobs' | 'editJobs',
+  args: ScriptArg[],
+): Promise<number[]> {
+  const changed: number[] = [];
   await walkSlices(
-    (cursor) => ctx.run<[number[], number]>('retryJobs', [...args, cursor, scriptSlice.write]),
+    (cursor) => ctx.run<[number[], number]>(script, [...args, cursor, scriptSlice.write]),
     ([ids, next]) => {
-      retried.push(...ids);
+      changed.push(...ids);
       return next;
     },
   );
-  return retried;
+  return changed;
+}
+
+async function retryJobs(ctx: BackendContext, selector: JobSelector, now: Date): Promise<number[]> {
+  return idsOfSlices(ctx, 'retryJobs', [now.getTime(), ...selectorArgs(selector)]);
 }
 
 async function deleteJob(ctx: BackendContext, jobId: number): Promise<DeleteJobResult> {
@@ -84,16 +96,13 @@ async function editJobs(ctx: BackendContext, selector: JobSelector, edit: JobEdi
   const payload = 'payload' in edit && edit.payload !== undefined ? JSON.stringify(edit.payload) : '';
   // The `edited` event: the updated fields with their public names, dates as ISO strings.
   const metadata = JSON.stringify(edit);
-  const args = [now.getTime(), ...selectorArgs(selector), JSON.stringify(changes), payload, metadata];
-  const edited: number[] = [];
-  await walkSlices(
-    (cursor) => ctx.run<[number[], number]>('editJobs', [...args, cursor, scriptSlice.write]),
-    ([ids, next]) => {
-      edited.push(...ids);
-      return next;
-    },
-  );
-  return edited;
+  return idsOfSlices(ctx, 'editJobs', [
+    now.getTime(),
+    ...selectorArgs(selector),
+    JSON.stringify(changes),
+    payload,
+    metadata,
+  ]);
 }
 
 /**

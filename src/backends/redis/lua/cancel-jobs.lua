@@ -27,25 +27,14 @@
 --- @include "filter"
 
 local now = tonumber(ARGV[1])
-local cancelled, cascaded, cursor = {}, {}, 0
-if ARGV[2] ~= '' then
-  local job = loadJob(tonumber(ARGV[2]))
+local cancelled, cascaded = {}, {}
+local ids, cursor = selectedIds('pending', 4)
+for _, id in ipairs(ids) do
+  local job = loadJob(id)
+  -- A dependent cancelled by an earlier slice's cascade is no longer pending.
   if isCancellable(job) then
     cancelOne(job, now, nil)
-    cancelled[1] = job.id
-  end
-else
-  local query = cjson.decode(ARGV[3])
-  query.status = 'pending'
-  local ids, _, next = sliceIds(query, tonumber(ARGV[4]), tonumber(ARGV[5]), 0, nil)
-  cursor = next
-  for _, id in ipairs(ids) do
-    local job = loadJob(id)
-    -- A dependent cancelled by an earlier slice's cascade is no longer pending.
-    if isCancellable(job) then
-      cancelOne(job, now, nil)
-      cancelled[#cancelled + 1] = id
-    end
+    cancelled[#cancelled + 1] = id
   end
 end
 cascadeCancel(cancelled, now, cascaded)

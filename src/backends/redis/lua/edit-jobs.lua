@@ -31,15 +31,7 @@ local changes = cjson.decode(ARGV[4])
 local payload = ARGV[5]
 local metadata = ARGV[6]
 
-local ids, cursor = nil, 0
-if ARGV[2] ~= '' then
-  ids = { tonumber(ARGV[2]) }
-else
-  local query = cjson.decode(ARGV[3])
-  query.status = 'pending'
-  local selected, _, next = sliceIds(query, tonumber(ARGV[7]), tonumber(ARGV[8]), 0, nil)
-  ids, cursor = selected, next
-end
+local ids, cursor = selectedIds('pending', 7)
 
 local edited = {}
 for _, id in ipairs(ids) do

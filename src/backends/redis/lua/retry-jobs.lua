@@ -44,24 +44,15 @@ local function retryOne(job)
   addEvent(job.id, 'retried', now, nil)
 end
 
-local retried, cursor = {}, 0
-if ARGV[2] ~= '' then
-  local job = loadJob(tonumber(ARGV[2]))
-  if job and (job.status == 'failed' or job.status == 'cancelled') then
+-- One job by id may be failed or cancelled; a filter selects failed jobs only.
+local byId = ARGV[2] ~= ''
+local ids, cursor = selectedIds('failed', 4)
+local retried = {}
+for _, id in ipairs(ids) do
+  local job = loadJob(id)
+  if job and (job.status == 'failed' or (byId and job.status == 'cancelled')) then
     retryOne(job)
-    retried[1] = job.id
-  end
-else
-  local query = cjson.decode(ARGV[3])
-  query.status = 'failed'
-  local ids, _, next = sliceIds(query, tonumber(ARGV[4]), tonumber(ARGV[5]), 0, nil)
-  cursor = next
-  for _, id in ipairs(ids) do
-    local job = loadJob(id)
-    if job and job.status == 'failed' then
-      retryOne(job)
-      retried[#retried + 1] = id
-    end
+    retried[#retried + 1] = id
   end
 end
 if #retried > 0 then signalWake() end

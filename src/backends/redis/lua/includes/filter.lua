@@ -136,3 +136,15 @@ local function sliceIds(q, cursor, budget, skip, limit, extra)
   end
   return out, skipped, (done or #page == 0) and 0 or page[#page]
 end
+
+-- The jobs a retry, cancel or edit considers (manage.ts selectorArgs): ARGV[2] one job's id, or,
+-- when it is '', the jobs of `status` matching the filter ARGV[3], one slice of them from the
+-- cursor ARGV[cursorAt] ('' for the first) examining at most ARGV[cursorAt + 1] candidates.
+-- Returns the ids and the next cursor (0 when no slice is left, and for a single id).
+local function selectedIds(status, cursorAt)
+  if ARGV[2] ~= '' then return { tonumber(ARGV[2]) }, 0 end
+  local query = cjson.decode(ARGV[3])
+  query.status = status
+  local ids, _, next = sliceIds(query, tonumber(ARGV[cursorAt]), tonumber(ARGV[cursorAt + 1]), 0, nil)
+  return ids, next
+end
