@@ -164,6 +164,9 @@ export function itUnless(ctx: BackendContext, reasons: Partial<Record<TargetName
 
 /** The queue's tables, emptied between tests. */
 const TABLES = ['job_queue', 'job_events', 'cron_schedules', 'waitpoint_tokens', 'job_throughput'];
+/** The ids start again at 1 after the truncate, so the cleanup's floor of job ids does too (migration 014). */
+const RESET_ADDED_EVENTS_FLOOR = (schema: string) =>
+  `UPDATE "${schema}".job_queue_added_events_floor SET below_job_id = 0, added_before = '-infinity'`;
 
 export interface PostgresSchemas {
   /** The file's schemas, migrated with the package's migrate(), as users migrate. */
@@ -196,8 +199,10 @@ export function usePostgresSchemas(options: {
       failed = true;
     });
     if (options.truncate === false) return;
-    for (const schema of schemas)
+    for (const schema of schemas) {
       await sql.query(`TRUNCATE ${TABLES.map((t) => `"${schema}".${t}`).join(', ')} RESTART IDENTITY`);
+      await sql.query(RESET_ADDED_EVENTS_FLOOR(schema));
+    }
   });
   afterAll(async () => {
     if (failed)
@@ -331,6 +336,7 @@ export function usePGliteSchema(options: { prefix: string }): PGliteSchema {
   });
   beforeEach(async () => {
     await sql.query(`TRUNCATE ${TABLES.map((t) => `"${schema}".${t}`).join(', ')} RESTART IDENTITY`);
+    await sql.query(RESET_ADDED_EVENTS_FLOOR(schema));
   });
   afterAll(async () => {
     await instance.close();

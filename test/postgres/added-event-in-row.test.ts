@@ -1,7 +1,7 @@
 /**
  * The `added` event a plain add keeps in its job's row (migration 013): the add writes no row of
- * job_events, the history reads the event in its place, and the cleanup clears old ones without
- * ever waiting for a job another transaction holds (it skips it, for the next cleanup).
+ * job_events, the history reads the event in its place, and the cleanup removes old ones by
+ * raising a floor of job ids (migration 014), reading the jobs and writing none of them.
  */
 import { describe, expect, it } from 'vitest';
 import { backendOf } from '../../src/queue.js';
@@ -39,30 +39,84 @@ describe('the added event kept in the job row (postgres)', () => {
     expect(history.map((e) => e.id)).toEqual([...history.map((e) => e.id)].sort((a, b) => a - b));
   });
 
-  it('cleans up an old in-row event, skipping a job another transaction holds until it is free', async () => {
+  it('removes old in-row events by raising a floor: no job row is locked, waited for or written', async () => {
     const clock = new ManualClock(T0);
     const queue = ctx.queue({ clock });
     const [held, free] = (await queue.addJobs([
       { jobType: 'a', payload: {} },
       { jobType: 'a', payload: {} },
     ])) as [number, number];
-    const cleanup = () =>
-      backendOf(queue).cleanupOldJobEvents({ olderThan: new Date(T0.getTime() + DAY), batchSize: 10 });
+    const tagged = await queue.addJob({ jobType: 'a', payload: {}, tags: ['t'] });
+    clock.set(new Date(T0.getTime() + 2 * DAY));
+    const recent = await queue.addJob({ jobType: 'a', payload: {} });
+    const versions = async () =>
+      (await ctx.sql.query(`SELECT id::int, xmin::text FROM ${ctx.table('job_queue')} ORDER BY id`)).rows as {
+        id: number;
+        xmin: string;
+      }[];
+    const before = await versions();
 
     const client = await ctx.sql.connect();
     try {
       await client.query('BEGIN');
       await client.query(`SELECT 1 FROM ${ctx.table('job_queue')} WHERE id = $1 FOR UPDATE`, [held]);
-      // Returns at once with the free job's event only; the held job is not waited for.
-      expect(await cleanup()).toBe(1);
-      expect(await queue.getJobEvents(free)).toEqual([]);
-      expect((await queue.getJobEvents(held)).map((e) => e.eventType)).toEqual(['added']);
+      // Returns at once while `held` is locked: its event, the free job's (both kept in rows)
+      // and the tagged job's (a row of job_events) are removed, in batches of one.
+      const removed = await backendOf(queue).cleanupOldJobEvents({
+        olderThan: new Date(T0.getTime() + DAY),
+        batchSize: 1,
+      });
+      expect(removed).toBe(3);
       await client.query('COMMIT');
     } finally {
       client.release();
     }
-    expect(await cleanup()).toBe(1);
-    expect(await queue.getJobEvents(held)).toEqual([]);
+    for (const id of [held, free, tagged]) expect(await queue.getJobEvents(id)).toEqual([]);
+    expect((await queue.getJobEvents(recent)).map((e) => e.eventType)).toEqual(['added']);
+    // No job row got a new version.
+    expect(await versions()).toEqual(before);
     expect(await queue.getJob(held)).toMatchObject({ status: 'pending' });
+    // Nothing more to remove until the recent job is older than the cutoff.
+    expect(await backendOf(queue).cleanupOldJobEvents({ olderThan: new Date(T0.getTime() + DAY), batchSize: 1 })).toBe(
+      0,
+    );
+    expect(
+      await backendOf(queue).cleanupOldJobEvents({ olderThan: new Date(T0.getTime() + 3 * DAY), batchSize: 1 }),
+    ).toBe(1);
+    expect(await queue.getJobEvents(recent)).toEqual([]);
+  });
+
+  it('keeps the event of a job added after the cutoff, even when older jobs follow it in id order', async () => {
+    // Ids follow the order of the adds; the floor stops at the first job added at or after the
+    // cutoff, so an event is never removed early (one whose time reads older, behind it, waits).
+    const clock = new ManualClock(new Date(T0.getTime() + 2 * DAY));
+    const queue = ctx.queue({ clock });
+    const young = await queue.addJob({ jobType: 'a', payload: {} });
+    clock.set(T0);
+    const backdated = await queue.addJob({ jobType: 'a', payload: {} });
+    expect(await backendOf(queue).cleanupOldJobEvents({ olderThan: new Date(T0.getTime() + DAY), batchSize: 10 })).toBe(
+      0,
+    );
+    for (const id of [young, backdated])
+      expect((await queue.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added']);
+  });
+
+  it('keeps the events of new jobs whose ids start again below the floor, should the id sequence be reset', async () => {
+    const clock = new ManualClock(T0);
+    const queue = ctx.queue({ clock });
+    await queue.addJobs([
+      { jobType: 'a', payload: {} },
+      { jobType: 'a', payload: {} },
+      { jobType: 'a', payload: {} },
+    ]);
+    clock.set(new Date(T0.getTime() + 2 * DAY));
+    expect(await backendOf(queue).cleanupOldJobEvents({ olderThan: new Date(T0.getTime() + DAY), batchSize: 10 })).toBe(
+      3,
+    );
+    await ctx.sql.query(`DELETE FROM ${ctx.table('job_queue')}`);
+    await ctx.sql.query(`ALTER SEQUENCE ${ctx.table('job_queue')}_id_seq RESTART`);
+    const again = await queue.addJob({ jobType: 'a', payload: {} });
+    expect(again).toBe(1);
+    expect((await queue.getJobEvents(again)).map((e) => e.eventType)).toEqual(['added']);
   });
 });

@@ -17,7 +17,7 @@ const OLD = new Date('2029-01-01T00:00:00.000Z');
 const RECENT = 100_000;
 /** Old events, the ones a cleanup deletes, stored first (events are written in time order). */
 const OLD_EVENTS = 500;
-/** Jobs keeping their `added` event in their row (migration 013): old ones first, then recent ones. */
+/** Jobs keeping their `added` event in their row (migration 013): old ones first, then recent ones (ids in time order, as adds draw them). */
 const OLD_IN_ROW = 500;
 const RECENT_IN_ROW = 25_000;
 
@@ -77,20 +77,40 @@ describe('event history plans (postgres)', () => {
     // Deletes the 500 old events, and reads next to none of the 100,000 recent ones.
     const cleanup = await explain(cleanupEventsSql(t), [new Date(OLD.getTime() + 1000), 10_000]);
     expect(rowWork(cleanup)).toBeLessThanOrEqual(10 * OLD_EVENTS);
-    // Clears the 500 old `added` events kept in rows, and reads next to none of the 25,000 recent
-    // ones: the statement, and the walk of its batch function (its body, with the function's
-    // settings; the outer plan shows a function scan only).
+    // Removes the 500 old `added` events kept in rows by raising the floor past them, and reads
+    // next to none of the 25,000 recent ones (migration 014): the function walks the primary key
+    // from the floor and stops at the first recent job. Counted in the buffers its call touched
+    // (a function scan's count includes the statements the function runs), after a first call
+    // that walks nothing has loaded the function; rolled back, so every run starts from floor 0.
     const cutoff = new Date(OLD.getTime() + 1000);
-    const inRows = await explain(cleanupAddedEventsSql(t), [cutoff, 10_000]);
-    expect(rowWork(inRows)).toBeLessThanOrEqual(10 * OLD_IN_ROW);
-    const batch = await explain(
-      `SELECT ctid FROM ${ctx.table('job_queue')} WHERE added_event_id IS NOT NULL AND created_at < $1
-       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [cutoff, 10_000],
+    const client = await ctx.sql.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(cleanupAddedEventsSql(t), [new Date(0), 10_000]);
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${cleanupAddedEventsSql(t)}`, [
+        cutoff,
+        10_000,
+      ]);
+      const call = (rows[0] as { 'QUERY PLAN': { Plan: Record<string, number> }[] })['QUERY PLAN'][0]!.Plan;
+      // The 500 old jobs fill about 10 pages of job_queue; the whole table about 500.
+      expect(call['Shared Hit Blocks']! + call['Shared Read Blocks']!).toBeLessThanOrEqual(100);
+      // The floor stands at the first recent job, and a second call finds nothing more to remove.
+      const { rows: floor } = await client.query(`SELECT below_job_id FROM ${t.addedEventsFloor}`);
+      expect(Number(floor[0].below_job_id)).toBe(OLD_IN_ROW + 1);
+      const { rows: again } = await client.query(cleanupAddedEventsSql(t), [cutoff, 10_000]);
+      expect(again[0]).toEqual({ n: 0, more: false });
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+    // Its walk, planned with the function's settings: the primary key in order, no sort.
+    const walk = await explain(
+      `SELECT id, created_at FROM ${ctx.table('job_queue')} WHERE id >= $1 ORDER BY id`,
+      [0],
       ['enable_seqscan', 'enable_bitmapscan', 'enable_sort'],
     );
-    expect(rowWork(batch)).toBeLessThanOrEqual(10 * OLD_IN_ROW);
-    expect(nodes(batch).map((n) => n['Index Name'])).toContain('job_queue_added_event_idx');
+    expect(nodes(walk).map((n) => n['Index Name'])).toContain('job_queue_pkey');
+    expect(nodes(walk).map((n) => n['Node Type'])).not.toContain('Sort');
   }
 
   it('reads one job history and cleans up old events without walking the recent ones, before ANALYZE', async () => {

@@ -27,11 +27,13 @@ const ALL_MIGRATIONS = [
   '011_trace_context',
   '012_overview',
   '013_added_event_in_row',
+  '014_added_events_floor',
 ];
 const ALL_TABLES = [
   'cron_schedules',
   'job_events',
   'job_queue',
+  'job_queue_added_events_floor',
   'job_throughput',
   'queuedev_migrations',
   'waitpoint_tokens',
@@ -105,13 +107,17 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(ALL_TABLES);
 
-    // The migrations after 002 add no table but 012's job_throughput.
+    // The migrations after 002 add no table but 012's job_throughput and 014's floor.
+    const tableOf: Record<string, string> = {
+      '012_overview': 'job_throughput',
+      '014_added_events_floor': 'job_queue_added_events_floor',
+    };
     for (let last = ALL_MIGRATIONS.length - 1; last >= 2; last--) {
       const downIndexes = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
       expect(downIndexes.code, downIndexes.stderr).toBe(0);
       const applied = ALL_MIGRATIONS.slice(0, last);
       expect(await tablesIn('public')).toEqual(
-        applied.includes('012_overview') ? ALL_TABLES : ALL_TABLES.filter((t) => t !== 'job_throughput'),
+        ALL_TABLES.filter((t) => !Object.entries(tableOf).some(([m, table]) => table === t && !applied.includes(m))),
       );
       expect(await history('public')).toEqual(ALL_MIGRATIONS.slice(0, last));
     }
@@ -927,7 +933,10 @@ describe('013_added_event_in_row on a schema with jobs (postgres)', () => {
     const oldEvents = await eventsOf(old);
     expect(oldEvents.map((e) => e.event_type)).toEqual(['added']);
 
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '013_added_event_in_row' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([
+      { name: '013_added_event_in_row' },
+      { name: '014_added_events_floor' },
+    ]);
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     let fresh: number;
     let history: { id: number; eventType: string }[];
@@ -943,9 +952,67 @@ describe('013_added_event_in_row on a schema with jobs (postgres)', () => {
       await queue.close();
     }
 
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 2 });
     expect((await eventsOf(fresh)).map((e) => ({ id: e.id, eventType: e.event_type }))).toEqual(history);
     expect(await eventsOf(old)).toEqual(oldEvents);
+  });
+});
+
+describe('014_added_events_floor on a schema with jobs (postgres)', () => {
+  const db = useUpgradeSchema();
+  const { schema } = db;
+  const DAY = 86_400_000;
+  const NOW = new Date('2030-01-01T00:00:00.000Z');
+  const keptInRows = async () =>
+    (
+      await db.pool.query(`SELECT id::int FROM "${schema}".job_queue WHERE added_event_id IS NOT NULL ORDER BY id`)
+    ).rows.map((r) => r.id as number);
+  const addedEvents = async () =>
+    (
+      await db.pool.query(`SELECT job_id::int FROM "${schema}".job_events WHERE event_type = 'added' ORDER BY job_id`)
+    ).rows.map((r) => r.job_id as number);
+
+  it('removes old in-row events by the floor after the upgrade, and the down part clears them in their rows', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 13 })).toHaveLength(13);
+    // Jobs as 013 stored them: two added 10 days ago, one added now, each keeping its event.
+    const insert = (at: Date) =>
+      db.pool.query(
+        `INSERT INTO "${schema}".job_queue (job_type, payload, run_at, created_at, updated_at, added_event_id)
+         VALUES ('a', '{}', $1, $1, $1, nextval('"${schema}".job_events_id_seq'::regclass)) RETURNING id::int`,
+        [at],
+      );
+    const old = [
+      (await insert(new Date(NOW.getTime() - 10 * DAY))).rows[0].id,
+      (await insert(new Date(NOW.getTime() - 10 * DAY))).rows[0].id,
+    ];
+    const recent = (await insert(NOW)).rows[0].id as number;
+
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '014_added_events_floor' }]);
+    const indexes = async () =>
+      (await db.pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1`, [schema])).rows.map(
+        (r) => r.indexname as string,
+      );
+    expect(await indexes()).not.toContain('job_queue_added_event_idx');
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema, clock: { now: () => NOW } });
+    try {
+      for (const id of [...old, recent])
+        expect((await queue.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added']);
+      expect(await queue.cleanupOldJobEvents(7, 1)).toBe(2);
+      for (const id of old) expect(await queue.getJobEvents(id)).toEqual([]);
+      expect((await queue.getJobEvents(recent)).map((e) => e.eventType)).toEqual(['added']);
+      // The rows themselves are untouched: the floor alone hides the removed events.
+      expect(await keptInRows()).toEqual([...old, recent]);
+    } finally {
+      await queue.close();
+    }
+
+    // Down: the events below the floor are cleared in their rows, so 013's down part brings
+    // back the live one only, and 013's index holds only it.
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    expect(await keptInRows()).toEqual([recent]);
+    expect(await indexes()).toContain('job_queue_added_event_idx');
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    expect(await addedEvents()).toEqual([recent]);
   });
 });
 

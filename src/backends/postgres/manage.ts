@@ -84,9 +84,16 @@ async function cleanupOldJobs(ctx: PostgresContext, { olderThan, batchSize }: Cl
 }
 
 async function cleanupOldJobEvents(ctx: PostgresContext, { olderThan, batchSize }: CleanupInput): Promise<number> {
-  // The events of job_events, then the `added` events kept in job rows (migration 013).
-  const deleted = await deleteInBatches(ctx, ctx.sql.cleanupEvents, olderThan, batchSize);
-  return deleted + (await deleteInBatches(ctx, ctx.sql.cleanupAddedEvents, olderThan, batchSize));
+  // The events of job_events, then the `added` events kept in job rows (migrations 013, 014).
+  let removed = await deleteInBatches(ctx, ctx.sql.cleanupEvents, olderThan, batchSize);
+  for (;;) {
+    const { rows } = await ctx.conn.query<{ n: number; more: boolean }>(ctx.sql.cleanupAddedEvents, [
+      olderThan,
+      batchSize,
+    ]);
+    removed += rows[0]?.n ?? 0;
+    if (!rows[0]?.more) return removed;
+  }
 }
 
 /** Batches keep each statement's locks and WAL small; loop until a batch comes back short. */

@@ -19,7 +19,8 @@ const defaultAddedMetadata = (jobType: string) =>
 /**
  * $1 job id. Oldest first; an `added` event stored without metadata gets it back (addedMetadata),
  * and one kept in the job's row (migration 013: `added_event_id`, at the job's `created_at`) is
- * read from there, in its place among the others by its id.
+ * read from there, in its place among the others by its id, unless the cleanup removed it: the
+ * job is below its floor and was added before its cutoff (migration 014, cleanupAddedEventsSql).
  */
 export function jobEventsSql(t: SchemaNames): string {
   return `
@@ -30,25 +31,21 @@ SELECT e.id, e.job_id, e.event_type, e.created_at,
 FROM ${t.events} e WHERE e.job_id = $1
 UNION ALL
 SELECT j.added_event_id, j.id, 'added', j.created_at, ${defaultAddedMetadata('j.job_type')}
-FROM ${t.jobs} j WHERE j.id = $1 AND j.added_event_id IS NOT NULL
+FROM ${t.jobs} j, ${t.addedEventsFloor} f
+WHERE j.id = $1 AND j.added_event_id IS NOT NULL AND NOT (j.id < f.below_job_id AND j.created_at < f.added_before)
 ORDER BY 1`;
 }
 
 /**
- * Clears up to $2 `added` events kept in their jobs' rows (migration 013) whose jobs were added
- * before $1; returns how many. Found through job_queue_added_event_idx, oldest first, and locked
- * by the function job_queue_added_events_before (whose plan no statistics change; a job another
- * transaction holds is skipped, left to the next cleanup), then updated by their row address, as
- * cleanupEventsSql deletes.
+ * One batch of the cleanup of the `added` events kept in job rows (migrations 013, 014): the
+ * function job_queue_added_events_cleanup walks up to $2 jobs upward from the floor, in the
+ * order of the primary key, and raises the floor to the first job added at or after $1. Ids
+ * are drawn as jobs are added, so a job below that first recent one was added before it, and a
+ * job the walk cannot see yet (its add not committed) was added before the jobs that follow it.
+ * No job's row is locked or written. `n`: the events removed; `more`: the walk stopped at $2.
  */
 export function cleanupAddedEventsSql(t: SchemaNames): string {
-  return `
-WITH cleared AS (
-  UPDATE ${t.jobs} SET added_event_id = NULL
-  WHERE ctid = ANY (ARRAY(SELECT ${t.addedEventsBefore}($1, $2))) AND added_event_id IS NOT NULL
-  RETURNING 1
-)
-SELECT count(*)::int AS n FROM cleared`;
+  return `SELECT passed AS n, more FROM ${t.addedEventsCleanup}($1, $2)`;
 }
 
 /**

@@ -57,7 +57,7 @@ const addedEvents = (t: SchemaNames, where = '') => `added_events AS (
  * The `added_event_id` of a job the plain add statements insert (no idempotency key and no
  * prerequisites): a new event id when its tags (`tags`, an expression) are empty, so its `added`
  * event, whose metadata would be the default, is kept in the row (migration 013; read by
- * jobEventsSql, cleared by cleanupAddedEventsSql); NULL otherwise, and the event gets a row of
+ * jobEventsSql, removed by cleanupAddedEventsSql); NULL otherwise, and the event gets a row of
  * job_events as before.
  */
 const inRowAddedEvent = (t: SchemaNames, tags: string) =>

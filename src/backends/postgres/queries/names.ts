@@ -31,8 +31,10 @@ export interface SchemaNames {
   jobsCleanupBatch: string;
   /** `"schema".job_queue_count_newest`, the job types of the newest jobs of each status (migration 012). */
   countNewest: string;
-  /** `"schema".job_queue_added_events_before`, the batch of a cleanup of `added` events kept in rows (migration 013). */
-  addedEventsBefore: string;
+  /** `"schema".job_queue_added_events_floor`: the `added` events kept in the rows of jobs below its id are removed (migration 014). */
+  addedEventsFloor: string;
+  /** `"schema".job_queue_added_events_cleanup`, one batch of the cleanup of `added` events kept in rows (migration 014). */
+  addedEventsCleanup: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
   /** Text of the regclass literal of the event id sequence (an `added` event kept in its job's row, migration 013). */
@@ -60,7 +62,8 @@ export function schemaNames(schema: string): SchemaNames {
     becameDue: `${s}.job_queue_became_due`,
     jobsCleanupBatch: `${s}.job_queue_cleanup_batch`,
     countNewest: `${s}.job_queue_count_newest`,
-    addedEventsBefore: `${s}.job_queue_added_events_before`,
+    addedEventsFloor: `${s}.job_queue_added_events_floor`,
+    addedEventsCleanup: `${s}.job_queue_added_events_cleanup`,
     channel: notifyChannel(schema),
   };
 }
