@@ -4,7 +4,7 @@
  * and are rewritten in the lean form the next time a script saves them.
  */
 import { describe, expect, it } from 'vitest';
-import { redisKeys } from '../../src/backends/redis/keys.js';
+import { pad, redisKeys } from '../../src/backends/redis/keys.js';
 import { storeOf, useRedis } from './support.js';
 
 /** The metadata of a pending job as stores wrote it before: every field, nulls included. */
@@ -70,11 +70,20 @@ describe('redis job metadata written by earlier versions', () => {
     const id = await q.addJob({ jobType: 'email', payload: { to: 'a' } });
     const keys = redisKeys(ctx.prefix);
     const before = await q.getJob(id);
-    const lean = JSON.parse((await ctx.redis.hget(keys.jobs, String(id)))!) as Record<string, unknown>;
+    const { addedEventId, ...lean } = JSON.parse((await ctx.redis.hget(keys.jobs, String(id)))!) as Record<
+      string,
+      unknown
+    >;
     await ctx.redis.hset(keys.jobs, String(id), oldLayout(lean));
-    const [eventId] = await ctx.redis.hkeys(keys.events);
-    const event = JSON.parse((await ctx.redis.hget(keys.events, eventId!))!) as Record<string, unknown>;
-    await ctx.redis.hset(keys.events, eventId!, JSON.stringify({ ...event, metadata: null }));
+    // Earlier versions kept the `added` event as an event of its own (with null metadata, earlier still).
+    const eventId = addedEventId as number;
+    await ctx.redis.hset(
+      keys.events,
+      String(eventId),
+      JSON.stringify({ id: eventId, jobId: id, eventType: 'added', createdAt: lean.createdAt, metadata: null }),
+    );
+    await ctx.redis.zadd(keys.jobEvents, 0, `${pad(id)}\0${pad(eventId)}`);
+    await ctx.redis.zadd(keys.eventTimes, lean.createdAt as number, eventId);
 
     expect(await q.getJob(id)).toEqual(before);
     const store = storeOf(q);

@@ -7,7 +7,7 @@ import type { CronScheduleEdit, CronSlot, NewCronSchedule } from '../../backend.
 import { StoreFact } from '../../store-facts.js';
 import type { CronScheduleRecord, CronScheduleStatus } from '../../types.js';
 import type { BackendContext } from './context.js';
-import { floatText, toStoredJob } from './record.js';
+import { addedEventText, floatText, toStoredJob } from './record.js';
 
 /**
  * The schedule metadata in the `cron` hash. Times are epoch milliseconds; as for jobs
@@ -155,7 +155,7 @@ async function enqueueCronSlots(
     nextRunAt: slot.nextRunAt?.getTime() ?? null,
     job: toStoredJob(slot.job, now),
     payload: JSON.stringify(slot.job.payload ?? null),
-    added: JSON.stringify({ jobType: slot.job.jobType, tags: slot.job.tags, idempotencyKey: slot.job.idempotencyKey }),
+    added: addedEventText(slot.job),
   }));
   const ids = await ctx.run<number[]>('enqueueCronSlots', [now.getTime(), JSON.stringify(batch)]);
   const enqueued = slots.map((slot, i) => ({ scheduleId: slot.scheduleId, jobId: ids[i] === 0 ? null : ids[i]! }));

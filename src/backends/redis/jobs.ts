@@ -7,7 +7,7 @@ import { lowerAscii, searchLimits } from '../../search-limits.js';
 import type { JobEvent, JobRecord } from '../../types.js';
 import type { BackendContext } from './context.js';
 import { toLuaQuery } from './query.js';
-import { toJobEvent, toJobRecord, toStoredJob, toStoredJobText, type JobRow } from './record.js';
+import { addedEventText, toJobEvent, toJobRecord, toStoredJob, toStoredJobText, type JobRow } from './record.js';
 import { scriptSlice, walkSlices } from './slices.js';
 
 /** ['ok', ids, insertedIds], or ['blocked', ids, statuses] (add-jobs.lua). */
@@ -24,10 +24,6 @@ function isPlain(job: NewJob): boolean {
   );
 }
 
-function addedMetadata(job: NewJob): string {
-  return JSON.stringify({ jobType: job.jobType, tags: job.tags, idempotencyKey: job.idempotencyKey });
-}
-
 /**
  * A batch entry of add-jobs.lua. The stored metadata travels as text the script saves as is
  * (`meta`), with `job` holding only the fields it reads; a job naming dependencies by id gets
@@ -35,7 +31,7 @@ function addedMetadata(job: NewJob): string {
  */
 function batchEntry(job: NewJob, now: Date) {
   const payload = JSON.stringify(job.payload);
-  const added = addedMetadata(job);
+  const added = addedEventText(job);
   if (job.dependsOnJobIds !== null && job.dependsOnJobIds.length > 0) {
     return { job: toStoredJob(job, now), payload, added };
   }
@@ -65,7 +61,7 @@ async function addJobs(ctx: BackendContext, input: AddJobsInput): Promise<AddJob
       input.now.getTime(),
       toStoredJobText(job, input.now),
       JSON.stringify(job.payload),
-      addedMetadata(job),
+      addedEventText(job),
       job.jobType,
       job.priority,
       job.runAt.getTime(),

@@ -170,6 +170,14 @@ export const KEYS = [
     type: 'sorted set',
     contents: '`<job id>\\0<event id>` members: history of a job',
   },
+  // `below` (a job id) and `before` (ms): the `added` events kept in job metadata (`addedEventId`) of jobs whose
+  // id is below `below` and that were added before `before` are removed (cleanup-added-events.lua)
+  {
+    name: 'added-floor',
+    property: 'addedFloor',
+    type: 'hash',
+    contents: '`below`, `before`: floor of the removed `added` events kept in job metadata',
+  },
   // member event id, score createdAt (ms): event cleanup
   {
     name: 'event-times',

@@ -135,16 +135,23 @@ export function cleanupOldJobs(ctx: BackendContext, input: CleanupInput): Promis
   );
 }
 
-export function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInput): Promise<number> {
+/** The events of `events`, then the `added` events kept in job metadata (cleanup-added-events.lua). */
+export async function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInput): Promise<number> {
   const olderThan = input.olderThan.getTime();
-  return inSlices(
+  let removed = await inSlices(
     async (size) => {
-      const removed = await ctx.run<number>('cleanupEvents', [olderThan, size]);
-      return { removed, scanned: removed };
+      const n = await ctx.run<number>('cleanupEvents', [olderThan, size]);
+      return { removed: n, scanned: n };
     },
     input.batchSize,
     scriptSlice.events,
   );
+  const size = Math.max(1, Math.min(input.batchSize, scriptSlice.events));
+  for (;;) {
+    const [passed, more] = await ctx.run<[number, number]>('cleanupAddedEvents', [olderThan, size]);
+    removed += passed;
+    if (more === 0) return removed;
+  }
 }
 
 async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promise<ReclaimResult> {

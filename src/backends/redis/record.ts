@@ -109,6 +109,17 @@ export function toStoredJobText(job: NewJob, now: Date): string {
   return JSON.stringify(toStoredJob(job, now));
 }
 
+/**
+ * The `added` event's metadata of a new job as JSON text, or '' when it is the default (no tags,
+ * no idempotency key): the add scripts then keep the event in the job's metadata
+ * (`addedEventId`, includes/new-job.lua) instead of writing an event, and get-job-events.lua
+ * gives it back as `{ jobType, tags: [], idempotencyKey: null }`.
+ */
+export function addedEventText(job: Pick<NewJob, 'jobType' | 'tags' | 'idempotencyKey'>): string {
+  if (job.tags.length === 0 && job.idempotencyKey === null) return '';
+  return JSON.stringify({ jobType: job.jobType, tags: job.tags, idempotencyKey: job.idempotencyKey });
+}
+
 function date(ms: number | null | undefined): Date | null {
   return ms === null || ms === undefined ? null : new Date(ms);
 }

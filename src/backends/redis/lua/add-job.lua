@@ -9,7 +9,7 @@
   KEYS[15] wake, KEYS[16] meta
   ARGV[1] now (ms); ARGV[2] the stored metadata JSON text without id (record.ts
   toStoredJobText); ARGV[3] the payload's JSON text; ARGV[4] the `added` event's metadata
-  JSON text; ARGV[5] jobType; ARGV[6] priority; ARGV[7] runAt (ms).
+  JSON text, or '' to keep the event in the job's metadata (includes/new-job.lua); ARGV[5] jobType; ARGV[6] priority; ARGV[7] runAt (ms).
   ARGV[8] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
   Returns the new job's id.
@@ -33,6 +33,6 @@ if job.runAt <= now then
 else
   enterScheduled(job, job.runAt)
 end
-saveJob(job, withId(sid, ARGV[2]))
+saveJob(job, withId(job, ARGV[2]))
 signalWake()
 return job.id

@@ -15,7 +15,7 @@
   when meta is given, only the fields this script reads (jobType, status, priority, runAt,
   tags, dependsOnTags, idempotencyKey), meta being the stored metadata as JSON text without id
   (saved as is, includes/insert.lua); payload the payload's JSON text, added the `added`
-  event's metadata JSON text.
+  event's metadata JSON text, or '' to keep the event in the job's metadata.
   ARGV[3] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
   Returns { 'ok', ids, insertedIds } (ids in input order; a taken or repeated idempotency key
@@ -105,6 +105,12 @@ end
 for i = 1, #batch do
   if firstOf[i] then ids[i] = ids[firstOf[i]] end
 end
+-- The ids of the `added` events kept in metadata (added ''), one INCRBY for all.
+local kept = 0
+for i, entry in ipairs(batch) do
+  if entry.added == '' and not existing[i] and not firstOf[i] then kept = kept + 1 end
+end
+reserveKeptEventIds(kept)
 
 -- 4. Write: placeholders become real ids (deduplicated; a job never waits on itself, which
 --    only a placeholder to a repeat of its own idempotency key could produce). In a batch,

@@ -17,7 +17,7 @@ local function createDeadLetter(job, message, reason, now, nowIso)
     attempts = 0, maxAttempts = 3, priority = 0, runAt = now, errorHistory = {}, tags = {},
     forceKillOnTimeout = false,
   }
-  insertJob(dl, envelope, now, '{"jobType":' .. json(dl.jobType) .. ',"tags":[],"idempotencyKey":null}')
+  insertJob(dl, envelope, now, '')
   return dl.id
 end
 

@@ -2,7 +2,8 @@
 --- @include "new-job"
 
 -- `job` is the stored metadata with `id` already allocated (newId) and status 'pending';
--- `payload` is the JSON text, stored verbatim; `added` is the `added` event's metadata text.
+-- `payload` is the JSON text, stored verbatim; `added` is the `added` event's metadata text
+-- ('' keeps the event in the job's metadata, includes/new-job.lua).
 -- `text`, when given, is the stored metadata as the client encoded it without `id`
 -- (record.ts toStoredJobText): saved as is, so `job` needs only the fields the indexes read.
 local function insertJob(job, payload, now, added, text)
@@ -20,6 +21,6 @@ local function insertJob(job, payload, now, added, text)
     for _, dep in ipairs(list(job.dependsOnJobIds)) do write('ZADD', K['deps'], 0, pad(dep) .. '\0' .. pid) end
   end
   if not isnull(job.idempotencyKey) then write('HSET', K['idem'], job.idempotencyKey, int(id)) end
-  store(job, now, 'new', text and withId(int(id), text))
+  store(job, now, 'new', text and withId(job, text))
   return id
 end
