@@ -5,8 +5,9 @@
  */
 import { expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { backendOf } from '../../src/queue.js';
 import { forEachBackend } from '../helpers/backends.js';
-import { trackRunners } from './processing-support.js';
+import { deferred, trackRunners } from './processing-support.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 forEachBackend('group limits (§2.10)', (ctx) => {
@@ -35,6 +36,36 @@ forEachBackend('group limits (§2.10)', (ctx) => {
       ...(group ? { group: { id: group } } : {}),
     }));
   }
+
+  it('wakes an idle processor when the slot its held-back job waits for frees elsewhere, long before its poll interval', async () => {
+    const group = { id: 'g' };
+    const first = await ctx.queue.addJob({ jobType: 'first', payload: {}, group });
+    const second = await ctx.queue.addJob({ jobType: 'second', payload: {}, group });
+    // `first` runs on a processor elsewhere, which takes only its own type.
+    const [running] = await backendOf(ctx.queue).claimJobs({
+      workerId: 'elsewhere',
+      batchSize: 1,
+      now: new Date(),
+      jobTypes: ['first'],
+    });
+    expect(running?.id).toBe(first);
+    const started = deferred<number>();
+    const processor = track(
+      ctx.queue.createProcessor(
+        { second: async () => started.resolve(Date.now()) },
+        { groupConcurrency: 1, pollInterval: 60_000 },
+      ),
+    );
+    processor.startInBackground();
+    await sleep(300); // its first claim found the group full; the loop now waits for its poll interval
+    expect((await ctx.queue.getJob(second))?.status).toBe('pending');
+    expect(await backendOf(ctx.queue).completeJobs([{ jobId: first, workerId: 'elsewhere' }], new Date())).toEqual([
+      first,
+    ]);
+    const at = await Promise.race([started.promise, sleep(10_000).then(() => -1)]);
+    expect(at, 'the held-back job did not start before the 60 s poll interval').toBeGreaterThan(0);
+    await processor.stopAndDrain();
+  });
 
   it('start() claims no more of a group than groupConcurrency', async () => {
     await ctx.queue.addJobs([...jobsFor('g1', 5), ...jobsFor(null, 2)]);

@@ -28,6 +28,7 @@ const ALL_MIGRATIONS = [
   '012_overview',
   '013_added_event_in_row',
   '014_added_events_floor',
+  '015_unpark_wakes',
 ];
 const ALL_TABLES = [
   'cron_schedules',
@@ -933,7 +934,7 @@ describe('013_added_event_in_row on a schema with jobs (postgres)', () => {
     const oldEvents = await eventsOf(old);
     expect(oldEvents.map((e) => e.event_type)).toEqual(['added']);
 
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 2 })).toEqual([
       { name: '013_added_event_in_row' },
       { name: '014_added_events_floor' },
     ]);
@@ -987,7 +988,7 @@ describe('014_added_events_floor on a schema with jobs (postgres)', () => {
     ];
     const recent = (await insert(NOW)).rows[0].id as number;
 
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '014_added_events_floor' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '014_added_events_floor' }]);
     const indexes = async () =>
       (await db.pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1`, [schema])).rows.map(
         (r) => r.indexname as string,
@@ -1013,6 +1014,30 @@ describe('014_added_events_floor on a schema with jobs (postgres)', () => {
     expect(await indexes()).toContain('job_queue_added_event_idx');
     await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
     expect(await addedEvents()).toEqual([recent]);
+  });
+});
+
+describe('015_unpark_wakes on a schema with jobs (postgres)', () => {
+  const db = useUpgradeSchema();
+  const { schema } = db;
+  const unparkWakes = async () =>
+    (
+      await db.pool.query(`SELECT pg_get_functiondef($1::regprocedure) AS def`, [`"${schema}".job_queue_unpark()`])
+    ).rows[0].def.includes('pg_notify') as boolean;
+
+  it("keeps every job; the trigger's new body wakes processors, and the down part puts 009's back", async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 14 })).toHaveLength(14);
+    await db.pool.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, run_at, created_at, updated_at, group_id, parked, parked_reason)
+       VALUES ('a', '{}', now(), now(), now(), 'g', true, 'group_full')`,
+    );
+    expect(await unparkWakes()).toBe(false);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '015_unpark_wakes' }]);
+    expect(await unparkWakes()).toBe(true);
+    const { rows } = await db.pool.query(`SELECT parked, parked_reason FROM "${schema}".job_queue`);
+    expect(rows).toEqual([{ parked: true, parked_reason: 'group_full' }]);
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    expect(await unparkWakes()).toBe(false);
   });
 });
 
