@@ -4,9 +4,11 @@
  * updated fields, retried null. Events of processing are covered by the processing suite.
  */
 import { expect, it } from 'vitest';
+import { backendOf } from '../../src/queue.js';
 import { forEachBackend, ManualClock } from '../helpers/backends.js';
 
 const T0 = new Date('2030-03-01T08:00:00.000Z');
+const DAY = 86_400_000;
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
 forEachBackend('getJobEvents (§6.1)', (ctx) => {
@@ -123,5 +125,34 @@ forEachBackend('getJobEvents (§6.1)', (ctx) => {
     await ctx.queue.cancelJob(id); // already cancelled
     await ctx.queue.editJob(id, { priority: 1 }); // not pending
     expect((await ctx.queue.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added', 'cancelled']);
+  });
+
+  it('cleanupOldJobEvents removes the added events of jobs added before the cutoff, in batches, and keeps later ones', async () => {
+    const clock = new ManualClock(T0);
+    const q = ctx.makeQueue({ clock });
+    const [plain, batched] = await q.addJobs([
+      { jobType: 'a', payload: {} },
+      { jobType: 'a', payload: {} },
+    ]);
+    const tagged = await q.addJob({ jobType: 'a', payload: {}, tags: ['t'] });
+    clock.advance(2 * DAY);
+    const recent = await q.addJob({ jobType: 'a', payload: {} });
+    const cutoff = new Date(T0.getTime() + DAY);
+    expect(await backendOf(q).cleanupOldJobEvents({ olderThan: cutoff, batchSize: 1 })).toBe(3);
+    for (const id of [plain!, batched!, tagged]) expect(await q.getJobEvents(id)).toEqual([]);
+    expect((await q.getJobEvents(recent)).map((e) => e.eventType)).toEqual(['added']);
+    expect(await backendOf(q).cleanupOldJobEvents({ olderThan: cutoff, batchSize: 1 })).toBe(0);
+  });
+
+  it('never removes the added event of a job added after the cutoff, even when a job added later reads older', async () => {
+    // A job added at a later time first, then one whose clock reads earlier (producers whose
+    // clocks disagree): the first is younger than the cutoff, so both keep their event.
+    const clock = new ManualClock(new Date(T0.getTime() + 2 * DAY));
+    const q = ctx.makeQueue({ clock });
+    const young = await q.addJob({ jobType: 'a', payload: {} });
+    clock.set(T0);
+    const backdated = await q.addJob({ jobType: 'a', payload: {} });
+    expect(await backendOf(q).cleanupOldJobEvents({ olderThan: new Date(T0.getTime() + DAY), batchSize: 10 })).toBe(0);
+    for (const id of [young, backdated]) expect((await q.getJobEvents(id)).map((e) => e.eventType)).toEqual(['added']);
   });
 });
