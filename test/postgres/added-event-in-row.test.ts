@@ -3,6 +3,7 @@
  * job_events, the history reads the event in its place, and the cleanup removes old ones by
  * raising a floor of job ids (migration 014), reading the jobs and writing none of them.
  */
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { backendOf } from '../../src/queue.js';
 import { ManualClock } from '../helpers/backends.js';
@@ -37,6 +38,36 @@ describe('the added event kept in the job row (postgres)', () => {
     const history = await queue.getJobEvents(plain);
     expect(history.map((e) => e.eventType)).toEqual(['added', 'edited', 'cancelled']);
     expect(history.map((e) => e.id)).toEqual([...history.map((e) => e.id)].sort((a, b) => a - b));
+  });
+
+  it('adds a single job through each of its four statements (with or without tags, with or without a trace)', async () => {
+    const tracerProvider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
+    });
+    try {
+      for (const queue of [ctx.queue(), ctx.queue({ telemetry: { tracerProvider } })]) {
+        const plain = await queue.addJob({ jobType: 'a', payload: { n: 1 } });
+        const tagged = await queue.addJob({ jobType: 'a', payload: { n: 2 }, tags: ['t'] });
+        expect(await storedEvents(plain)).toEqual([]);
+        expect(await storedEvents(tagged)).toEqual(['added']);
+        expect((await queue.getJobEvents(tagged))[0]!.metadata).toEqual({
+          jobType: 'a',
+          tags: ['t'],
+          idempotencyKey: null,
+        });
+        expect((await queue.getJobEvents(plain))[0]!.metadata).toEqual({
+          jobType: 'a',
+          tags: [],
+          idempotencyKey: null,
+        });
+      }
+      const { rows } = await ctx.sql.query(
+        `SELECT count(*)::int AS n FROM ${ctx.table('job_queue')} WHERE trace_context IS NOT NULL`,
+      );
+      expect(rows[0].n).toBe(2);
+    } finally {
+      await tracerProvider.shutdown();
+    }
   });
 
   it('removes old in-row events by raising a floor: no job row is locked, waited for or written', async () => {

@@ -49,9 +49,13 @@ export async function insertJobs(
   const traced = jobs.some((j) => j.traceContext !== null);
   if (plain && jobs.length === 1) {
     const job = jobs[0]!;
+    const tagged = job.tags.length > 0;
     const { rows } = await (traced
-      ? run(ctx.sql.addOneTracedPlainJob, [...oneJobValues(job, now, ctx.names.channel), job.traceContext])
-      : run(ctx.sql.addOnePlainJob, oneJobValues(job, now, ctx.names.channel)));
+      ? run(tagged ? ctx.sql.addOneTracedTaggedPlainJob : ctx.sql.addOneTracedPlainJob, [
+          ...oneJobValues(job, now, ctx.names.channel),
+          job.traceContext,
+        ])
+      : run(tagged ? ctx.sql.addOneTaggedPlainJob : ctx.sql.addOnePlainJob, oneJobValues(job, now, ctx.names.channel)));
     const ids = (rows as { id: string }[]).map((r) => toId(r.id));
     return { ids, insertedIds: ids };
   }

@@ -98,20 +98,26 @@ SELECT string_agg(id::text, ',' ORDER BY id) AS ids, (SELECT count(*) FROM notif
  * $9 retry_delay, $10 retry_backoff, $11 retry_delay_max, $12 dead_letter_job_type,
  * $13 group_id, $14 group_tier, $15 depends_on_tags, $16 now, $17 the NOTIFY channel, and when
  * `traced`, $18 trace_context. Row: id.
+ *
+ * `tagged`: the statement for a job with tags ($8 not empty), whose `added` event is a row of
+ * job_events (its tags may be edited later). Without tags the event is kept in the row, and the
+ * statement has no event insert to plan and run at all.
  */
-export function addOnePlainJobSql(t: SchemaNames, options: AddStatementOptions): string {
+export function addOnePlainJobSql(t: SchemaNames, options: AddStatementOptions & { tagged: boolean }): string {
+  const events = options.tagged
+    ? `,
+added_events AS (
+  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
+  SELECT id, 'added', $16, ${addedMetadata('')} FROM inserted
+)`
+    : '';
   return `
 WITH inserted AS (
   INSERT INTO ${t.jobs} (${insertColumns(options)}, added_event_id)
   VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13, $14, $15, $16, $16${options.traced ? ', $18' : ''},
-    ${inRowAddedEvent(t, '$8::text[]')})
-  RETURNING id, job_type, tags, idempotency_key, added_event_id
-),
-added_events AS (
-  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'added', $16, ${addedMetadata('')}
-  FROM inserted WHERE added_event_id IS NULL
-)
+    ${options.tagged ? 'NULL' : `nextval('${t.eventIdSeq}'::regclass)`})
+  RETURNING id, job_type, tags, idempotency_key
+)${events}
 SELECT id, pg_notify($17, id::text) AS notified FROM inserted`;
 }
 
