@@ -49,13 +49,12 @@ export async function insertJobs(
   const traced = jobs.some((j) => j.traceContext !== null);
   if (plain && jobs.length === 1) {
     const job = jobs[0]!;
+    const { sql } = ctx;
     const tagged = job.tags.length > 0;
+    const values = oneJobValues(job, now, ctx.names.channel);
     const { rows } = await (traced
-      ? run(tagged ? ctx.sql.addOneTracedTaggedPlainJob : ctx.sql.addOneTracedPlainJob, [
-          ...oneJobValues(job, now, ctx.names.channel),
-          job.traceContext,
-        ])
-      : run(tagged ? ctx.sql.addOneTaggedPlainJob : ctx.sql.addOnePlainJob, oneJobValues(job, now, ctx.names.channel)));
+      ? run(tagged ? sql.addOneTracedTaggedPlainJob : sql.addOneTracedPlainJob, [...values, job.traceContext])
+      : run(tagged ? sql.addOneTaggedPlainJob : sql.addOnePlainJob, values));
     const ids = (rows as { id: string }[]).map((r) => toId(r.id));
     return { ids, insertedIds: ids };
   }

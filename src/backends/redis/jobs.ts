@@ -61,7 +61,6 @@ async function addJobs(ctx: BackendContext, input: AddJobsInput): Promise<AddJob
       input.now.getTime(),
       toStoredJobText(job, input.now),
       JSON.stringify(job.payload),
-      addedEventText(job),
       job.jobType,
       job.priority,
       job.runAt.getTime(),

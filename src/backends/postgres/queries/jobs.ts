@@ -53,6 +53,9 @@ const addedEvents = (t: SchemaNames, where = '') => `added_events AS (
   FROM inserted ${where}
 )`;
 
+/** A new id of job_events' sequence: the id of an `added` event kept in its job's row. */
+const nextEventId = (t: SchemaNames) => `nextval('${t.eventIdSeq}'::regclass)`;
+
 /**
  * The `added_event_id` of a job the plain add statements insert (no idempotency key and no
  * prerequisites): a new event id when its tags (`tags`, an expression) are empty, so its `added`
@@ -61,7 +64,7 @@ const addedEvents = (t: SchemaNames, where = '') => `added_events AS (
  * job_events as before.
  */
 const inRowAddedEvent = (t: SchemaNames, tags: string) =>
-  `CASE WHEN cardinality(COALESCE(${tags}, '{}')) = 0 THEN nextval('${t.eventIdSeq}'::regclass) END`;
+  `CASE WHEN cardinality(COALESCE(${tags}, '{}')) = 0 THEN ${nextEventId(t)} END`;
 
 /** The wake-up of both add statements: a single new job's id rides on it, so an idle processor can claim it by id. */
 const NOTIFIED = `notified AS (
@@ -115,8 +118,8 @@ added_events AS (
 WITH inserted AS (
   INSERT INTO ${t.jobs} (${insertColumns(options)}, added_event_id)
   VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11, $12, $13, $14, $15, $16, $16${options.traced ? ', $18' : ''},
-    ${options.tagged ? 'NULL' : `nextval('${t.eventIdSeq}'::regclass)`})
-  RETURNING id, job_type, tags, idempotency_key
+    ${options.tagged ? 'NULL' : nextEventId(t)})
+  RETURNING id${options.tagged ? ', job_type, tags, idempotency_key' : ''}
 )${events}
 SELECT id, pg_notify($17, id::text) AS notified FROM inserted`;
 }

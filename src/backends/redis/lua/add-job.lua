@@ -8,10 +8,12 @@
   KEYS[11] event:id, KEYS[12] events, KEYS[13] job-events, KEYS[14] event-times,
   KEYS[15] wake, KEYS[16] meta
   ARGV[1] now (ms); ARGV[2] the stored metadata JSON text without id (record.ts
-  toStoredJobText); ARGV[3] the payload's JSON text; ARGV[4] the `added` event's metadata
-  JSON text, or '' to keep the event in the job's metadata (includes/new-job.lua); ARGV[5] jobType; ARGV[6] priority; ARGV[7] runAt (ms).
-  ARGV[8] the store id the queue expects (includes/store.lua): a different or missing one
+  toStoredJobText); ARGV[3] the payload's JSON text; ARGV[4] jobType; ARGV[5] priority;
+  ARGV[6] runAt (ms).
+  ARGV[7] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
+  Without tags or key, the `added` event's metadata is the default: the event is kept in the
+  job's metadata (includes/new-job.lua).
   Returns the new job's id.
 ]]
 --- @include "util"
@@ -21,12 +23,12 @@
 --- @include "wake"
 --- @include "store"
 
-checkStore(ARGV[8])
+checkStore(ARGV[7])
 
 local now = tonumber(ARGV[1])
-local job = { id = newId(), jobType = ARGV[5], priority = tonumber(ARGV[6]), runAt = tonumber(ARGV[7]) }
+local job = { id = newId(), jobType = ARGV[4], priority = tonumber(ARGV[5]), runAt = tonumber(ARGV[6]) }
 local sid = int(job.id)
-writeNewJob(job, ARGV[3], now, ARGV[4])
+writeNewJob(job, ARGV[3], now, '')
 -- Where store() (includes/state.lua) puts a new pending job without prerequisites.
 if job.runAt <= now then
   enterReady(job)

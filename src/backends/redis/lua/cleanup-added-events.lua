@@ -21,8 +21,9 @@ local texts = redis.call('HMGET', K['jobs'], unpack(ids))
 local removed, walked, nextBelow = 0, 0, below
 for i, sid in ipairs(ids) do
   local text = texts[i]
-  -- Keys are matched in the text, not decoded: a quote inside a string value is escaped, so
-  -- `"createdAt":` is only ever the field itself.
+  -- Keys are matched in the text, not decoded: a quote inside a string value is escaped, and
+  -- no object nested in the metadata has these keys, so `"createdAt":` and `"addedEventId":`
+  -- are only ever the job's own fields.
   local createdAt = text and tonumber(string.match(text, '"createdAt":(%d+)'))
   if createdAt and createdAt >= before then break end
   if text and string.find(text, '"addedEventId":', 1, true) then removed = removed + 1 end

@@ -32,8 +32,9 @@ end
 
 -- `job` has its `id` allocated, `jobType` and `runAt`; `payload` is the JSON text, stored
 -- verbatim; `added` is the `added` event's metadata text, or '' to keep the event in the
--- metadata (sets job.addedEventId, which withId or the encoding of `job` then stores). Scores go out as text where they
--- already are text, sparing Lua a number-to-text conversion per argument.
+-- metadata (sets job.addedEventId, which withId or the encoding of `job` then stores). Scores
+-- go out as text where they already are text, sparing Lua a number-to-text conversion per
+-- argument.
 local function writeNewJob(job, payload, now, added)
   local sid = int(job.id)
   write('HSET', K['payloads'], sid, payload)
