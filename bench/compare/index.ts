@@ -7,8 +7,10 @@
  * key prefix. It prints each library's median and queuedev ÷ the best peer at its documented
  * defaults (a ratio above 1 means queuedev is ahead, for latencies too), then the same as
  * Markdown tables for docs/performance.md. Each backlog repetition first times a drain without
- * backlog of the same library; the backlog ratio is the median of those pairs. A repetition whose exactly-once check fails counts
- * as failed, never as a figure.
+ * backlog of the same library; the backlog ratio is the median of those pairs. The adds and the
+ * drains in this process also report their CPU per job: this process, and the store's server
+ * (cpu.ts). A repetition
+ * whose exactly-once check fails counts as failed, never as a figure.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -86,7 +88,8 @@ async function runCell(workload: WorkloadName, library: Library, rep: number): P
       baseline === undefined || !('rate' in figure)
         ? ''
         : ` (${ratio(figure.rate / baseline)} of its drain just before)`;
-    console.log(`  ${workload} #${rep} ${library.label.padEnd(30)} ${last.text}${paired}`);
+    const cpu = 'cpu' in figure && figure.cpu ? ` (CPU per job: ${cpuText([figure])})` : '';
+    console.log(`  ${workload} #${rep} ${library.label.padEnd(30)} ${last.text}${paired}${cpu}`);
   } catch (err) {
     const message = err instanceof CheckFailed ? err.message : `error: ${(err as Error).message}`;
     cell.failures.push(message);
@@ -111,6 +114,18 @@ async function baselineDrain(library: Library): Promise<number> {
 function backlogRatio(cell: Cell | undefined): string {
   const pairs = (cell?.figures ?? []).flatMap((f) => ('rate' in f && f.baseline ? [f.rate / f.baseline] : []));
   return pairs.length > 0 ? ratio(median(pairs)) : '–';
+}
+
+/**
+ * Median CPU per job, in µs: the queue's process + the store's server (cpu.ts), or '–'. The
+ * two medians are taken separately.
+ */
+function cpuText(figures: Figure[]): string {
+  const cpus = figures.flatMap((f) => ('cpu' in f && f.cpu ? [f.cpu] : []));
+  if (cpus.length === 0) return '–';
+  const own = Math.round(median(cpus.map((c) => c.process)));
+  const stores = cpus.flatMap((c) => (c.store === undefined ? [] : [c.store]));
+  return stores.length === 0 ? `${own} + ?` : `${own} + ${Math.round(median(stores))}`;
 }
 
 console.log(`queuedev vs peers${quick ? ' (quick: scaled down)' : ''}, ${reps} repetitions`);
@@ -149,6 +164,9 @@ for (const backend of backends) {
         ? `${ratio(ownTuned.score / bestTuned.score!)} (${bestTuned.library.label})`
         : 'n/a';
     console.log(`| ${TITLES[workload]} | ${results.map((r) => r.text).join(' | ')} | ${vs} | ${tunedVs} |`);
+    const cpu = libraries.map((l) => cpuText(cells.get(`${workload}/${l.id}`)?.figures ?? []));
+    if (cpu.some((c) => c !== '–'))
+      console.log(`| ↳ CPU per job, µs: queue's process + store server | ${cpu.join(' | ')} | | |`);
   }
   if (workloads.includes('backlog')) {
     const row = libraries.map((l) => backlogRatio(cells.get(`backlog/${l.id}`)));

@@ -4,7 +4,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Library, Payload, QueueHandle } from './adapters/types.js';
+import type { Backend, Library, Payload, QueueHandle } from './adapters/types.js';
+import { countCpu, type CpuPerJob } from './cpu.js';
 
 export interface Scale {
   /** Jobs per batch and batches of the batch-add workload. */
@@ -41,10 +42,13 @@ export const QUICK: Scale = {
   timeoutMs: 60_000,
 };
 
-/** One measurement: jobs per second, or latency percentiles in ms. */
-/** A rate; for the backlog workload also `baseline`, the same library's drain without backlog
- * measured right before it, in the same repetition. */
-export type Figure = { rate: number; baseline?: number } | { p50: number; p95: number };
+/**
+ * One measurement: jobs per second, or latency percentiles in ms. A rate of the backlog workload
+ * also has `baseline`, the same library's drain without backlog measured right before it, in the
+ * same repetition. The adds and the drains that run in this process also have their CPU per job
+ * (cpu.ts).
+ */
+export type Figure = { rate: number; baseline?: number; cpu?: CpuPerJob } | { p50: number; p95: number };
 
 export type WorkloadName = 'add-batch' | 'add-single' | 'drain' | 'pickup' | 'backlog' | 'multi';
 export const WORKLOADS: WorkloadName[] = ['add-batch', 'add-single', 'drain', 'pickup', 'backlog', 'multi'];
@@ -76,12 +80,19 @@ function checkExactlyOnce(runs: Map<number, number>, from: number, count: number
   }
 }
 
-/** Runs a worker in this process until `count` jobs ran; returns the rate after the check. */
-async function drain(handle: QueueHandle, from: number, count: number, scale: Scale): Promise<number> {
+/** Runs a worker in this process until `count` jobs ran; returns the rate and CPU per job (cpu.ts) after the check. */
+async function drain(
+  handle: QueueHandle,
+  backend: Backend,
+  from: number,
+  count: number,
+  scale: Scale,
+): Promise<{ rate: number; cpu: CpuPerJob }> {
   const runs = new Map<number, number>();
   let handled = 0;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
+  const cpuSince = await countCpu(backend);
   const start = performance.now();
   await handle.work((payload) => {
     runs.set(payload.n, (runs.get(payload.n) ?? 0) + 1);
@@ -89,10 +100,11 @@ async function drain(handle: QueueHandle, from: number, count: number, scale: Sc
   });
   const timedOut = await Promise.race([done.then(() => false), sleep(scale.timeoutMs).then(() => true)]);
   const rate = count / seconds(start);
+  const cpu = await cpuSince(count);
   if (timedOut) throw new CheckFailed(`timed out: ${handled} of ${count} jobs ran in ${scale.timeoutMs / 1000} s`);
   await sleep(300); // a job delivered twice would show up now
   checkExactlyOnce(runs, from, count);
-  return rate;
+  return { rate, cpu };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -177,24 +189,27 @@ export async function measure(
     switch (workload) {
       case 'add-batch': {
         await handle.addOne({ n: -1 }); // warm-up: connections, prepared statements, scripts
+        const cpuSince = await countCpu(library.backend);
         const start = performance.now();
         for (let b = 0; b < scale.batches; b++) await handle.addMany(payloads(b * scale.batch, scale.batch));
-        return { rate: (scale.batches * scale.batch) / seconds(start) };
+        const jobs = scale.batches * scale.batch;
+        return { rate: jobs / seconds(start), cpu: await cpuSince(jobs) };
       }
       case 'add-single': {
         await handle.addOne({ n: -1 });
+        const cpuSince = await countCpu(library.backend);
         const start = performance.now();
         for (let n = 0; n < scale.singles; n++) await handle.addOne({ n });
-        return { rate: scale.singles / seconds(start) };
+        return { rate: scale.singles / seconds(start), cpu: await cpuSince(scale.singles) };
       }
       case 'drain':
         await addInBatches(handle, 0, scale.drain);
-        return { rate: await drain(handle, 0, scale.drain, scale) };
+        return await drain(handle, library.backend, 0, scale.drain, scale);
       case 'backlog':
         // Future jobs first (a day ahead, numbered after the due ones), then the due jobs.
         await addInBatches(handle, scale.drain, scale.backlog, 24 * 3600 * 1000);
         await addInBatches(handle, 0, scale.drain);
-        return { rate: await drain(handle, 0, scale.drain, scale) };
+        return await drain(handle, library.backend, 0, scale.drain, scale);
       case 'pickup':
         return await pickup(library, handle, namespace, scale);
       case 'multi':
