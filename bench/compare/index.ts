@@ -9,8 +9,7 @@
  * Markdown tables for docs/performance.md. Each backlog repetition first times a drain without
  * backlog of the same library; the backlog ratio is the median of those pairs. The adds and the
  * drains in this process also report their CPU per job: this process, and the store's server
- * (cpu.ts). A repetition
- * whose exactly-once check fails counts as failed, never as a figure.
+ * (cpu.ts). A repetition whose exactly-once check fails counts as failed, never as a figure.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
