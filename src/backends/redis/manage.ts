@@ -138,7 +138,7 @@ export function cleanupOldJobs(ctx: BackendContext, input: CleanupInput): Promis
 /** The events of `events`, then the `added` events kept in job metadata (cleanup-added-events.lua). */
 export async function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInput): Promise<number> {
   const olderThan = input.olderThan.getTime();
-  let removed = await inSlices(
+  const removed = await inSlices(
     async (size) => {
       const n = await ctx.run<number>('cleanupEvents', [olderThan, size]);
       return { removed: n, scanned: n };
@@ -146,12 +146,15 @@ export async function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInp
     input.batchSize,
     scriptSlice.events,
   );
-  const size = Math.max(1, Math.min(input.batchSize, scriptSlice.events));
-  for (;;) {
-    const [passed, more] = await ctx.run<[number, number]>('cleanupAddedEvents', [olderThan, size]);
-    removed += passed;
-    if (more === 0) return removed;
-  }
+  const kept = await inSlices(
+    async (size) => {
+      const [passed, walked] = await ctx.run<[number, number]>('cleanupAddedEvents', [olderThan, size]);
+      return { removed: passed, scanned: walked };
+    },
+    input.batchSize,
+    scriptSlice.events,
+  );
+  return removed + kept;
 }
 
 async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promise<ReclaimResult> {

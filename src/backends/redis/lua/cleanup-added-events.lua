@@ -7,8 +7,8 @@
   jobs are added, so a job below the first recent one was added before it. No job is written.
   KEYS[1] all, KEYS[2] jobs, KEYS[3] added-floor
   ARGV[1] olderThan (ms, exclusive); ARGV[2] batch size.
-  Returns { removed, more }: the events the floor passed, and 1 when the walk stopped at the
-  batch size (more may follow), else 0.
+  Returns { removed, walked }: the events the floor passed, and the jobs it passed (the batch
+  size when more may follow).
 ]]
 --- @include "util"
 
@@ -34,4 +34,4 @@ if nextBelow > below then
   local was = tonumber(floor[2] or '-1')
   redis.call('HSET', K['added-floor'], 'below', int(nextBelow), 'before', int(math.max(was, before)))
 end
-return { removed, (walked == limit) and 1 or 0 }
+return { removed, walked }
