@@ -115,6 +115,12 @@ class JobProcessor implements Processor {
   /** How long a job may wait in the claim-ahead buffer before it renews its lock at start. */
   private readonly renewAfterMs: number;
   private wakeRequested = false;
+  /**
+   * The store may hold jobs this processor left there for lack of room: its last claim came
+   * back full, or it skipped claiming while its slots (or its claim-ahead buffer) were taken.
+   * Only then does a slot that frees look for work; otherwise a new job's wake-up does.
+   */
+  private leftWork = true;
   /** The job announced by the only wake-up since the loop's last claim began, if it named one. */
   private hintedJobId: number | undefined;
   private wakeSleeper: (() => void) | undefined;
@@ -245,6 +251,7 @@ class JobProcessor implements Processor {
       const room = this.options.concurrency - this.handlersRunning + ahead - this.buffered.size;
       // The buffer is refilled once half empty, in one claim rather than a job at a time.
       if (room <= 0 || (ahead > 0 && this.buffered.size > ahead / 2)) {
+        this.leftWork = true;
         await this.sleep(this.options.pollInterval); // a job ending wakes it
         continue;
       }
@@ -258,6 +265,7 @@ class JobProcessor implements Processor {
         const claim = this.claim(wanted, jobId);
         this.claiming = claim;
         jobs = await claim;
+        this.leftWork = jobs.length === wanted;
         errors = 0;
         this.claimFailing = false;
         this.repeated.recovered('claim');
@@ -371,7 +379,7 @@ class JobProcessor implements Processor {
       this.held.remove(run);
       this.handlersRunning--;
       this.startBuffered();
-      this.wake();
+      if (this.leftWork) this.wake();
     }
     if (outcome.abandoned) {
       this.abandoned++;

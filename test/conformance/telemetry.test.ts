@@ -31,6 +31,7 @@ import type { Clock } from '../../src/types.js';
 import { registerQueueDepthGauge } from '../../src/telemetry/queue-depth.js';
 import { ManualClock, forEachBackend, useQueues } from '../helpers/backends.js';
 import { trackRunners } from './processing-support.js';
+import { waitFor } from '../helpers/wait.js';
 
 beforeAll(() => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -348,6 +349,34 @@ forEachBackend('telemetry (OpenTelemetry spans and metrics)', (ctx) => {
     expect(attempt({ tracerProvider: {} })).toThrow('`telemetry.tracerProvider`');
     expect(attempt({ meterProvider: 42 })).toThrow('`telemetry.meterProvider`');
     expect(attempt({ tracer: tracerProvider })).toThrow(/tracer/);
+  });
+
+  it('shows an idle processor claiming twice per job: on its wake-up, and once its completion is recorded', async () => {
+    const queue = tracedQueue();
+    // Slots to spare and no poll within the test: every claim is a wake-up's.
+    const processor = queue.createProcessor({ ping: async () => undefined }, { concurrency: 5, pollInterval: 60_000 });
+    const claims = () => finished('claim').map((s) => s.attributes['messaging.batch.message_count']);
+    processor.startInBackground();
+    try {
+      await waitFor(() => claims().length >= 1, { timeoutMs: 5_000, what: 'the first claim' });
+      for (let n = 0; n < 3; n++) {
+        const before = claims().length;
+        const id = await queue.addJob({ jobType: 'ping', payload: { n } });
+        await waitFor(async () => (await queue.getJob(id))?.status === 'completed', {
+          timeoutMs: 5_000,
+          what: `job ${id} completed`,
+        });
+        await waitFor(() => claims().length >= before + 2, {
+          timeoutMs: 5_000,
+          what: 'the claim after the completion',
+        });
+        await new Promise((resolve) => setTimeout(resolve, 200)); // room for a claim too many
+        // The slot that frees does not claim: the claim before found the store empty.
+        expect(claims().slice(before)).toEqual([1, 0]);
+      }
+    } finally {
+      await processor.stopAndDrain();
+    }
   });
 
   it('runs handlers under the context given by the processor, not under the claim', async () => {
