@@ -337,6 +337,53 @@ forEachBackend('processor (§4.6)', (ctx) => {
     await processor.stopAndDrain();
   });
 
+  it('wakes every idle processor: a batch starts on all of them at once, long before their poll interval', async () => {
+    const started: string[] = [];
+    const allStarted = deferred();
+    const processors = ['A', 'B', 'C'].map((name) =>
+      track(
+        ctx.queue.createProcessor(
+          {
+            work: async () => {
+              started.push(name);
+              if (started.length === 3) allStarted.resolve();
+              await allStarted.promise; // each holds its only slot until all three run
+            },
+          },
+          { concurrency: 1, pollInterval: 60_000 },
+        ),
+      ),
+    );
+    for (const processor of processors) processor.startInBackground();
+    await sleep(300); // the first (empty) claims are done; the loops wait for their poll interval
+    await ctx.queue.addJobs([1, 2, 3].map((n) => ({ jobType: 'work', payload: { n } })));
+    const timer = sleep(10_000).then(() => 'timed out');
+    expect(await Promise.race([allStarted.promise.then(() => 'all started'), timer]), started.join()).toBe(
+      'all started',
+    );
+    expect(started.sort()).toEqual(['A', 'B', 'C']);
+    allStarted.resolve();
+    for (const processor of processors) await processor.stopAndDrain();
+  });
+
+  it('wakes an idle processor limited to a job type, beside idle processors of other types', async () => {
+    const started = deferred<number>();
+    const processors = [
+      ctx.queue.createProcessor({ a: async () => {} }, { jobType: 'a', pollInterval: 60_000 }),
+      ctx.queue.createProcessor({ a: async () => {} }, { jobType: 'a', pollInterval: 60_000 }),
+      ctx.queue.createProcessor({ b: async () => started.resolve(Date.now()) }, { jobType: 'b', pollInterval: 60_000 }),
+    ].map(track);
+    for (const processor of processors) processor.startInBackground();
+    await sleep(300);
+    await ctx.queue.addJob({ jobType: 'b', payload: {} });
+    const timer = sleep(10_000).then(() => -1);
+    expect(
+      await Promise.race([started.promise, timer]),
+      'the job did not start before the 60 s poll interval',
+    ).toBeGreaterThan(0);
+    for (const processor of processors) await processor.stopAndDrain();
+  });
+
   it('emits job:processing then job:completed, and job:failed with willRetry', async () => {
     const events: string[] = [];
     ctx.queue.on('job:processing', (e) => events.push(`processing ${e.jobId} ${e.jobType}`));

@@ -14,7 +14,8 @@ import type { CronScheduleRecord } from '../../src/types.js';
 import { normalizeJob } from '../../src/validation.js';
 import { REDIS_URL } from '../helpers/backends.js';
 import { expectConsistent } from './consistency.js';
-import { storeOf, useRedis } from './support.js';
+import { storeOf, useRedis, wakeUps } from './support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const WORKER = 'w1';
 const START = Date.UTC(2030, 0, 1);
@@ -188,13 +189,14 @@ describe('redis cron schedules', () => {
     const { clock, q, store } = setup();
     const id = await store.addCronSchedule(schedule('j', { tags: ['cron'], priority: 4 }), clock.now());
     const [s] = await store.getDueCronSchedules(clock.now(), 10);
+    const wakes = await wakeUps(ctx.redis, ctx.prefix);
     const [result] = await store.enqueueCronSlots([slotOf(s!, clock.now())], clock.now());
     expect(result).toEqual({ scheduleId: id, jobId: expect.any(Number) });
     const job = await q.getJob(result!.jobId!);
     expect(job).toMatchObject({ jobType: 'tick', status: 'pending', tags: ['cron'], priority: 4, payload: PAYLOAD });
     expect(JSON.stringify(job?.payload)).toBe(JSON.stringify(PAYLOAD));
     expect((await q.getJobEvents(job!.id)).map((e) => e.eventType)).toEqual(['added']);
-    expect(await ctx.redis.llen(key('wake'))).toBe(1);
+    await waitFor(() => wakes.count() === 1, { what: 'the wake-up of the enqueued job' });
     expect((await store.getCronSchedules({ id }))[0]).toMatchObject({
       lastJobId: job!.id,
       lastEnqueuedAt: clock.now(),

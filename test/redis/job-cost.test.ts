@@ -52,29 +52,30 @@ describe('redis cost per job', () => {
     await q.close();
   });
 
-  it('adds a job of a batch with at most 2 commands, and a single job with at most 14 (the EVALSHA included)', async () => {
+  it('adds a job of a batch with at most 2 commands, and a single job with at most 13 (the EVALSHA included)', async () => {
     const jobs = Array.from({ length: BATCH }, (_, i) => ({ jobType: 'email', payload: { i } }));
     const batch = await commandsOf(client, () => q.addJobs(jobs));
     const single = await commandsOf(client, () => q.addJob({ jobType: 'email', payload: { i: 0 } }));
     expect(batch / BATCH).toBeLessThanOrEqual(2);
     // A plain job keeps its `added` event in its metadata: one INCR for its id instead of the
-    // event's INCR, HSET and two ZADDs (17 commands before).
-    expect(single).toBeLessThanOrEqual(14);
+    // event's INCR, HSET and two ZADDs (17 commands before); its wake-up is one PUBLISH.
+    expect(single).toBeLessThanOrEqual(13);
   });
 
-  it('adds a single job with 13 commands when an idle processor took the last wake-up', async () => {
-    // What an idle processor's BLPOP leaves behind: an empty wake list. The push alone wakes it.
-    await client.del('cost{q}:wake');
+  it('wakes processors with one PUBLISH per add, stored nowhere', async () => {
+    const wakeKey = 'cost{q}:wake';
     const before = await callsByCommand(client);
     const single = await commandsOf(client, () => q.addJob({ jobType: 'email', payload: { i: 0 } }));
+    await q.addJobs([
+      { jobType: 'email', payload: { i: 1 } },
+      { jobType: 'email', payload: { i: 2 } },
+    ]);
     const after = await callsByCommand(client);
+    const delta = (command: string) => (after.get(command) ?? 0) - (before.get(command) ?? 0);
     expect(single).toBeLessThanOrEqual(13);
-    expect((after.get('lpush') ?? 0) - (before.get('lpush') ?? 0)).toBe(1);
-    expect((after.get('ltrim') ?? 0) - (before.get('ltrim') ?? 0)).toBe(0);
-    expect(await client.lrange('cost{q}:wake', 0, -1)).toEqual(['1']);
-    // A wake-up nobody took yet stays a single entry.
-    await q.addJob({ jobType: 'email', payload: { i: 1 } });
-    expect(await client.llen('cost{q}:wake')).toBe(1);
+    expect(delta('publish')).toBe(2);
+    expect(delta('lpush') + delta('ltrim')).toBe(0);
+    expect(await client.exists(wakeKey)).toBe(0);
   });
 
   it('sends a single job without options in at most 850 bytes: only the keys its script touches', async () => {

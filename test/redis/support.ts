@@ -3,6 +3,7 @@
  * client per file, a fresh key prefix per test, every key of the prefix deleted after the test.
  */
 import type { Redis } from 'ioredis';
+import { onTestFinished } from 'vitest';
 import { useQueues, useRedisPrefixes } from '../helpers/backends.js';
 import { backendOf, initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Backend, CronStore, WaitStore } from '../../src/backend.js';
@@ -46,6 +47,23 @@ export function useRedis(): RedisTestContext {
       return found.sort();
     },
   };
+}
+
+/**
+ * The wake-ups published on the channel of the queue under `prefix` since this call, heard on a
+ * connection of its own (a duplicate of `client`), closed when the test ends. Resolves once
+ * subscribed.
+ */
+export async function wakeUps(client: Redis, prefix: string): Promise<{ count: () => number }> {
+  const listener = client.duplicate();
+  onTestFinished(() => listener.disconnect());
+  const channel = `${prefix}{q}:wake`;
+  let heard = 0;
+  listener.on('message', (name: string) => {
+    if (name === channel) heard++;
+  });
+  await listener.subscribe(channel);
+  return { count: () => heard };
 }
 
 /** Open wake-up connections of the queue under `prefix` (named by the backend). */

@@ -11,7 +11,8 @@ import { REDIS_URL } from '../helpers/backends.js';
 import { NotFoundError } from '../../src/errors.js';
 import { pad } from '../../src/backends/redis/keys.js';
 import { expectConsistent } from './consistency.js';
-import { storeOf, useRedis } from './support.js';
+import { storeOf, useRedis, wakeUps } from './support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const WORKER = 'w1';
 const START = Date.UTC(2030, 0, 1);
@@ -198,9 +199,10 @@ describe('redis durable waits', () => {
       await check();
 
       clock.advance(10);
+      const wakes = await wakeUps(ctx.redis, ctx.prefix);
       expect(await store.completeToken({ tokenId: 'wp_a', output: TRICKY, now: clock.now() })).toBe(true);
       expect(await q.getJob(id)).toMatchObject({ status: 'pending', pendingReason: 'resumed', waitTokenId: null });
-      expect(await ctx.redis.llen(key('wake'))).toBe(1);
+      await waitFor(() => wakes.count() === 1, { what: 'the wake-up of the resumed job' });
       const token = await store.getToken('wp_a');
       expect(token).toEqual({
         id: 'wp_a',

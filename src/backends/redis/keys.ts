@@ -194,8 +194,13 @@ export const KEYS = [
     contents:
       '`<minute>:completed` and `<minute>:failed` → attempts that ended so in that minute (minutes since the epoch); kept about an hour, and the key expires an hour after its last write',
   },
-  // wake-up signal for idle processors (BLPOP)
-  { name: 'wake', property: 'wake', type: 'list', contents: 'wake-up signal for idle processors' },
+  // the Pub/Sub channel of wake-ups (PUBLISH in includes/wake.lua, SUBSCRIBE in subscribe.ts): no key is stored
+  {
+    name: 'wake',
+    property: 'wake',
+    type: 'channel',
+    contents: 'Pub/Sub channel (no key is stored) on which scripts wake idle processors',
+  },
   // score 0, member `<token id>\0<pad job id>`: the waiting jobs of a token (status waiting, waitTokenId = token)
   {
     name: 'token-waiters',
@@ -232,7 +237,7 @@ export const KEYS = [
 ] as const satisfies readonly {
   name: string;
   property: string;
-  type: 'hash' | 'string' | 'sorted set' | 'list';
+  type: 'hash' | 'string' | 'sorted set' | 'channel';
   contents: string;
 }[];
 

@@ -1,15 +1,19 @@
 /**
- * Wake-up notifications: scripts that make a job available push to the `wake` list (kept at
- * one entry); each subscription blocks on it with BLPOP on a dedicated connection, because a
- * blocking command would stall every other command sharing the connection. On a Redis Cluster
- * the dedicated connection is a Cluster too, and BLPOP goes to the master of the queue's slot.
+ * Wake-up notifications: scripts that make a job available PUBLISH on the queue's `wake`
+ * channel (includes/wake.lua), and every subscribed connection hears it, as every LISTEN
+ * connection hears a NOTIFY on PostgreSQL: each idle processor of the queue, in any process,
+ * looks for work. The queue subscribes on ONE dedicated connection (a connection in subscriber
+ * mode takes no other command), shared by all its subscribers. On a Redis Cluster it is a
+ * Cluster too; a PUBLISH reaches subscribers on every node.
+ *
+ * A message is heard only while subscribed. So once the subscription is in place, and again
+ * after each reconnection, every listener is called as if a message had come: their claim
+ * finds whatever was published meanwhile.
  */
 import type { Redis } from 'ioredis';
 import { dedicatedConnection } from './connection.js';
 
-/** Seconds a BLPOP waits before looping, so an unsubscribe or reconnect is noticed soon. */
-const BLOCK_SECONDS = 1;
-/** Pause after a failed BLPOP (e.g. while Redis restarts) before trying again. */
+/** Pause after a failed SUBSCRIBE (e.g. while Redis restarts) before trying again. */
 const RETRY_DELAY_MS = 500;
 
 export interface Subscriptions {
@@ -18,65 +22,85 @@ export interface Subscriptions {
   closeAll(): Promise<void>;
 }
 
-/**
- * `connectionName` names the dedicated connections (CLIENT SETNAME), so they can be told apart
- * in CLIENT LIST.
- */
-export function createSubscriptions(client: Redis, wakeKey: string, connectionName: string): Subscriptions {
-  const open = new Set<() => Promise<void>>();
+/** The shared connection while any listener is subscribed. */
+interface Channel {
+  /** Ends the connection and its subscribe loop. */
+  close(): Promise<void>;
+}
 
-  /** Opens one subscription and returns its unsubscribe. */
-  function start(listener: () => void): () => Promise<void> {
-    // Reconnects on its own (ioredis retry strategy); the loop just carries on afterwards.
-    const connection = dedicatedConnection(client, connectionName);
-    // Errors surface as failed BLPOPs below; without a listener ioredis prints each reconnect.
-    connection.on('error', () => {});
-    let stopped = false;
-    // Read through a call: unsubscribe sets it while the loop awaits, which narrowing cannot see.
-    const isStopped = () => stopped;
-    const loop = (async () => {
-      while (!isStopped()) {
-        try {
-          const popped = await connection.blpop(wakeKey, BLOCK_SECONDS);
-          if (popped && !isStopped()) {
-            try {
-              listener();
-            } catch {
-              // A throwing listener must not end the subscription; polling still runs.
-            }
-            // The woken processor sends its claim from the promise callbacks that follow the
-            // listener: the next BLPOP waits for them, so the claim is written first and does
-            // not queue behind a socket write on the pickup's path. A push meanwhile stays in
-            // the list for that BLPOP.
-            await new Promise((resolve) => setImmediate(resolve));
-          }
-        } catch {
-          if (!isStopped()) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
-        }
+/**
+ * `connectionName` names the dedicated connection (CLIENT SETNAME), so it can be told apart in
+ * CLIENT LIST.
+ */
+export function createSubscriptions(client: Redis, channelName: string, connectionName: string): Subscriptions {
+  const listeners = new Set<() => void>();
+  let channel: Channel | undefined;
+
+  function notify(): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch {
+        // A throwing listener must not keep the others from hearing; polling still runs.
       }
-    })();
-    const unsubscribe = async () => {
-      if (stopped) return;
-      stopped = true;
-      open.delete(unsubscribe);
-      connection.disconnect();
-      await loop;
-    };
-    open.add(unsubscribe);
-    return unsubscribe;
+    }
   }
 
-  /** A failure to open the connection rejects, as the processor's catch expects; it never throws. */
-  function subscribe(listener: () => void): Promise<() => Promise<void>> {
-    return new Promise((resolve) => {
-      resolve(start(listener));
+  function open(): Channel {
+    // Reconnects on its own (ioredis retry strategy) and subscribes again (autoResubscribe).
+    const connection = dedicatedConnection(client, connectionName);
+    // Errors surface as failed SUBSCRIBEs below; without a listener ioredis prints each reconnect.
+    connection.on('error', () => {});
+    connection.on('message', (name: string) => {
+      if (name === channelName) notify();
     });
+    let closed = false;
+    // Read through a call: close() sets it while the loop awaits, which narrowing cannot see.
+    const isClosed = () => closed;
+    const subscribed = (async () => {
+      while (!isClosed()) {
+        try {
+          await connection.subscribe(channelName);
+          break;
+        } catch {
+          if (!isClosed()) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+        }
+      }
+      if (isClosed()) return;
+      notify();
+      // Each later `ready` is a reconnection, after which ioredis subscribes again.
+      connection.on('ready', notify);
+    })();
+    return {
+      async close() {
+        closed = true;
+        connection.disconnect();
+        await subscribed;
+      },
+    };
+  }
+
+  async function unsubscribe(listener: () => void): Promise<void> {
+    if (!listeners.delete(listener) || listeners.size > 0 || !channel) return;
+    const current = channel;
+    channel = undefined;
+    await current.close();
   }
 
   return {
-    subscribe,
+    // Resolves at once: the subscription is in place shortly after, or after the store comes back.
+    subscribe(listener) {
+      // A listener subscribed twice is called once per message and needs its own unsubscribe.
+      const own = () => listener();
+      listeners.add(own);
+      channel ??= open();
+      return Promise.resolve(() => unsubscribe(own));
+    },
     async closeAll() {
-      await Promise.all([...open].map((unsubscribe) => unsubscribe()));
+      listeners.clear();
+      const current = channel;
+      channel = undefined;
+      await current?.close();
     },
   };
 }

@@ -1,6 +1,5 @@
--- The wake-up signal for idle processors (subscribe.ts blocks on it).
--- Wakes one idle processor blocked on the wake list; the list never grows past one entry.
--- When an idle processor has taken the last entry (the list is empty), the push is all it costs.
+-- The wake-up signal for idle processors: a message on the queue's `wake` channel, which every
+-- subscribed queue hears (subscribe.ts). With nobody subscribed it costs the PUBLISH alone.
 local function signalWake()
-  if redis.call('LPUSH', K['wake'], '1') > 1 then redis.call('LTRIM', K['wake'], 0, 0) end
+  redis.call('PUBLISH', K['wake'], '1')
 end
