@@ -17,6 +17,11 @@ import { dedicatedConnection } from './connection.js';
 const RETRY_DELAY_MS = 500;
 
 export interface Subscriptions {
+  /**
+   * Adds a listener. Rejects when the server refuses the subscription (an ACL user without
+   * access to the channel); otherwise resolves after the first attempt, and a subscription
+   * that failed for want of a connection goes on trying.
+   */
   subscribe(listener: () => void): Promise<() => Promise<void>>;
   /** Ends every open subscription. */
   closeAll(): Promise<void>;
@@ -24,6 +29,8 @@ export interface Subscriptions {
 
 /** The shared connection while any listener is subscribed. */
 interface Channel {
+  /** Settles after the first SUBSCRIBE: rejected when the server refused it. */
+  firstAttempt: Promise<void>;
   /** Ends the connection and its subscribe loop. */
   close(): Promise<void>;
 }
@@ -57,25 +64,38 @@ export function createSubscriptions(client: Redis, channelName: string, connecti
     let closed = false;
     // Read through a call: close() sets it while the loop awaits, which narrowing cannot see.
     const isClosed = () => closed;
-    const subscribed = (async () => {
+    let settle!: (refusal?: Error) => void;
+    const firstAttempt = new Promise<void>((resolve, reject) => {
+      settle = (refusal) => (refusal ? reject(refusal) : resolve());
+    });
+    const loop = (async () => {
       while (!isClosed()) {
         try {
           await connection.subscribe(channelName);
-          break;
-        } catch {
+          settle();
+          notify();
+          // Each later `ready` is a reconnection, after which ioredis subscribes again.
+          connection.on('ready', notify);
+          return;
+        } catch (err) {
+          // A refusal is the server's answer, which trying again would not change.
+          if ((err as Error).name === 'ReplyError') {
+            connection.disconnect();
+            settle(err as Error);
+            return;
+          }
+          settle();
           if (!isClosed()) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
         }
       }
-      if (isClosed()) return;
-      notify();
-      // Each later `ready` is a reconnection, after which ioredis subscribes again.
-      connection.on('ready', notify);
+      settle();
     })();
     return {
+      firstAttempt,
       async close() {
         closed = true;
         connection.disconnect();
-        await subscribed;
+        await loop;
       },
     };
   }
@@ -88,13 +108,23 @@ export function createSubscriptions(client: Redis, channelName: string, connecti
   }
 
   return {
-    // Resolves at once: the subscription is in place shortly after, or after the store comes back.
-    subscribe(listener) {
+    async subscribe(listener) {
       // A listener subscribed twice is called once per message and needs its own unsubscribe.
       const own = () => listener();
       listeners.add(own);
-      channel ??= open();
-      return Promise.resolve(() => unsubscribe(own));
+      const joining = channel !== undefined;
+      const current = (channel ??= open());
+      try {
+        await current.firstAttempt;
+      } catch (err) {
+        listeners.delete(own);
+        // Refused: the next subscriber asks again, on a new connection.
+        if (channel === current) channel = undefined;
+        throw err;
+      }
+      // Called once subscribed, as the first listeners were when the subscription began.
+      if (joining) own();
+      return () => unsubscribe(own);
     },
     async closeAll() {
       listeners.clear();
