@@ -359,6 +359,8 @@ forEachBackend('telemetry (OpenTelemetry spans and metrics)', (ctx) => {
     processor.startInBackground();
     try {
       await waitFor(() => claims().length >= 1, { timeoutMs: 5_000, what: 'the first claim' });
+      // The wake-up subscription calls its listener once in place: that claim comes before the count.
+      await new Promise((resolve) => setTimeout(resolve, 300));
       for (let n = 0; n < 3; n++) {
         const before = claims().length;
         const id = await queue.addJob({ jobType: 'ping', payload: { n } });
