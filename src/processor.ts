@@ -125,6 +125,8 @@ class JobProcessor implements Processor {
   private hintedJobId: number | undefined;
   private wakeSleeper: (() => void) | undefined;
   private unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
+  /** The store's wake-ups reach this processor: its subscription is in place. */
+  private subscribed = false;
   /** The queue's log with this processor's `verbose`. */
   private readonly logger: Log;
 
@@ -167,12 +169,20 @@ class JobProcessor implements Processor {
     if (this.running) return;
     this.running = true;
     const previousLoop = this.loopDone;
-    this.unsubscribe = this.host.backend
+    this.subscribed = false;
+    const subscription = this.host.backend
       .subscribeJobAvailable((jobId) => this.wake(jobId))
-      .catch((err: unknown) => {
-        this.report(toError(err, 'subscribing to job wake-ups failed; polling only'));
-        return undefined;
-      });
+      .then(
+        (unsubscribe) => {
+          if (this.unsubscribe === subscription) this.subscribed = this.running;
+          return unsubscribe;
+        },
+        (err: unknown) => {
+          this.report(toError(err, 'subscribing to job wake-ups failed; polling only'));
+          return undefined;
+        },
+      );
+    this.unsubscribe = subscription;
     const loop = this.loop();
     this.loopDone = Promise.all([previousLoop, loop]).then(() => undefined);
     this.log(`started in background (worker ${this.options.workerId})`);
@@ -181,6 +191,7 @@ class JobProcessor implements Processor {
   stop(): void {
     if (!this.running) return;
     this.running = false;
+    this.subscribed = false;
     this.wake();
     void this.unsubscribe.then(async (unsubscribe) => {
       try {
@@ -347,8 +358,12 @@ class JobProcessor implements Processor {
       this.report(toError(err, `processing job ${job.id} failed`));
     } finally {
       if (entry.run) this.active.delete(entry.run);
-      // A recorded outcome may have released dependents or a group slot: look for work.
-      this.wake();
+      // A recorded outcome that released dependents or a barrier, or put the job back due at
+      // once, makes the store signal every subscribed processor, this one too. The processor
+      // looks for work itself without a subscription, and when the job's group slot frees: a
+      // claim that filled the group leaves the group's other due jobs where they are, unparked,
+      // so no store signals their release.
+      if (!this.subscribed || job.group !== null) this.wake();
     }
   }
 

@@ -3,7 +3,7 @@
  * and background runs, handler arguments, output, filters, batches, concurrency, order, wake-up,
  * stop and drain, hooks and error reporting.
  */
-import { expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, NoHandlerError } from '../../src/errors.js';
 import type { JobContext } from '../../src/handler-context.js';
 import { createProcessor } from '../../src/processor.js';
@@ -382,6 +382,67 @@ forEachBackend('processor (§4.6)', (ctx) => {
       'the job did not start before the 60 s poll interval',
     ).toBeGreaterThan(0);
     for (const processor of processors) await processor.stopAndDrain();
+  });
+
+  describe('runs at once, long before its poll interval, the work its own outcome makes due', () => {
+    /** Runs `handlers` on one idle processor polling every 60 s; resolves with the run order. */
+    async function runAll(handlers: Record<string, () => Promise<void>>, expected: number, options = {}) {
+      const order: string[] = [];
+      const all = deferred();
+      const wrapped = Object.fromEntries(
+        Object.entries(handlers).map(([type, handler]) => [
+          type,
+          async () => {
+            order.push(type);
+            if (order.length === expected) all.resolve();
+            await handler();
+          },
+        ]),
+      );
+      const processor = track(ctx.queue.createProcessor(wrapped, { pollInterval: 60_000, ...options }));
+      processor.startInBackground();
+      const timer = sleep(10_000).then(() => 'timed out');
+      const outcome = await Promise.race([all.promise.then(() => 'ran'), timer]);
+      await processor.stopAndDrain();
+      expect(outcome, order.join()).toBe('ran');
+      return order;
+    }
+
+    it('a job whose prerequisite (by id) it completed', async () => {
+      const first = await ctx.queue.addJob({ jobType: 'first', payload: {} });
+      await ctx.queue.addJob({ jobType: 'second', payload: {}, dependsOn: { jobIds: [first] } });
+      expect(await runAll({ first: async () => {}, second: async () => {} }, 2)).toEqual(['first', 'second']);
+    });
+
+    it('a job behind a tag barrier that its completion ended', async () => {
+      await ctx.queue.addJob({ jobType: 'first', payload: {}, tags: ['import'] });
+      await ctx.queue.addJob({ jobType: 'second', payload: {}, dependsOn: { tags: ['import'] } });
+      expect(await runAll({ first: async () => {}, second: async () => {} }, 2)).toEqual(['first', 'second']);
+    });
+
+    it('a job held back by its group, once the slot it waited for frees', async () => {
+      await ctx.queue.addJob({ jobType: 'first', payload: {}, group: { id: 'g' } });
+      await ctx.queue.addJob({ jobType: 'second', payload: {}, group: { id: 'g' } });
+      const order = await runAll({ first: async () => sleep(100), second: async () => {} }, 2, {
+        concurrency: 2,
+        groupConcurrency: 1,
+      });
+      expect(order).toEqual(['first', 'second']);
+    });
+
+    it('a retry due at once', async () => {
+      await ctx.queue.addJob({ jobType: 'flaky', payload: {}, maxAttempts: 2, retryDelay: 0, retryBackoff: false });
+      let runs = 0;
+      const order = await runAll(
+        {
+          flaky: async () => {
+            if (++runs === 1) throw new Error('once');
+          },
+        },
+        2,
+      );
+      expect(order).toEqual(['flaky', 'flaky']);
+    });
   });
 
   it('emits job:processing then job:completed, and job:failed with willRetry', async () => {

@@ -41,7 +41,7 @@ local cascaded = {}
 local stack = ARGV[8] ~= '' and ARGV[8] or nil
 local deadLetterId = failProcessingJob(job, ARGV[3], ARGV[4], retryAt, now, ARGV[7], cascaded, stack)
 countAttempts('failed', 1, now)
--- A freed group slot, a released parked job or a new dead-letter job may let another processor
--- run something now.
-if deadLetterId or not isnull(job.groupId) or releasedAny() then signalWake() end
+-- A freed group slot, a released parked job, a new dead-letter job or a retry due at once may let
+-- a processor (this one too) run something now.
+if deadLetterId or not isnull(job.groupId) or releasedAny() or (retryAt and retryAt <= now) then signalWake() end
 return { deadLetterId or 0, cascaded }
