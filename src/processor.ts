@@ -169,7 +169,6 @@ class JobProcessor implements Processor {
     if (this.running) return;
     this.running = true;
     const previousLoop = this.loopDone;
-    this.subscribed = false;
     const subscription = this.host.backend
       .subscribeJobAvailable((jobId) => this.wake(jobId))
       .then(
