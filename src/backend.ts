@@ -247,7 +247,11 @@ export interface Backend extends CronStore, WaitStore {
   reclaimStuckJobs(input: ReclaimInput): Promise<ReclaimResult>;
 
   // §4.6 processing
-  /** Atomically claims up to `batchSize` eligible jobs: pending → processing, attempts + 1. */
+  /**
+   * Claims up to `batchSize` eligible jobs: pending → processing, attempts + 1. Each job is
+   * claimed atomically; a batch in one statement (PostgreSQL) or in script calls of a bounded
+   * number of jobs each (Redis).
+   */
   claimJobs(input: ClaimInput): Promise<ClaimedJob[]>;
   /**
    * Records completions, fenced: only jobs still processing and locked by `workerId`. Returns the
@@ -255,6 +259,12 @@ export interface Backend extends CronStore, WaitStore {
    * of the call is recorded); other errors mean the store could not be reached.
    */
   completeJobs(completions: CompleteInput[], now: Date): Promise<number[]>;
+  /**
+   * Most completions one completeJobs call should take, where a larger call would hold the
+   * store from other clients for long (Redis runs one script at a time); the completion buffer
+   * writes more in several calls. Absent: the buffer's own bound.
+   */
+  readonly maxCompletionsPerCall?: number;
   /** Records a failure, fenced as above; null when the job was no longer ours. */
   failJob(input: FailInput): Promise<FailResult | null>;
   /**

@@ -14,7 +14,11 @@ import type { Clock } from './types.js';
 
 /** How long a completion waits for others to share its flush. */
 export const FLUSH_DELAY_MS = 5;
-/** Most completions per call: keeps one statement (or script) to a bounded size. */
+/**
+ * Most completions per call: keeps one statement (or script) to a bounded size. A backend may
+ * ask for fewer (Backend.maxCompletionsPerCall); more are written in several calls, one after
+ * the other.
+ */
 export const MAX_FLUSH_SIZE = 500;
 
 interface Entry {
@@ -68,10 +72,15 @@ export class CompletionBuffer {
   }
 
   private write(): Promise<void> {
-    const batch = this.pending.splice(0, MAX_FLUSH_SIZE);
+    const size = Math.min(MAX_FLUSH_SIZE, this.backend.maxCompletionsPerCall ?? MAX_FLUSH_SIZE);
+    const batch = this.pending.splice(0, size);
     this.flushing = this.record(batch).finally(() => {
       this.flushing = undefined;
-      if (this.pending.length > 0) this.schedule(this.retryDelay());
+      if (this.pending.length === 0) return;
+      // A full batch waiting goes out at once; a store error keeps its retry delay.
+      const delay = this.retryDelay();
+      if (this.pending.length >= size && delay === FLUSH_DELAY_MS) void this.write();
+      else this.schedule(delay);
     });
     return this.flushing;
   }

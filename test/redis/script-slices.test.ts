@@ -4,12 +4,16 @@
  * jobs per script call (slices.ts), newest first, and the result is
  * the same as with one large slice; a cancel whose cascades are large takes fewer candidates
  * per call; a cleanup removes at most `scriptSlice.cleanup` jobs or `scriptSlice.events` events
- * per call; a reclaim examines at most `scriptSlice.write` stuck jobs per call. Script calls are counted with INFO commandstats on a private redis-server, so no
+ * per call; a reclaim examines at most `scriptSlice.write` stuck jobs per call; a claim or a
+ * flush of completions takes at most `scriptSlice.process` jobs per call, whatever the batch.
+ * Script calls are counted with INFO commandstats on a private redis-server, so no
  * other client's commands are counted.
  */
 import { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scriptSlice } from '../../src/backends/redis/slices.js';
+import { systemClock } from '../../src/clock.js';
+import { CompletionBuffer } from '../../src/completion-buffer.js';
 import { backendOf, initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { JobRecord } from '../../src/types.js';
 import { commandCalls, usePrivateRedis } from './counters.js';
@@ -295,5 +299,45 @@ describe('redis bounded script slices', () => {
     const after = await states(sliced);
     expect(after).toEqual(await states(whole));
     expect(after.filter((s) => s.includes(':processing:'))).toHaveLength(7);
+  });
+  it('claims a batch larger than scriptSlice.process in ceil(batch / slice) script calls, best first', async () => {
+    n += 1;
+    const q = initJobQueue({ backend: 'redis', client, keyPrefix: `slices${String(n)}:` });
+    const ids = await q.addJobs(
+      Array.from({ length: 25 }, (_, i) => ({ jobType: 'mail', payload: { i }, priority: i % 2 })),
+    );
+    const best = [...ids.filter((_, i) => i % 2 === 1), ...ids.filter((_, i) => i % 2 === 0)];
+    const claim = (batchSize: number) =>
+      counted(WHOLE, () => {
+        scriptSlice.process = SLICE;
+        return backendOf(q).claimJobs({ workerId: 'w', batchSize, now: new Date() });
+      });
+    // 20 jobs in two full calls; then the 5 left, in one call that falls short.
+    const first = await claim(20);
+    const second = await claim(25);
+    expect(first.calls).toBe(2);
+    expect(second.calls).toBe(1);
+    expect([...first.result, ...second.result].map((j) => j.id)).toEqual(best);
+    const third = await claim(SLICE * 3);
+    expect(third.result).toEqual([]);
+    expect(third.calls).toBe(1);
+  });
+
+  it('records a flush of more completions than scriptSlice.process in ceil(n / slice) script calls', async () => {
+    n += 1;
+    const q = initJobQueue({ backend: 'redis', client, keyPrefix: `slices${String(n)}:` });
+    const ids = await q.addJobs(Array.from({ length: 25 }, (_, i) => ({ jobType: 'mail', payload: { i } })));
+    await backendOf(q).claimJobs({ workerId: 'w', batchSize: 25, now: new Date() });
+    const errors: Error[] = [];
+    const buffer = new CompletionBuffer(backendOf(q), systemClock, (e) => errors.push(e));
+    const { result, calls } = await counted(WHOLE, () => {
+      scriptSlice.process = SLICE;
+      return Promise.all(ids.map((jobId) => buffer.add({ jobId, workerId: 'w', output: { jobId } })));
+    });
+    expect(result).toEqual(ids.map(() => true));
+    expect(calls).toBe(3); // 10, 10, 5
+    expect(errors).toEqual([]);
+    const jobs = await Promise.all(ids.map((id) => q.getJob(id)));
+    expect(jobs.map((j) => [j?.status, j?.output])).toEqual(ids.map((jobId) => ['completed', { jobId }]));
   });
 });

@@ -24,6 +24,7 @@ import { manageOperations } from './manage.js';
 import { overviewOperations } from './overview.js';
 import { processingOperations } from './processing.js';
 import { createScriptRunner, type ScriptArg, type ScriptName, type ScriptRunner } from './scripts.js';
+import { scriptSlice } from './slices.js';
 import { clientSecrets, redisErrorTranslator } from './store-errors.js';
 import { createSubscriptions } from './subscribe.js';
 import { waitOperations } from './waits.js';
@@ -111,6 +112,10 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
 
   const backend: Backend & CronStore & WaitStore = {
     ...bindOperations(ctx, OPERATIONS),
+    // Read at each write: tests lower the slice.
+    get maxCompletionsPerCall() {
+      return scriptSlice.process;
+    },
     subscribeJobAvailable: (listener) => subscriptions.subscribe(listener),
     getPool() {
       throw new StoreFact({ kind: 'unsupported-on-backend', operation: 'getPool' });

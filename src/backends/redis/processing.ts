@@ -7,22 +7,25 @@ import type { ClaimInput, ClaimedJob, CompleteInput, FailInput, FailResult } fro
 import type { BackendContext } from './context.js';
 import { heldJobIds } from './leases.js';
 import { toClaimedJob, type JobRow } from './record.js';
+import { scriptSlice } from './slices.js';
 
 async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<ClaimedJob[]> {
-  // A call that moved blocked jobs out of the way, or put back jobs of a barrier that ended
-  // (claim-jobs.lua: a bounded number per call), and fell short claims again: the calls end
-  // once nothing is left to move, and each one holds the server briefly however many jobs wait.
+  // A call claims at most scriptSlice.process jobs, so a large batch never holds the server for
+  // long; each call is atomic. A call that filled its slice, or that moved blocked jobs out of
+  // the way or put back jobs of a barrier that ended (claim-jobs.lua: a bounded number per call),
+  // claims again: the calls end once the batch is full or nothing is left to claim or move.
   const jobs: ClaimedJob[] = [];
   while (jobs.length < input.batchSize) {
+    const wanted = Math.min(input.batchSize - jobs.length, scriptSlice.process);
     const [rows, moved] = await ctx.run<[JobRow[], number]>('claimJobs', [
       input.now.getTime(),
       input.workerId,
-      input.batchSize - jobs.length,
+      wanted,
       input.jobTypes && input.jobTypes.length > 0 ? JSON.stringify(input.jobTypes) : '',
       input.groupConcurrency ?? '',
     ]);
     jobs.push(...rows.map((row) => toClaimedJob(...row)));
-    if (moved === 0) break;
+    if (rows.length < wanted && moved === 0) break;
   }
   ctx.sawJobIds(jobs.map((j) => j.id));
   return jobs;

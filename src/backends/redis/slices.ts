@@ -7,9 +7,11 @@
  * decodes each candidate (`read`), a bulk change may also rewrite each with its indexes and
  * events (`write`, several times the work per job), a cleanup removes each job with every index
  * entry and event (`cleanup`), or events (`events`); counting job types (`count`, getJobCounts)
- * only reads and decodes each job. Internal: tests lower them to count slices.
+ * only reads and decodes each job. A claim or a record of completions (`process`) takes at most
+ * so many jobs per call, each with its indexes and event (about 25 µs a job, docs/performance.md),
+ * whatever the processor's batchSize. Internal: tests lower them to count slices.
  */
-export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250, count: 500 };
+export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250, count: 500, process: 50 };
 
 /**
  * The next slice of a bulk change whose last slice of `size` candidates did `work` job changes
