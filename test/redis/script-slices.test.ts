@@ -253,9 +253,10 @@ describe('redis bounded script slices', () => {
     scriptSlice.cleanup = 100;
     const jobs = await counted(WHOLE, () => q.cleanupOldJobs(0));
     expect(events.result).toBe(500);
-    // 5 full slices of events, one that finds nothing, then the walk of the 250 jobs for `added`
-    // events kept in their metadata (none: tagged jobs keep theirs as events): 100, 100, 50.
-    expect(events.calls).toBe(9);
+    // 5 full slices of events, one that finds nothing, then two walks of the 250 jobs for the
+    // events kept in their metadata, 100, 100, 50 each: `added` (none: tagged jobs keep theirs
+    // as events), and `processing` with `completed` (none: no job completed).
+    expect(events.calls).toBe(12);
     expect(jobs.result).toBe(250);
     expect(jobs.calls).toBe(3); // 100, 100, then 50: short, nothing older is left
   });

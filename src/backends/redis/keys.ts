@@ -178,6 +178,15 @@ export const KEYS = [
     type: 'hash',
     contents: '`below`, `before`: floor of the removed `added` events kept in job metadata',
   },
+  // `score` and `skip`: where the last batch of the cleanup of the `processing` and `completed` events kept in the
+  // metadata of completed jobs stopped in `finished` (cleanup-kept-events.lua): the next batch walks on from there
+  {
+    name: 'kept-floor',
+    property: 'keptFloor',
+    type: 'hash',
+    contents:
+      '`score`, `skip`: where the cleanup of the `processing` and `completed` events kept in job metadata stopped in `finished`',
+  },
   // member event id, score createdAt (ms): event cleanup
   {
     name: 'event-times',

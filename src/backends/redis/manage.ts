@@ -135,10 +135,14 @@ export function cleanupOldJobs(ctx: BackendContext, input: CleanupInput): Promis
   );
 }
 
-/** The events of `events`, then the `added` events kept in job metadata (cleanup-added-events.lua). */
+/**
+ * The events of `events`, then those kept in job metadata: the `added` events
+ * (cleanup-added-events.lua), and the `processing` and `completed` events of completed jobs
+ * (cleanup-kept-events.lua).
+ */
 export async function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInput): Promise<number> {
   const olderThan = input.olderThan.getTime();
-  const removed = await inSlices(
+  let removed = await inSlices(
     async (size) => {
       const n = await ctx.run<number>('cleanupEvents', [olderThan, size]);
       return { removed: n, scanned: n };
@@ -146,15 +150,17 @@ export async function cleanupOldJobEvents(ctx: BackendContext, input: CleanupInp
     input.batchSize,
     scriptSlice.events,
   );
-  const kept = await inSlices(
-    async (size) => {
-      const [passed, walked] = await ctx.run<[number, number]>('cleanupAddedEvents', [olderThan, size]);
-      return { removed: passed, scanned: walked };
-    },
-    input.batchSize,
-    scriptSlice.events,
-  );
-  return removed + kept;
+  for (const script of ['cleanupAddedEvents', 'cleanupKeptEvents'] as const) {
+    removed += await inSlices(
+      async (size) => {
+        const [passed, walked] = await ctx.run<[number, number]>(script, [olderThan, size]);
+        return { removed: passed, scanned: walked };
+      },
+      input.batchSize,
+      scriptSlice.events,
+    );
+  }
+  return removed;
 }
 
 async function reclaimStuckJobs(ctx: BackendContext, input: ReclaimInput): Promise<ReclaimResult> {

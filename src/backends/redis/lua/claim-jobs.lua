@@ -19,7 +19,7 @@
   Claimed jobs become processing with lockedAt/lockedBy, startedAt kept from the first pickup,
   attempts + 1 (not for a job resuming from a wait: a due timed wait, or a pending job with
   pendingReason 'resumed' by its token), wait fields and pendingReason cleared, and a
-  `processing` event.
+  `processing` event kept in the job's metadata (includes/events.lua).
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] status:pending,
   KEYS[6] status:processing, KEYS[7] status:completed, KEYS[8] status:failed,
   KEYS[9] status:cancelled, KEYS[10] status:waiting, KEYS[11] tags, KEYS[12] ready,
@@ -136,7 +136,9 @@ local function dropClaimed()
   claimedReady, claimedTyped = {}, {}
 end
 
-local function claim(job)
+-- `ahead`: the most jobs this walk may still claim, counting this one (keepProcessingEvent
+-- takes that many event ids at once).
+local function claim(job, ahead)
   -- Resuming from a wait does not consume an attempt (DETAILS "Handler context").
   local resuming = job.status == 'waiting' or job.pendingReason == 'resumed'
   dropTokenWaiter(job)
@@ -152,8 +154,8 @@ local function claim(job)
   job.waitTokenId = NULL
   claimedReady[#claimedReady + 1] = pad(job.id)
   claimedTyped[#claimedTyped + 1] = typedReadyMember(job)
+  keepProcessingEvent(job, now, ahead)
   local meta = store(job, now, 'claimed')
-  addEvent(job.id, 'processing', now, nil)
   -- The payload is read with the others' at the end (one HMGET).
   claimed[#claimed + 1] = jobRow(job.id, meta, neverStarted, true)
   claimedIds[#claimedIds + 1] = int(job.id)
@@ -165,7 +167,7 @@ local function holdBack(job, why)
   moved = moved + 1
 end
 
-local function consider(id, typedMember)
+local function consider(id, typedMember, ahead)
   local job = loadJob(id)
   local due = job and dueAt(job)
   if not job then
@@ -192,18 +194,18 @@ local function consider(id, typedMember)
     if barrierHolds(job) then
       holdBack(job, 'barrier')
     else
-      claim(job)
+      claim(job, ahead)
     end
   end
 end
 
 local seen = {}
 local function walk()
-  for _, c in ipairs(candidates) do
+  for i, c in ipairs(candidates) do
     if #claimed >= batchSize or moved >= MOVE_LIMIT then break end
     if not seen[c[1]] then
       seen[c[1]] = true
-      consider(c[1], c[2])
+      consider(c[1], c[2], math.min(batchSize - #claimed, #candidates - i + 1))
     end
   end
   -- Before `ready` is read again.

@@ -9,7 +9,7 @@
   KEYS[14] tags, KEYS[15] tag-deps, KEYS[16] deps, KEYS[17] ready, KEYS[18] ready-by-type,
   KEYS[19] claim-hints, KEYS[20] scheduled, KEYS[21] processing, KEYS[22] finished,
   KEYS[23] events, KEYS[24] job-events, KEYS[25] event-times, KEYS[26] step-names,
-  KEYS[27] blocked, KEYS[28] groups, KEYS[29] parked, KEYS[30] run-at
+  KEYS[27] blocked, KEYS[28] groups, KEYS[29] parked, KEYS[30] run-at, KEYS[31] event:id
   ARGV[1] olderThan (ms, exclusive); ARGV[2] batch size.
   Returns { removed, scanned }: jobs removed, and finished entries examined (fewer than the
   batch size: nothing older is left).

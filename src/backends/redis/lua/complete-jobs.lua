@@ -1,7 +1,8 @@
 --[[
   Records completions, fenced: only jobs still processing and locked by the given worker
   (SPEC §3; DETAILS "Fencing"). Sets completedAt, stores the output when given, clears step
-  data, frees the group slot, writes `completed` events, moves the dependents it released from
+  data, frees the group slot, keeps the `completed` event in the job's metadata beside its
+  `processing` one (includes/events.lua), moves the dependents it released from
   `blocked` to `ready` (includes/release.lua), and signals a wake-up when a pending job depends
   on a completed one (by id or tag barrier). Adds them to the minute's throughput counter.
   KEYS[1] jobs, KEYS[2] outputs, KEYS[3] steps, KEYS[4] status:pending,
@@ -64,17 +65,18 @@ end
 deferWrites({ K['finished'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:processing'],
   K['processing'] })
 local seen = {}
-for _, c in ipairs(cjson.decode(ARGV[2])) do
+local completions = cjson.decode(ARGV[2])
+for i, c in ipairs(completions) do
   local job = not seen[c.id] and loadJob(c.id)
   if job and job.status == 'processing' and job.lockedBy == c.workerId then
     seen[c.id] = true
     local sid = int(job.id)
     transition(job, 'completed', now)
     job.completedAt = now
+    keepCompletedEvent(job, #completions - i + 1)
     store(job, now, 'processing')
     if c.output then redis.call('HSET', K['outputs'], sid, c.output) end
     if anySteps then clearSteps(job.id) end
-    addEvent(job.id, 'completed', now, nil)
     recorded[#recorded + 1] = job.id
     if anyDependents then
       if releaseDependents(job.id) then unblocks = true end

@@ -7,7 +7,8 @@
   KEYS[9] status:failed, KEYS[10] status:cancelled, KEYS[11] status:waiting, KEYS[12] ready,
   KEYS[13] ready-by-type, KEYS[14] scheduled, KEYS[15] processing, KEYS[16] finished,
   KEYS[17] groups, KEYS[18] wake, KEYS[19] blocked, KEYS[20] tags, KEYS[21] parked,
-  KEYS[22] run-at
+  KEYS[22] run-at, KEYS[23] event:id, KEYS[24] events, KEYS[25] job-events,
+  KEYS[26] event-times
   ARGV[1] token id; ARGV[2] output JSON text; ARGV[3] now (ms).
   Returns 1 when completed, 0 when the token does not exist or is not open.
 ]]

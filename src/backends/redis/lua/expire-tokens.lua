@@ -7,7 +7,8 @@
   KEYS[8] status:failed, KEYS[9] status:cancelled, KEYS[10] status:waiting, KEYS[11] ready,
   KEYS[12] ready-by-type, KEYS[13] scheduled, KEYS[14] processing, KEYS[15] finished,
   KEYS[16] groups, KEYS[17] wake, KEYS[18] blocked, KEYS[19] tags, KEYS[20] parked,
-  KEYS[21] run-at
+  KEYS[21] run-at, KEYS[22] event:id, KEYS[23] events, KEYS[24] job-events,
+  KEYS[25] event-times
   ARGV[1] now (ms, inclusive); ARGV[2] batch size.
   Returns { expired, scanned }: tokens timed out, and entries examined (fewer than the batch
   size: nothing else is due).

@@ -13,23 +13,6 @@ local function newId()
   return redis.call('INCR', K['id'])
 end
 
--- Event ids taken ahead for the `added` events a batch keeps in its jobs' metadata, so a batch
--- takes them with one INCRBY (reserveKeptEventIds) and a single job with one INCR.
-local keptEventIds = { nextId = 0, lastId = -1 }
-
-local function reserveKeptEventIds(n)
-  if n <= 0 then return end
-  local last = redis.call('INCRBY', K['event:id'], n)
-  keptEventIds.nextId, keptEventIds.lastId = last - n + 1, last
-end
-
-local function keptEventId()
-  if keptEventIds.nextId > keptEventIds.lastId then return redis.call('INCR', K['event:id']) end
-  local id = keptEventIds.nextId
-  keptEventIds.nextId = id + 1
-  return id
-end
-
 -- `job` has its `id` allocated, `jobType` and `runAt`; `payload` is the JSON text, stored
 -- verbatim; `added` is the `added` event's metadata text, or '' to keep the event in the
 -- metadata (sets job.addedEventId, which withId or the encoding of `job` then stores). Scores

@@ -3,6 +3,7 @@
 -- finished sets (and ready-by-type), `parked` and the group counters always agree with the
 -- metadata, and the jobs parked behind a block that ended come back (includes/unpark.lua).
 --- @include "writes"
+--- @include "events"
 --- @include "parked"
 --- @include "places"
 local PLACEMENTS = { 'ready', 'blocked', 'scheduled', 'processing', 'finished' }
@@ -31,11 +32,14 @@ end
 -- Moves the job to `status`: status sets and the per-group processing counter. A group slot
 -- freed, or a job that stopped being active, is noted for store() to release parked jobs. A
 -- job leaving processing loses its lock (lockedAt, lockedBy): only a processing job is locked.
+-- Unless it completed, it also writes out the `processing` event its metadata kept
+-- (includes/events.lua).
 local function transition(job, status, now)
   local old = job.status
   if old == 'processing' and status ~= 'processing' then
     job.lockedAt = NULL
     job.lockedBy = NULL
+    if status ~= 'completed' then releaseProcessingEvent(job) end
   end
   if old ~= status then
     local id = int(job.id)
