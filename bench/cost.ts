@@ -14,7 +14,8 @@
  * smallest of three repetitions is kept; the other measures keep the median).
  * Redis: commands per job, those run inside scripts counted separately (MONITOR on the
  * queue's database index; other clients on the same index inflate it).
- * Storage per job: table and index bytes (PostgreSQL) or used_memory (Redis) over a stored batch.
+ * Storage per job: table and index bytes (PostgreSQL) or used_memory (Redis) over a stored batch;
+ * on Redis also once the batch is processed (completed jobs with their history).
  */
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -177,7 +178,13 @@ export async function measureCost(backend: BenchBackend, store: BenchStore, jobs
   const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1] ?? 0);
   const before = await usedMemory();
   await runPhase(config, 'addJobs', stored);
-  result.storage = { 'used_memory bytes per stored job': ((await usedMemory()) - before) / stored };
+  const added = await usedMemory();
+  // The same jobs once processed: completed, with their history.
+  await runPhase(config, 'process', stored);
+  result.storage = {
+    'used_memory bytes per stored job': (added - before) / stored,
+    'used_memory bytes per completed job': ((await usedMemory()) - before) / stored,
+  };
   await store.reset();
   await admin.quit();
   return result;
