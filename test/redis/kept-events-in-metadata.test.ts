@@ -109,6 +109,40 @@ describe('the processing and completed events kept in the job metadata (redis)',
     expect(await storedEvents(waiting)).toEqual(['processing', 'waiting']);
   });
 
+  it('writes out a processing event an earlier version left kept in a failed job before the next attempt keeps its own', async () => {
+    const queue = ctx.queue({ clock: new ManualClock(T0) });
+    const id = await queue.addJob({ jobType: 'a', payload: {}, maxAttempts: 3 });
+    await claim(queue, T0);
+    const store = storeOf(queue);
+    await store.failJob({
+      jobId: id,
+      workerId: WORKER,
+      message: 'boom',
+      reason: 'handler_error',
+      retryAt: T0,
+      now: T0,
+    });
+    // The store as an earlier version leaves it: its failure does not write the kept event out.
+    const [event] = (await queue.getJobEvents(id)).filter((e) => e.eventType === 'processing');
+    const k = keys();
+    await ctx.redis.hdel(k.events, String(event!.id));
+    await ctx.redis.zrem(k.eventTimes, String(event!.id));
+    const pad = (n: number) => String(n).padStart(15, '0');
+    expect(await ctx.redis.zrem(k.jobEvents, `${pad(id)}\0${pad(event!.id)}`)).toBe(1);
+    const metadata = JSON.parse((await ctx.redis.hget(k.jobs, String(id)))!) as Record<string, unknown>;
+    metadata.processingEventId = event!.id;
+    metadata.processingEventAt = T0.getTime();
+    await ctx.redis.hset(k.jobs, String(id), JSON.stringify(metadata));
+    expect(await storedEvents(id)).toEqual(['failed']);
+
+    await claim(queue, T0);
+    await complete(queue, [id], T0);
+    expect(await storedEvents(id)).toEqual(['processing', 'failed']);
+    const history = await queue.getJobEvents(id);
+    expect(history.map((e) => e.eventType)).toEqual(['added', 'processing', 'failed', 'processing', 'completed']);
+    expect(history[1]!.id).toBe(event!.id);
+  });
+
   it('cleans up the kept events of jobs completed before the cutoff, in batches, rewriting only their metadata', async () => {
     const clock = new ManualClock(T0);
     const queue = ctx.queue({ clock });

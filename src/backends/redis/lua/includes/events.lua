@@ -57,16 +57,6 @@ end
 -- `completedEventId` at `completedAt`) instead of the three entries of an event of their own,
 -- as the `added` event is (includes/new-job.lua): a drain then writes no event entry at all.
 -- get-job-events.lua gives them back in id order; cleanup-kept-events.lua removes them.
--- `ahead`: as for keptEventId.
-local function keepProcessingEvent(job, now, ahead)
-  job.processingEventId = keptEventId(ahead)
-  job.processingEventAt = now
-end
-
-local function keepCompletedEvent(job, ahead)
-  job.completedEventId = keptEventId(ahead)
-end
-
 -- A job leaving processing other than completed (failed, requeued, waiting): its kept
 -- `processing` event becomes an event of its own, with its id and time, so that the next
 -- attempt can keep its own.
@@ -75,4 +65,16 @@ local function releaseProcessingEvent(job)
   writeEvent(job.processingEventId, job.id, 'processing', job.processingEventAt, nil)
   job.processingEventId = NULL
   job.processingEventAt = NULL
+end
+
+-- `ahead`: as for keptEventId. A kept event still there is one that an earlier version, which
+-- does not release it when the job leaves processing, left behind: written out first.
+local function keepProcessingEvent(job, now, ahead)
+  releaseProcessingEvent(job)
+  job.processingEventId = keptEventId(ahead)
+  job.processingEventAt = now
+end
+
+local function keepCompletedEvent(job, ahead)
+  job.completedEventId = keptEventId(ahead)
 end
