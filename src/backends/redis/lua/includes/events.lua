@@ -57,6 +57,7 @@ end
 -- `completedEventId` at `completedAt`) instead of the three entries of an event of their own,
 -- as the `added` event is (includes/new-job.lua): a drain then writes no event entry at all.
 -- get-job-events.lua gives them back in id order; cleanup-kept-events.lua removes them.
+
 -- A job leaving processing other than completed (failed, requeued, waiting): its kept
 -- `processing` event becomes an event of its own, with its id and time, so that the next
 -- attempt can keep its own.
