@@ -11,6 +11,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { redisKeys } from '../../src/backends/redis/keys.js';
 import { scriptSlice } from '../../src/backends/redis/slices.js';
 import { systemClock } from '../../src/clock.js';
 import { CompletionBuffer } from '../../src/completion-buffer.js';
@@ -322,6 +323,29 @@ describe('redis bounded script slices', () => {
     const third = await claim(SLICE * 3);
     expect(third.result).toEqual([]);
     expect(third.calls).toBe(1);
+  });
+
+  it('hands over the jobs of the calls before a claim call that fails, and reports the failure', async () => {
+    n += 1;
+    const prefix = `slices${String(n)}:`;
+    const q = initJobQueue({ backend: 'redis', client, keyPrefix: prefix });
+    const ids = await q.addJobs(Array.from({ length: 15 }, (_, i) => ({ jobType: 'mail', payload: { i } })));
+    // A job whose metadata is not JSON (a store edited by hand): the call that reaches it fails.
+    await client.hset(redisKeys(prefix).jobs, String(ids[12]), 'not json');
+    const errors: Error[] = [];
+    backendOf(q).setErrorReporter!((e) => errors.push(e));
+    scriptSlice.process = SLICE;
+    const claim = () => backendOf(q).claimJobs({ workerId: 'w', batchSize: 20, now: new Date() });
+    const claimed = await claim();
+    // The first call's 10 jobs, this worker's; the failed call claimed none.
+    expect(claimed.map((j) => j.id)).toEqual(ids.slice(0, 10));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toMatch(/^claiming jobs failed after 10 were claimed, which run: .*Expected value/);
+    expect((await q.getJobsByStatus('processing')).map((j) => j.id).sort((a, b) => a - b)).toEqual(ids.slice(0, 10));
+    expect((await q.getJob(ids[10]!))!.status).toBe('pending');
+    // A claim whose first call fails throws, as before.
+    await expect(claim()).rejects.toThrow(/Expected value/);
+    expect(errors).toHaveLength(1);
   });
 
   it('records a flush of more completions than scriptSlice.process in ceil(n / slice) script calls', async () => {

@@ -13,4 +13,10 @@ export interface BackendContext {
   /** Every job and schedule id a reply names, so ids are never handed out twice after a reset (identity.ts). */
   sawJobIds(ids: (number | null)[]): void;
   sawScheduleIds(ids: number[]): void;
+  /**
+   * Reports an error `operation` got past, translated as its own errors are, to the queue's
+   * error reporter, its message after `context`: the operation returns what it did before the
+   * error instead of throwing.
+   */
+  reportPassed(error: unknown, operation: string, context: string): void;
 }

@@ -8,6 +8,7 @@
 import type { Redis } from 'ioredis';
 import type { Backend, CronStore, WaitStore } from '../../backend.js';
 import type { ResolvedRedisConfig } from '../../config.js';
+import { toError } from '../../failure.js';
 import { withStoreErrors } from '../../store-errors.js';
 import { StoreFact } from '../../store-facts.js';
 import type { Clock } from '../../types.js';
@@ -98,6 +99,7 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
     if (!evictionChecked) checkEviction();
     return reply;
   };
+  const translate = redisErrorTranslator(client, describeStore);
   const identity = new StoreIdentity(run, clock, describeStore);
   identity.setReporter((error) => report(error));
   const ctx: BackendContext = {
@@ -107,6 +109,7 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
     ready,
     sawJobIds: (ids) => identity.sawJobIds(ids),
     sawScheduleIds: (ids) => identity.sawScheduleIds(ids),
+    reportPassed: (error, operation, context) => report(toError(translate(error, operation), context)),
   };
   const subscriptions = createSubscriptions(client, ctx.keys.wake, `queuedev-wake:${config.keyPrefix}`);
 
@@ -132,5 +135,5 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
       if (owned) await closeClient(client);
     },
   };
-  return withStoreErrors(backend, redisErrorTranslator(client, describeStore));
+  return withStoreErrors(backend, translate);
 }

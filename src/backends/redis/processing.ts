@@ -14,16 +14,27 @@ async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<Claime
   // long; each call is atomic. A call that filled its slice, or that moved blocked jobs out of
   // the way or put back jobs of a barrier that ended (claim-jobs.lua: a bounded number per call),
   // claims again: the calls end once the batch is full or nothing is left to claim or move.
+  // A call that fails after others claimed jobs ends the claim with those jobs, which are this
+  // worker's now, rather than leave them to the reclaim of stuck jobs; the error is reported,
+  // and the next claim meets it again if it lasts. A first call that fails throws.
   const jobs: ClaimedJob[] = [];
   while (jobs.length < input.batchSize) {
     const wanted = Math.min(input.batchSize - jobs.length, scriptSlice.process);
-    const [rows, moved] = await ctx.run<[JobRow[], number]>('claimJobs', [
-      input.now.getTime(),
-      input.workerId,
-      wanted,
-      input.jobTypes && input.jobTypes.length > 0 ? JSON.stringify(input.jobTypes) : '',
-      input.groupConcurrency ?? '',
-    ]);
+    let reply: [JobRow[], number];
+    try {
+      reply = await ctx.run<[JobRow[], number]>('claimJobs', [
+        input.now.getTime(),
+        input.workerId,
+        wanted,
+        input.jobTypes && input.jobTypes.length > 0 ? JSON.stringify(input.jobTypes) : '',
+        input.groupConcurrency ?? '',
+      ]);
+    } catch (error) {
+      if (jobs.length === 0) throw error;
+      ctx.reportPassed(error, 'claimJobs', `claiming jobs failed after ${String(jobs.length)} were claimed, which run`);
+      break;
+    }
+    const [rows, moved] = reply;
     jobs.push(...rows.map((row) => toClaimedJob(...row)));
     if (rows.length < wanted && moved === 0) break;
   }
