@@ -3,8 +3,9 @@
  *
  * For each processor setting, drains 20,000 no-op jobs in this process and prints the rate, the
  * claim and completion calls the backend made (how many, their median round trip from this
- * process), the server's script time per job (`INFO commandstats`) and the longest script call
- * (`SLOWLOG`, its threshold lowered to 1 ms for the run and put back after). Then the fixed
+ * process), the server's script time per job (`INFO commandstats`), split between claims and
+ * completions, and the longest script call (both from `SLOWLOG`, which logs every call for the
+ * run: its threshold and length are put back after). Then the fixed
  * server cost of an empty claim and an empty completion, and of decoding and re-encoding a
  * stored job's metadata in Lua, and of defining the shared functions a script call starts with.
  * `--only 1,5` runs only those settings (numbered from 1). Run it on a quiet server: the counters
@@ -81,7 +82,8 @@ async function drain(admin: Redis, options: Partial<ProcessorOptions>): Promise<
     }
     const { claimJobs: claims, completeJobs: completions } = timeScripts(queue.getRedisClient() as Redis);
     const threshold = await admin.config('GET', 'slowlog-log-slower-than');
-    await admin.config('SET', 'slowlog-log-slower-than', '1000');
+    const length = await admin.config('GET', 'slowlog-max-len');
+    await admin.config('SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '100000');
     await admin.slowlog('RESET');
     const before = await scriptStats(admin);
     let ran = 0;
@@ -99,15 +101,21 @@ async function drain(admin: Redis, options: Partial<ProcessorOptions>): Promise<
     const seconds = (performance.now() - start) / 1000;
     await processor.stopAndDrain();
     const after = await scriptStats(admin);
-    const slow = (await admin.slowlog('GET', 1000)) as [number, number, number, string[]][];
-    await admin.config('SET', 'slowlog-log-slower-than', threshold[1]!);
-    const longest = Math.max(0, ...slow.filter((e) => /^eval/i.test(String(e[3][0]))).map((e) => e[2]));
+    const logged = (await admin.slowlog('GET', -1)) as [number, number, number, string[]][];
+    await admin.config('SET', 'slowlog-log-slower-than', threshold[1]!, 'slowlog-max-len', length[1]!);
+    await admin.slowlog('RESET');
+    // Each script call's server time, by script (an EVALSHA's first argument is its SHA1).
+    const calls = logged.filter((e) => /^evalsha$/i.test(String(e[3][0])));
+    const usecOf = (name: string) =>
+      calls.filter((e) => scriptBySha.get(String(e[3][1])) === name).reduce((sum, e) => sum + e[2], 0);
+    const longest = Math.max(0, ...calls.map((e) => e[2]));
     await queue.close();
     return [
       `${Math.round(JOBS / seconds).toLocaleString('en-US')} jobs/s`,
       `${claims.length} claim scripts (round trip median ${median(claims).toFixed(2)} ms)`,
       `${completions.length} completion scripts (median ${median(completions).toFixed(2)} ms)`,
-      `server scripts ${((after.usec - before.usec) / JOBS).toFixed(1)} µs per job`,
+      `server scripts ${((after.usec - before.usec) / JOBS).toFixed(1)} µs per job` +
+        ` (claims ${(usecOf('claimJobs') / JOBS).toFixed(1)}, completions ${(usecOf('completeJobs') / JOBS).toFixed(1)})`,
       `longest script ${(longest / 1000).toFixed(1)} ms`,
     ].join(', ');
   } finally {
