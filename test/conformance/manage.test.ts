@@ -516,6 +516,23 @@ forEachBackend('cleanupOldJobEvents (§4.3, DETAILS)', (ctx) => {
     expect(await q.getJob(b!)).toMatchObject({ status: 'pending' });
   });
 
+  it('removes the events of processed jobs, a retried attempt included, and keeps those of a job processed since', async () => {
+    const clock = new ManualClock(T0);
+    const q = ctx.makeQueue({ clock });
+    // One job type each, so each claim takes its own job.
+    const old = await q.addJobs(Array.from({ length: 6 }, (_, i) => ({ jobType: `t${String(i)}`, payload: {} })));
+    await failJob(q, old[0]!, { retryAt: clock.now() });
+    for (const id of old) await completeJob(q, id);
+    clock.advance(31 * DAY_MS);
+    const recent = await q.addJob({ jobType: 't0', payload: {} });
+    await completeJob(q, recent);
+    // 6 x (added, processing, completed), and the failed attempt's processing and failed events.
+    expect(await q.cleanupOldJobEvents(30, 5)).toBe(20);
+    for (const id of old) expect(await q.getJobEvents(id)).toEqual([]);
+    expect((await q.getJobEvents(recent)).map((e) => e.eventType)).toEqual(['added', 'processing', 'completed']);
+    expect(await q.cleanupOldJobEvents(30, 5)).toBe(0);
+  });
+
   it('removes every old event even when the batch size is smaller than their number', async () => {
     const clock = new ManualClock(T0);
     const q = ctx.makeQueue({ clock });

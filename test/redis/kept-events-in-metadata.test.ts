@@ -31,6 +31,9 @@ describe('the processing and completed events kept in the job metadata (redis)',
     (await queue.getJobEvents(jobId)).map((e) => e.eventType);
   const claim = (queue: ReturnType<typeof ctx.queue>, now: Date, batchSize = 10) =>
     storeOf(queue).claimJobs({ workerId: WORKER, batchSize, now });
+  /** A failure of a claimed job, retried at `now`. */
+  const fail = (queue: ReturnType<typeof ctx.queue>, jobId: number, now: Date) =>
+    storeOf(queue).failJob({ jobId, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: now, now });
   const complete = (queue: ReturnType<typeof ctx.queue>, ids: number[], now: Date) =>
     storeOf(queue).completeJobs(
       ids.map((jobId) => ({ jobId, workerId: WORKER })),
@@ -85,14 +88,7 @@ describe('the processing and completed events kept in the job metadata (redis)',
     ])) as [number, number, number];
     await claim(queue, T0);
     const store = storeOf(queue);
-    await store.failJob({
-      jobId: failing,
-      workerId: WORKER,
-      message: 'boom',
-      reason: 'handler_error',
-      retryAt: T0,
-      now: T0,
-    });
+    await fail(queue, failing, T0);
     await store.enterWait({ jobId: waiting, workerId: WORKER, waitUntil: T0, tokenId: null, now: T0 });
     const later = new Date(T0.getTime() + 3_600_000);
     const reclaimed = await store.reclaimStuckJobs({ now: later, maxProcessingMs: 60_000 });
@@ -113,15 +109,7 @@ describe('the processing and completed events kept in the job metadata (redis)',
     const queue = ctx.queue({ clock: new ManualClock(T0) });
     const id = await queue.addJob({ jobType: 'a', payload: {}, maxAttempts: 3 });
     await claim(queue, T0);
-    const store = storeOf(queue);
-    await store.failJob({
-      jobId: id,
-      workerId: WORKER,
-      message: 'boom',
-      reason: 'handler_error',
-      retryAt: T0,
-      now: T0,
-    });
+    await fail(queue, id, T0);
     // The store as an earlier version leaves it: its failure does not write the kept event out.
     const [event] = (await queue.getJobEvents(id)).filter((e) => e.eventType === 'processing');
     const k = keys();
