@@ -5,14 +5,17 @@
  * claim and completion calls the backend made (how many, their median round trip from this
  * process), the server's script time per job (`INFO commandstats`), split between claims and
  * completions, and the longest script call (both from `SLOWLOG`, which logs every call for the
- * run: its threshold and length are put back after). Then the fixed
- * server cost of an empty claim and an empty completion, and of decoding and re-encoding a
- * stored job's metadata in Lua, and of defining the shared functions a script call starts with.
- * `--only 1,5` runs only those settings (numbered from 1). Run it on a quiet server: the counters
- * are server-wide.
+ * run: its threshold and length are put back after). Then the fixed server cost of an empty
+ * claim and an empty completion; the JSON work of a processing job's metadata in Lua, against
+ * the same in MessagePack; the cost of defining the shared functions a script call starts with;
+ * a script call's own cost against a Redis Functions call's (FCALL). Last, where a claim's and a
+ * completion's server time goes, by shared function (see sectionProfile). `--only 1,5` runs only
+ * those settings (numbered from 1; `--only 0` none). Run it on a quiet
+ * server: the counters are server-wide.
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { keyName } from '../src/backends/redis/keys.js';
 import { scripts } from '../src/backends/redis/lua.generated.js';
 import { initJobQueue, type ProcessorOptions } from '../src/index.js';
 import { backendOf } from '../src/queue.js';
@@ -32,12 +35,12 @@ const SETTINGS: { label: string; options: Partial<ProcessorOptions> }[] = [
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-/** Script calls and their server time so far (EVALSHA, and EVAL after a script-cache miss). */
+/** Script calls and their server time so far (EVALSHA, EVAL after a script-cache miss, FCALL). */
 async function scriptStats(admin: Redis): Promise<{ calls: number; usec: number }> {
   const info = await admin.info('commandstats');
   let calls = 0;
   let usec = 0;
-  for (const m of info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+),usec=(\d+)/gm)) {
+  for (const m of info.matchAll(/^cmdstat_(?:evalsha|eval|fcall):calls=(\d+),usec=(\d+)/gm)) {
     calls += Number(m[1]);
     usec += Number(m[2]);
   }
@@ -138,6 +141,9 @@ async function fixedCosts(admin: Redis): Promise<string[]> {
     const queue = initJobQueue(store.config());
     const [id] = await queue.addJobs([{ jobType: 'noop', payload: { i: 0 } }]);
     const backend = backendOf(queue);
+    // Claimed by another worker: its metadata is a processing job's, and the completion below
+    // is fenced.
+    await backend.claimJobs({ workerId: 'other', batchSize: 1, now: new Date() });
     const emptyClaim = await perCall(admin, () =>
       backend.claimJobs({ workerId: 'w', batchSize: 10, jobTypes: ['none'], now: new Date() }),
     );
@@ -159,19 +165,197 @@ async function fixedCosts(admin: Redis): Promise<string[]> {
       return `${name} ${(full - bare).toFixed(1)} µs`;
     };
     const defined = [await definitions('claimJobs'), await definitions('completeJobs'), await definitions('addJob')];
+    // The JSON work of a processing job's metadata, each step alone, and the same round trip
+    // in MessagePack (cmsgpack, also built into Redis's Lua): per operation, over 100 a call.
     const meta = (await admin.hget(`${store.describe().keyPrefix!}{q}:jobs`, String(id))) ?? '{}';
-    const loop = `local n = tonumber(ARGV[2]) local x for i = 1, n do x = cjson.encode(cjson.decode(ARGV[1])) end return #x`;
-    const json = await perCall(admin, () => admin.eval(loop, 0, meta, '100'));
+    const coding = async (step: string) => {
+      const loop = `local j = cjson.decode(ARGV[1]) local m = cmsgpack.pack(j) local x
+        for i = 1, tonumber(ARGV[2]) do ${step} end return 1`;
+      return ((await perCall(admin, () => admin.eval(loop, 0, meta, '100'))) / 100).toFixed(2);
+    };
+    const [decode, encode, msgpack] = [
+      await coding('x = cjson.decode(ARGV[1])'),
+      await coding('x = cjson.encode(j)'),
+      await coding('x = cmsgpack.pack(cmsgpack.unpack(m))'),
+    ];
+    // A script call's own cost against a Redis Functions call's (FCALL, Redis 7), both only
+    // returning, with the claim's number of keys; the library is deleted after.
+    const keyList = scripts.claimJobs.keys.map((_, i) => `${store.describe().keyPrefix!}{q}:unused${String(i)}`);
+    const library = `queuedev_bench_${createHash('sha1').update(keyList[0]!).digest('hex').slice(0, 8)}`;
+    await admin.call(
+      'FUNCTION',
+      'LOAD',
+      `#!lua name=${library}\nredis.register_function('${library}', function() return 1 end)`,
+    );
+    const fcall = await perCall(admin, () => admin.call('FCALL', library, keyList.length, ...keyList));
+    await admin.call('FUNCTION', 'DELETE', library);
+    const evalsha = await bySha('return 1', keyList);
     await queue.close();
     return [
       `an empty claim (a type no job has): ${emptyClaim.toFixed(1)} µs of server time per call`,
       `a completion that finds its job not processing: ${fencedCompletion.toFixed(1)} µs per call`,
-      `decoding and re-encoding a stored job's metadata (${meta.length} bytes) in Lua: ${(json / 100).toFixed(2)} µs`,
+      `a processing job's metadata (${meta.length} bytes) in Lua: cjson.decode ${decode} µs, cjson.encode ${encode} µs;` +
+        ` as MessagePack, unpack and pack ${msgpack} µs`,
       `defining the shared functions, per call: ${defined.join(', ')}`,
+      `a call that only returns, with ${keyList.length} keys: EVALSHA ${evalsha.toFixed(1)} µs, FCALL ${fcall.toFixed(1)} µs`,
     ];
   } finally {
     await store.destroy();
   }
+}
+
+/**
+ * The shared functions a claim and a completion spend their time in, each timed in an
+ * instrumented copy of the script (sectionProfile). None of them calls another of its list,
+ * except `store`, which calls `saveJob`: each is timed without the listed functions it calls.
+ */
+const SECTIONS = {
+  claimJobs: [
+    'checkStore',
+    'loadJob',
+    'transition',
+    'keepProcessingEvent',
+    'store',
+    'saveJob',
+    'jobRow',
+    'flushWrites',
+  ],
+  completeJobs: ['loadJob', 'transition', 'keepCompletedEvent', 'store', 'saveJob', 'flushWrites', 'countAttempts'],
+} as const;
+
+/**
+ * A copy of `source` in which each function of `names` adds its own time (without that of the
+ * other wrapped functions it calls) and its calls to tables the script returns as a third
+ * reply element, read by two TIME calls per call; `__overhead()` times a wrapped empty
+ * function, which the caller takes off per call. The copy is for this benchmark only.
+ */
+function instrumented(source: string, names: readonly string[], replyLine: RegExp, reply: string): string {
+  const at = source.lastIndexOf('-- end include');
+  const after = source.indexOf('\n', at) + 1;
+  const timing = `
+local __self, __calls, __stack = {}, {}, {}
+local function __now() local t = redis.call('TIME') return t[1] * 1000000 + t[2] end
+local function __wrap(name, f)
+  return function(...)
+    local t = __now()
+    local parent = __stack[#__stack]
+    if parent then __self[parent[1]] = (__self[parent[1]] or 0) + t - parent[2] end
+    __stack[#__stack + 1] = { name, t }
+    local r1, r2, r3 = f(...)
+    local e = __now()
+    __self[name] = (__self[name] or 0) + e - table.remove(__stack)[2]
+    __calls[name] = (__calls[name] or 0) + 1
+    if parent then parent[2] = e end
+    return r1, r2, r3
+  end
+end
+${names.map((n) => `${n} = __wrap('${n}', ${n})`).join('\n')}
+local __empty = __wrap('(overhead)', function() end)
+local function __timings()
+  for _ = 1, 20 do __empty() end
+  local out = {}
+  for name, usec in pairs(__self) do out[#out + 1] = name .. '=' .. usec .. '=' .. __calls[name] end
+  return out
+end
+`;
+  const body = source.slice(after);
+  if (!replyLine.test(body)) throw new Error(`no reply line ${String(replyLine)} to instrument`);
+  return source.slice(0, after) + timing + body.replace(replyLine, reply);
+}
+
+/**
+ * Where a default drain's claims (10 jobs a call) and completions (50 a call) spend the
+ * server's time, per job: the script totals from `INFO commandstats` on the scripts as shipped,
+ * then each shared function's own time from instrumented copies on a second store, less the
+ * timing's own cost per call, and its share of the shipped total (the rest is the scripts' own
+ * lines, the unlisted functions and the call itself). The JSON work of a job's metadata is `loadJob` (HGET and cjson.decode) and
+ * `saveJob` (cjson.encode and the HSET, deferred to flushWrites).
+ */
+async function sectionProfile(admin: Redis): Promise<string[]> {
+  const JOBS_HERE = 3000;
+  const run = async (instrument: boolean) => {
+    const store = await openStore('redis');
+    try {
+      const queue = initJobQueue(store.config());
+      for (let done = 0; done < JOBS_HERE; done += 1000) {
+        await queue.addJobs(Array.from({ length: 1000 }, (_, i) => ({ jobType: 'noop', payload: { i: done + i } })));
+      }
+      const prefix = store.describe().keyPrefix!;
+      const storeId = (await admin.hget(keyName(prefix, 'meta'), 'storeId'))!;
+      const load = async (name: 'claimJobs' | 'completeJobs', replyLine: RegExp, reply: string) => {
+        const { source, keys } = scripts[name];
+        const text = instrument ? instrumented(source, SECTIONS[name], replyLine, reply) : source;
+        return { sha: (await admin.script('LOAD', text)) as string, keys: keys.map((k) => keyName(prefix, k)) };
+      };
+      const claim = await load(
+        'claimJobs',
+        /return \{ claimed, moved \}\s*$/,
+        'return { claimed, moved, __timings() }',
+      );
+      const complete = await load('completeJobs', /return recorded\s*$/, 'return { recorded, __timings() }');
+      const totals = { claimJobs: 0, completeJobs: 0 };
+      const sections = {
+        claimJobs: new Map<string, [number, number]>(),
+        completeJobs: new Map<string, [number, number]>(),
+      };
+      // Each call as the queue makes it; an instrumented one's timings are taken off its reply.
+      const call = async (name: 'claimJobs' | 'completeJobs', args: string[]): Promise<unknown> => {
+        const { sha, keys } = name === 'claimJobs' ? claim : complete;
+        const before = await scriptStats(admin);
+        const reply = (await admin.evalsha(sha, keys.length, ...keys, ...args)) as unknown[];
+        totals[name] += (await scriptStats(admin)).usec - before.usec;
+        if (!instrument) return reply;
+        for (const entry of reply.pop() as string[]) {
+          const [fn, usec, calls] = entry.split('=') as [string, string, string];
+          const [u, c] = sections[name].get(fn) ?? [0, 0];
+          sections[name].set(fn, [u + Number(usec), c + Number(calls)]);
+        }
+        return name === 'claimJobs' ? reply : reply[0];
+      };
+      let claimed: number[] = [];
+      for (let total = 0; total < JOBS_HERE;) {
+        const [rows] = (await call('claimJobs', [String(Date.now()), 'w', '10', '', '', storeId])) as [string[][]];
+        if (rows.length === 0) throw new Error('the section profile found no job to claim');
+        total += rows.length;
+        claimed.push(...rows.map((r) => (JSON.parse(r[0]!) as { id: number }).id));
+        if (claimed.length >= 50 || total >= JOBS_HERE) {
+          const batch = JSON.stringify(claimed.map((id) => ({ id, workerId: 'w' })));
+          const recorded = (await call('completeJobs', [String(Date.now()), batch])) as number[];
+          if (recorded.length !== claimed.length)
+            throw new Error('the section profile completed fewer jobs than it claimed');
+          claimed = [];
+        }
+      }
+      await queue.close();
+      return { totals, sections };
+    } finally {
+      await store.destroy();
+    }
+  };
+  const shipped = await run(false);
+  const timed = await run(true);
+  const lines: string[] = [];
+  for (const name of ['claimJobs', 'completeJobs'] as const) {
+    const perJob = (usec: number) => (usec / JOBS_HERE).toFixed(1);
+    const measured = timed.sections[name];
+    const [overUsec, overCalls] = measured.get('(overhead)')!;
+    const perCall = overUsec / overCalls;
+    const parts = SECTIONS[name]
+      .filter((fn) => measured.has(fn))
+      .map((fn) => {
+        const [usec, calls] = measured.get(fn)!;
+        return [fn, Math.max(0, usec - calls * perCall)] as const;
+      });
+    // Shares of the shipped scripts' total: the instrumented copies' own total carries more of
+    // the timing's cost than the empty function shows, so it is no denominator.
+    const total = shipped.totals[name];
+    lines.push(
+      `${name}: ${perJob(total)} µs of server time per job; each function's own time: ` +
+        parts.map(([fn, usec]) => `${fn} ${perJob(usec)} (${((100 * usec) / total).toFixed(0)}%)`).join(', ') +
+        ` (the timing's cost, ${perCall.toFixed(1)} µs per wrapped call, taken off)`,
+    );
+  }
+  return lines;
 }
 
 const admin = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -184,4 +368,7 @@ for (const [i, { label, options }] of SETTINGS.entries()) {
 }
 console.log('');
 for (const line of await fixedCosts(admin)) console.log(line);
+console.log('');
+console.log('Where the server time of a claim of 10 and a completion of 50 goes, per job:');
+for (const line of await sectionProfile(admin)) console.log(line);
 admin.disconnect();
