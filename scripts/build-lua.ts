@@ -16,7 +16,18 @@
  *   K['status:' .. s] for any status) is declared, so a script never touches a key it was
  *   not given (Redis Cluster safety).
  * A line `--- @include "name"` is replaced by lua/includes/name.lua (each file once).
+ *
+ * It also emits the same scripts as one Redis Functions library (Redis 7: `FUNCTION LOAD`, then
+ * `FCALL`), which scripts.ts loads where the server allows it. In the library each include is
+ * defined once, when the library loads, instead of at every call: its `local function`
+ * definitions stay at the library's top level, while every other top-level statement of an
+ * include (the per-call state: `local deferred = {}`, the formatters and their caches, hook
+ * registrations, constants) is declared there and run again at the start of each function of a
+ * script that includes it, in include order, so each call starts from the state an EVAL would.
+ * A script's own lines after its includes are the function's body, called with the keys and
+ * arguments of FCALL (`K` and `ARGV`, upvalues of the library the includes read).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +42,17 @@ const STATUS_KEYS = KEY_NAMES.filter((n) => n.startsWith('status:'));
 export interface BuiltScript {
   name: string;
   keys: string[];
+  source: string;
+  /** The script's own lines after its includes (the library function's body). */
+  body: string;
+  /** The includes its own lines name, in order (each may name others). */
+  includes: string[];
+}
+
+/** The scripts as one Redis Functions library. */
+export interface BuiltLibrary {
+  /** `queuedev_` and a hash of the library: each version loads beside the others. */
+  name: string;
   source: string;
 }
 
@@ -110,11 +132,157 @@ export function buildScripts(luaDir = LUA_DIR): BuiltScript[] {
     checkKeyUse(file, expanded, keys);
     const table = keys.map((k, i) => `['${k}'] = KEYS[${i + 1}]`).join(', ');
     const source = `${header}\nlocal K = { ${table} }\n${expanded.replace(/^\n+/, '')}`;
-    return { name: camelCase(file), keys, source };
+    const includes = [...body.matchAll(/^--- @include "([\w-]+)"/gm)].map((m) => m[1]!);
+    return { name: camelCase(file), keys, source, body: ownLines(file, body), includes };
   });
 }
 
-export function renderModule(scripts: BuiltScript[]): string {
+/** A script's lines after its `--- @include` lines, which must all come before its own code. */
+function ownLines(file: string, body: string): string {
+  const lines = body.split('\n');
+  const last = lines.findLastIndex((line) => /^--- @include /.test(line));
+  if (last < 0) return body;
+  const early = lines.slice(0, last).find((line) => !/^(--.*|\s*)$/.test(line));
+  if (early !== undefined) {
+    throw new LuaBuildError(`${file}: code before its last --- @include line ("${early.trim()}"); put includes first`);
+  }
+  return lines.slice(last + 1).join('\n');
+}
+
+/** An include split for the library: what stays at its top level, and what runs per call. */
+interface SplitInclude {
+  /** The include with its per-call statements reduced to declarations (`local x`). */
+  definitions: string;
+  /**
+   * Its per-call statements, as assignments to those declarations, and the includes it names,
+   * where it names them: a function runs them in the order the EVAL expansion would.
+   */
+  perCall: ({ statement: string } | { include: string })[];
+}
+
+/**
+ * Splits an include's top-level statements (those starting at column 0): a `local function`
+ * runs to the first `end` at column 0 and stays; any other statement runs to the line before
+ * the next statement or comment at column 0 (lines that are indented, or open with `end`, `}`
+ * or `)`, continue it) and runs per call.
+ */
+function splitInclude(name: string, text: string): SplitInclude {
+  const lines = text.split('\n');
+  const definitions: string[] = [];
+  const perCall: SplitInclude['perCall'] = [];
+  // A statement goes on over indented lines and lines opening with `end`, `}` or `)`, and over
+  // blank lines followed by one of those.
+  const continuesAt = (j: number): boolean => {
+    const line = lines[j];
+    if (line === undefined) return false;
+    return line === '' ? continuesAt(j + 1) : /^(\s|[})]|end\b)/.test(line);
+  };
+  for (let i = 0; i < lines.length;) {
+    const line = lines[i]!;
+    const include = /^--- @include "([\w-]+)"/.exec(line);
+    if (include) {
+      perCall.push({ include: include[1]! });
+      definitions.push(line);
+      i++;
+    } else if (line.startsWith('--') || line === '') {
+      definitions.push(line);
+      i++;
+    } else if (/^local function /.test(line)) {
+      const end = lines.findIndex((l, j) => j > i && /^end\b/.test(l));
+      if (end < 0) throw new LuaBuildError(`includes/${name}.lua: no "end" at column 0 closes "${line}"`);
+      definitions.push(...lines.slice(i, end + 1));
+      i = end + 1;
+    } else if (continuesAt(i)) {
+      throw new LuaBuildError(`includes/${name}.lua: line ${i + 1} continues no statement: "${line}"`);
+    } else {
+      let j = i + 1;
+      while (continuesAt(j)) j++;
+      const statement = lines.slice(i, j).join('\n').trimEnd();
+      const declared = /^local ([\w, ]+?)\s*=/.exec(statement);
+      if (declared) {
+        definitions.push(`local ${declared[1]!}`);
+        perCall.push({ statement: statement.slice('local '.length) });
+      } else if (/^local /.test(statement)) {
+        throw new LuaBuildError(`includes/${name}.lua: a top-level local without a value ("${line}"); give it one`);
+      } else {
+        perCall.push({ statement });
+      }
+      i = j;
+    }
+  }
+  return { definitions: definitions.join('\n'), perCall };
+}
+
+/** FCALL passes the keys and arguments to the function; the includes read them as upvalues. */
+const LIBRARY_PRELUDE =
+  '-- The keys (by name) and arguments of the call running now: set first by every function.\nlocal K\nlocal ARGV';
+
+/**
+ * The scripts as one library: every include defined once, in the order the scripts include
+ * them (an include's own includes where it names them), then one function per script, whose
+ * body starts by setting K and ARGV and running the per-call statements of its includes.
+ */
+export function buildLibrary(scripts: BuiltScript[], luaDir = LUA_DIR): BuiltLibrary {
+  const split = new Map<string, SplitInclude>();
+  const splitOf = (name: string) => {
+    let found = split.get(name);
+    if (!found) {
+      found = splitInclude(name, readFileSync(join(luaDir, 'includes', `${name}.lua`), 'utf8').trimEnd());
+      split.set(name, found);
+    }
+    return found;
+  };
+  // One chunk holds every include: a name two includes both define would rebind the other's
+  // callers, where each script alone sees only its own.
+  const definedBy = new Map<string, string>();
+  const claimNames = (include: string, definitions: string) => {
+    for (const m of definitions.matchAll(/^local (?:function )?([\w, ]+?)(?:\(|\s*$)/gm)) {
+      for (const name of m[1]!.split(',').map((n) => n.trim())) {
+        const other = definedBy.get(name);
+        if (other && other !== include) {
+          throw new LuaBuildError(`includes/${include}.lua and includes/${other}.lua both define "${name}"`);
+        }
+        definedBy.set(name, include);
+      }
+    }
+  };
+  const emitted = new Set<string>();
+  const emit = (name: string): string => {
+    if (emitted.has(name)) return `-- (${name} already defined)`;
+    emitted.add(name);
+    claimNames(name, splitOf(name).definitions);
+    const text = splitOf(name).definitions.replace(/^--- @include "([\w-]+)".*$/gm, (_, inner: string) => emit(inner));
+    return `-- begin include ${name}\n${text}\n-- end include ${name}`;
+  };
+  const definitions = scripts.flatMap((s) => s.includes.filter((name) => !emitted.has(name)).map(emit));
+  // A script's per-call statements: its includes' in expansion order, each include once.
+  const perCallOf = (names: string[]) => {
+    const visited = new Set<string>();
+    const visit = (name: string): string[] => {
+      if (visited.has(name)) return [];
+      visited.add(name);
+      return splitOf(name).perCall.flatMap((item) => ('include' in item ? visit(item.include) : [item.statement]));
+    };
+    return names.flatMap(visit);
+  };
+  const functions = scripts.map((s) => {
+    const table = s.keys.map((k, i) => `['${k}'] = keys[${i + 1}]`).join(', ');
+    const perCall = perCallOf(s.includes);
+    return [
+      `redis.register_function('@@LIBRARY@@_${s.name}', function(keys, args)`,
+      `K = { ${table} }`,
+      'ARGV = args',
+      ...perCall,
+      s.body.replace(/^\n+/, '').trimEnd(),
+      'end)',
+    ].join('\n');
+  });
+  const body = [LIBRARY_PRELUDE, ...definitions, ...functions].join('\n\n');
+  const name = `queuedev_${createHash('sha1').update(body).digest('hex').slice(0, 12)}`;
+  return { name, source: `#!lua name=${name}\n${body.replaceAll('@@LIBRARY@@', name)}\n` };
+}
+
+export function renderModule(scripts: BuiltScript[], library: BuiltLibrary): string {
   const lines = [
     '// Generated by scripts/build-lua.ts; do not edit',
     '// Source: src/backends/redis/lua/*.lua. Regenerate with `npm run build:lua`.',
@@ -136,6 +304,11 @@ export function renderModule(scripts: BuiltScript[]): string {
     lines.push('};', '');
   }
   lines.push(`export const scripts = { ${scripts.map((s) => s.name).join(', ')} } as const;`, '');
+  lines.push(
+    '/** The same scripts as one Redis Functions library: the function of script `x` is `${name}_x`. */',
+    `export const library = { name: ${JSON.stringify(library.name)}, source: ${JSON.stringify(library.source)} } as const;`,
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -147,7 +320,8 @@ export function run(options: { check: boolean; luaDir?: string; outFile?: string
   const outFile = options.outFile ?? GENERATED_FILE;
   let rendered: string;
   try {
-    rendered = renderModule(buildScripts(options.luaDir));
+    const scripts = buildScripts(options.luaDir);
+    rendered = renderModule(scripts, buildLibrary(scripts, options.luaDir));
   } catch (err) {
     if (err instanceof LuaBuildError) return { ok: false, message: `build-lua: ${err.message}` };
     throw err;

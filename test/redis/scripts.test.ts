@@ -6,11 +6,13 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GENERATED_FILE, LUA_DIR, LuaBuildError, buildScripts, run } from '../../scripts/build-lua.js';
+import { GENERATED_FILE, LUA_DIR, LuaBuildError, buildLibrary, buildScripts, run } from '../../scripts/build-lua.js';
 import { DependencyError } from '../../src/errors.js';
-import { scripts } from '../../src/backends/redis/lua.generated.js';
+import { library, scripts } from '../../src/backends/redis/lua.generated.js';
 import { KEY_NAMES } from '../../src/backends/redis/keys.js';
 import type { JobOptions } from '../../src/types.js';
+import { Redis } from 'ioredis';
+import { REDIS_URL } from '../helpers/backends.js';
 import { useRedis } from './support.js';
 
 describe('add-jobs script atomicity', () => {
@@ -73,6 +75,18 @@ describe('script registration', () => {
     for (const script of Object.values(scripts)) {
       expect(await ctx.redis.script('LOAD', script.source), script.name).toMatch(/^[0-9a-f]{40}$/);
     }
+  });
+
+  it('compiles the library of every script in Redis, with one function per script', async () => {
+    const loaded = await ctx.redis.call('FUNCTION', 'LOAD', library.source).catch((e: unknown) => String(e));
+    expect(String(loaded)).toMatch(new RegExp(`^(${library.name}|.*already exists)`));
+    const listed = (await ctx.redis.call('FUNCTION', 'LIST', 'LIBRARYNAME', library.name)) as unknown[][];
+    const functions = listed[0]![listed[0]!.indexOf('functions') + 1] as unknown[][];
+    expect(functions.map((f) => String(f[1])).sort()).toEqual(
+      Object.keys(scripts)
+        .map((name) => `${library.name}_${name}`)
+        .sort(),
+    );
   });
 
   it('registers the scripts as queuedev-prefixed commands, once per client', () => {
@@ -178,6 +192,82 @@ describe('lua.generated.ts', () => {
     expect(() =>
       buildScripts(luaDirWith('--[[ Probe. KEYS[1] jobs, KEYS[3] payloads; ARGV[1] id. Returns 1. ]]\nreturn 1\n')),
     ).toThrow(/KEYS\[3\] is out of order/);
+  });
+
+  /** A Lua directory holding `files` (scripts, and includes under includes/) and nothing else. */
+  function luaDirOf(files: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), 'queuedev-lua-'));
+    temps.push(dir);
+    mkdirSync(join(dir, 'includes'));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    return dir;
+  }
+
+  const counter = [
+    '-- A per-call counter.',
+    'local count = 0',
+    'local function bump()',
+    '  count = count + 1',
+    '  return count',
+    'end',
+  ].join('\n');
+
+  /** Two scripts sharing the counter include, built into a library. */
+  function counterLibrary() {
+    const dir = luaDirOf({
+      'includes/counter.lua': counter,
+      'first.lua': '--[[ First. KEYS[1] jobs; ARGV[1] x. Returns 1. ]]\n--- @include "counter"\nreturn bump()\n',
+      'second.lua':
+        '--[[ Second. KEYS[1] jobs; ARGV[1] x. Returns 2. ]]\n--- @include "counter"\nbump()\nreturn bump()\n',
+    });
+    return buildLibrary(buildScripts(dir), dir);
+  }
+
+  it('defines each include once in the library, its other statements again at the start of each function', () => {
+    const built = counterLibrary();
+    expect(built.name).toMatch(/^queuedev_[0-9a-f]{12}$/);
+    expect(built.source.startsWith(`#!lua name=${built.name}\n`)).toBe(true);
+    expect(built.source.match(/local function bump\(\)/g)).toHaveLength(1);
+    expect(built.source).toMatch(/^local count$/m);
+    for (const name of ['first', 'second']) {
+      expect(built.source).toContain(
+        `redis.register_function('${built.name}_${name}', function(keys, args)\nK = { ['jobs'] = keys[1] }\nARGV = args\ncount = 0\n`,
+      );
+    }
+  });
+
+  it('gives every call of a library function the per-call state an EVAL of the script starts with', async () => {
+    const built = counterLibrary();
+    const redis = new Redis(REDIS_URL);
+    try {
+      await redis.call('FUNCTION', 'LOAD', 'REPLACE', built.source);
+      const call = (name: string) => redis.fcall(`${built.name}_${name}`, 1, 'probe:{q}:jobs', 'x');
+      // The counter starts at 0 in every call, as in a script run by EVAL.
+      expect([await call('first'), await call('first'), await call('second'), await call('first')]).toEqual([
+        1, 1, 2, 1,
+      ]);
+    } finally {
+      await redis.call('FUNCTION', 'DELETE', built.name);
+      redis.disconnect();
+    }
+  });
+
+  it("refuses two includes that define the same name, and code before a script's includes", () => {
+    const twice = luaDirOf({
+      'includes/counter.lua': counter,
+      'includes/other.lua': 'local function bump()\n  return 0\nend',
+      'probe.lua':
+        '--[[ Probe. KEYS[1] jobs; ARGV[1] x. Returns 1. ]]\n--- @include "counter"\n--- @include "other"\nreturn 1\n',
+    });
+    expect(() => buildLibrary(buildScripts(twice), twice)).toThrow(
+      /includes\/other\.lua and includes\/counter\.lua both define "bump"/,
+    );
+    const late = luaDirOf({
+      'includes/counter.lua': counter,
+      'probe.lua':
+        '--[[ Probe. KEYS[1] jobs; ARGV[1] x. Returns 1. ]]\nlocal x = 1\n--- @include "counter"\nreturn x\n',
+    });
+    expect(() => buildScripts(late)).toThrow(/probe\.lua: code before its last --- @include line \("local x = 1"\)/);
   });
 
   it('starts with the generated-file notice', () => {
