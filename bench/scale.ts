@@ -121,7 +121,7 @@ async function openRedis(port: number): Promise<Store> {
       let calls = 0;
       let commands = 0;
       for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-        if (m[1] === 'evalsha' || m[1] === 'eval') calls += Number(m[2]);
+        if (m[1] === 'fcall' || m[1] === 'evalsha' || m[1] === 'eval') calls += Number(m[2]);
         else if (!['slowlog', 'config', 'info', 'ping'].includes(m[1]!)) commands += Number(m[2]);
       }
       return { calls, commands, cpuMs: ((await cpuSeconds()) - cpuAtMark) * 1000 };

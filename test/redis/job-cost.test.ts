@@ -52,7 +52,7 @@ describe('redis cost per job', () => {
     await q.close();
   });
 
-  it('adds a job of a batch with at most 2 commands, and a single job with at most 13 (the EVALSHA included)', async () => {
+  it('adds a job of a batch with at most 2 commands, and a single job with at most 13 (the script call included)', async () => {
     const jobs = Array.from({ length: BATCH }, (_, i) => ({ jobType: 'email', payload: { i } }));
     const batch = await commandsOf(client, () => q.addJobs(jobs));
     const single = await commandsOf(client, () => q.addJob({ jobType: 'email', payload: { i: 0 } }));
@@ -83,7 +83,7 @@ describe('redis cost per job', () => {
     const before = await bytesReceived(client);
     await q.addJob({ jobType: 'email', payload: { i: 0 } });
     const sent = (await bytesReceived(client)) - before - probe;
-    // The EVALSHA with 16 keys, the stored metadata, payload and `added` texts and the store id
+    // The script call (FCALL) with 16 keys, the stored metadata, payload and `added` texts and the store id
     // (31 keys and the job as JSON to decode before: 1,148 bytes).
     expect(sent).toBeLessThanOrEqual(850);
   });

@@ -11,6 +11,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { library } from '../../src/backends/redis/lua.generated.js';
 import { redisKeys } from '../../src/backends/redis/keys.js';
 import { scriptSlice } from '../../src/backends/redis/slices.js';
 import { systemClock } from '../../src/clock.js';
@@ -26,8 +27,9 @@ const WHOLE = 100_000;
 /** Pending jobs a filter on priority must examine: not a multiple of SLICE, so the last slice is short. */
 const JOBS = 75;
 
-/** Script calls the server ran so far (EVALSHA, and EVAL after a script-cache miss). */
-const scriptCalls = (client: Redis) => commandCalls(client, (name) => name === 'evalsha' || name === 'eval');
+/** Script calls the server ran so far (FCALL; EVALSHA, and EVAL after a script-cache miss). */
+const scriptCalls = (client: Redis) =>
+  commandCalls(client, (name) => name === 'fcall' || name === 'evalsha' || name === 'eval');
 
 /** Range reads of sorted sets the server ran so far, inside scripts too. */
 const rangeReads = (client: Redis) => commandCalls(client, (name) => name.startsWith('zrevrange'));
@@ -216,21 +218,22 @@ describe('redis bounded script slices', () => {
     const whole = await withCascades();
     // The work of each call: jobs cancelled by the filter plus dependents cancelled by cascade.
     const work: number[] = [];
-    const commands = client as unknown as Record<
-      string,
-      (...args: unknown[]) => Promise<[number[], unknown[], number]>
-    >;
-    const cancel = commands.queuedevCancelJobs!;
-    commands.queuedevCancelJobs = async (...args: unknown[]) => {
-      const reply = await cancel.apply(client, args);
-      work.push(reply[0].length + reply[1].length);
+    // The scripts run as functions of the library (scripts.ts): the cancel script's replies.
+    const target = client as unknown as { fcall: (...args: unknown[]) => Promise<unknown> };
+    const fcall = target.fcall;
+    target.fcall = async (...args: unknown[]) => {
+      const reply = await fcall.apply(client, args);
+      if (args[0] === `${library.name}_cancelJobs`) {
+        const [cancelled, cascaded] = reply as [number[], unknown[], number];
+        work.push(cancelled.length + cascaded.length);
+      }
       return reply;
     };
     try {
       scriptSlice.write = SLICE;
       expect(await sliced.cancelAllUpcomingJobs({ tags: { values: ['root'] } })).toBe(30);
     } finally {
-      commands.queuedevCancelJobs = cancel;
+      target.fcall = fcall;
       Object.assign(scriptSlice, DEFAULT_SLICE);
     }
     scriptSlice.write = WHOLE;

@@ -93,3 +93,8 @@ export function dedicatedConnection(client: Redis, connectionName: string): Redi
     redisOptions: { ...cluster.options.redisOptions, connectionName },
   }) as unknown as Redis;
 }
+
+/** The servers a queue's keys may live on: the server, or each master of a Redis Cluster. */
+export function serversOf(client: Redis): Redis[] {
+  return client.isCluster ? (client as unknown as Cluster).nodes('master') : [client];
+}

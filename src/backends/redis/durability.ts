@@ -9,13 +9,13 @@
  * Managed services often refuse CONFIG: then nothing is reported (the check cannot tell), and
  * no call fails because of the check.
  */
-import type { Cluster, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { EvictionPolicyError } from '../../errors.js';
+import { serversOf } from './connection.js';
 
 /** The servers the queue's keys may live on, each with its `host:port`. */
-function serversOf(client: Redis): { address: string; server: Redis }[] {
-  const servers = client.isCluster ? (client as unknown as Cluster).nodes('master') : [client];
-  return servers.map((server) => ({ address: `${server.options.host}:${server.options.port}`, server }));
+function addressed(client: Redis): { address: string; server: Redis }[] {
+  return serversOf(client).map((server) => ({ address: `${server.options.host}:${server.options.port}`, server }));
 }
 
 /** The policy of `server`, or undefined when it refuses to say (CONFIG disabled, no permission). */
@@ -34,7 +34,7 @@ async function policyOf(server: Redis): Promise<string | undefined> {
  */
 export async function checkEvictionPolicy(client: Redis, describeStore: string): Promise<EvictionPolicyError | null> {
   const policies: Record<string, string> = {};
-  for (const { address, server } of serversOf(client)) {
+  for (const { address, server } of addressed(client)) {
     const policy = await policyOf(server);
     if (policy !== undefined && policy !== 'noeviction') policies[address] = policy;
   }

@@ -1,11 +1,19 @@
 /**
- * Runs the Lua scripts of lua.generated.ts. Each is registered once per client with ioredis
- * `defineCommand` (EVALSHA, falling back to EVAL once after a script-cache flush), under a
- * `queuedev`-prefixed name so it cannot clash with a caller's own commands.
+ * Runs the Lua scripts of lua.generated.ts. Each call is an FCALL of the script's function in
+ * one Redis Functions library (`library`, Redis 7): the code the scripts share is defined when
+ * the library loads, not at every call. A server that has not got the library (first use, or
+ * lost since: a restart without persistence, FUNCTION FLUSH, a failover) answers `Function not
+ * found`; the library is then loaded (FUNCTION LOAD, on every master of a Cluster) and the call
+ * made once more. A server that refuses FCALL or FUNCTION (Redis 6, or a user the ACL denies
+ * them) settles the client on EVALSHA: each script registered once per client with ioredis
+ * `defineCommand` (falling back to EVAL once after a script-cache flush), under a
+ * `queuedev`-prefixed name so it cannot clash with a caller's own commands. Both run the same
+ * scripts (scripts/build-lua.ts).
  */
 import type { Redis } from 'ioredis';
+import { serversOf } from './connection.js';
 import { keyName } from './keys.js';
-import { scripts, type LuaScript } from './lua.generated.js';
+import { library, scripts, type LuaScript } from './lua.generated.js';
 
 export type ScriptName = keyof typeof scripts;
 export type ScriptArg = string | number;
@@ -25,20 +33,86 @@ function register(client: Redis): void {
   registered.add(client);
 }
 
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * A server's refusal of the command itself (`fcall`, `function`): it has no Functions (Redis 6)
+ * or does not let this user run it. Only the command's own name counts: an error a script met
+ * inside (a key or command the user may not touch) is the script's, and is thrown.
+ */
+const refuses = (command: string, err: unknown) =>
+  // Redis 7 quotes the name with ', Redis 6 with `; a refused subcommand reads 'function|load'.
+  new RegExp(`unknown command [\`']${command}[\`']|no permissions to run the '${command}(\\|\\w+)?' command`, 'i').test(
+    messageOf(err),
+  );
+
+/** The clients whose server refused Functions: they run the scripts by EVALSHA from then on. */
+const scriptsOnly = new WeakSet<Redis>();
+
+/** The library's load on each server of a client, while one is under way (shared by its calls). */
+const loads = new WeakMap<Redis, Promise<void>>();
+
+/** Loads the library on every server of `client`; one another process loaded counts as loaded. */
+function loadLibrary(client: Redis): Promise<void> {
+  let load = loads.get(client);
+  if (!load) {
+    load = Promise.all(
+      serversOf(client).map(async (server) => {
+        try {
+          await server.call('FUNCTION', 'LOAD', library.source);
+        } catch (err) {
+          if (!/already exists/i.test(messageOf(err))) throw err;
+        }
+      }),
+    )
+      .then(() => undefined)
+      .finally(() => loads.delete(client));
+    loads.set(client, load);
+  }
+  return load;
+}
+
 /** A runner calling the scripts on `client` with the keys of the queue under `prefix`. */
 export function createScriptRunner(client: Redis, prefix: string): ScriptRunner {
   register(client);
   const commands = client as unknown as Record<string, (...a: ScriptArg[]) => Promise<unknown>>;
-  // Per script, once: its command's name and its keys under `prefix`. The command itself is
-  // looked up at each call, as ioredis keeps it on the client.
+  // Per script, once: its function's and command's names and its keys under `prefix`. The
+  // command itself is looked up at each call, as ioredis keeps it on the client.
   const calls = new Map(
     Object.values(scripts).map((s) => [
       s.name,
-      { command: commandName(s), keys: s.keys.map((k) => keyName(prefix, k)) },
+      {
+        fn: `${library.name}_${s.name}`,
+        command: commandName(s),
+        keys: s.keys.map((k) => keyName(prefix, k)),
+      },
     ]),
   );
-  return <T>(name: ScriptName, args: ScriptArg[]) => {
-    const { command, keys } = calls.get(name)!;
-    return commands[command]!.call(client, ...keys, ...args.map(String)) as Promise<T>;
+  const byEvalsha = <T>(command: string, keys: string[], values: string[]) =>
+    commands[command]!.call(client, ...keys, ...values) as Promise<T>;
+  return async <T>(name: ScriptName, args: ScriptArg[]) => {
+    const { fn, command, keys } = calls.get(name)!;
+    const values = args.map(String);
+    if (scriptsOnly.has(client)) return byEvalsha<T>(command, keys, values);
+    const fcall = () => client.fcall(fn, keys.length, ...keys, ...values) as Promise<T>;
+    try {
+      return await fcall();
+    } catch (err) {
+      if (refuses('fcall', err)) {
+        scriptsOnly.add(client);
+        return byEvalsha<T>(command, keys, values);
+      }
+      if (!/^ERR Function not found/i.test(messageOf(err))) throw err;
+    }
+    // The server has not got this version's library (first use, or lost since): load it, then
+    // call once more. A load refused for good settles the client on EVALSHA.
+    try {
+      await loadLibrary(client);
+    } catch (err) {
+      if (!refuses('function', err)) throw err;
+      scriptsOnly.add(client);
+      return byEvalsha<T>(command, keys, values);
+    }
+    return fcall();
   };
 }
