@@ -8,18 +8,19 @@
  * run: its threshold and length are put back after). Then the fixed server cost of an empty
  * claim and an empty completion; the JSON work of a processing job's metadata in Lua, against
  * the same in MessagePack; the cost of defining the shared functions a script call starts with;
- * a script call's own cost against a Redis Functions call's (FCALL). Last, where a claim's and a
- * completion's server time goes, by shared function (see sectionProfile). `--only 1,5` runs only
- * those settings (numbered from 1; `--only 0` none). Run it on a quiet
- * server: the counters are server-wide.
+ * a script call's own cost against a Redis Functions call's (FCALL); where a claim's and a
+ * completion's server time goes, by shared function (see sectionProfile). Last, the default drain
+ * and the single add with the scripts run as functions against by EVALSHA, in turn (see
+ * functionsAgainstEvalsha). `--only 1,5` runs only those settings (numbered from 1; `--only 0`
+ * none). Run it on a quiet server: the counters are server-wide.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { keyName } from '../src/backends/redis/keys.js';
-import { scripts } from '../src/backends/redis/lua.generated.js';
+import { library, scripts } from '../src/backends/redis/lua.generated.js';
 import { initJobQueue, type ProcessorOptions } from '../src/index.js';
 import { backendOf } from '../src/queue.js';
-import { openStore } from './setup.js';
+import { openStore, REDIS_URL } from './setup.js';
 
 const JOBS = 20_000;
 const SETTINGS: { label: string; options: Partial<ProcessorOptions> }[] = [
@@ -47,10 +48,17 @@ async function scriptStats(admin: Redis): Promise<{ calls: number; usec: number 
   return { calls, usec };
 }
 
-/** Script name by the SHA1 the client sends with EVALSHA. */
-const scriptBySha = new Map(
-  Object.values(scripts).map((script) => [createHash('sha1').update(script.source).digest('hex'), script.name]),
-);
+/**
+ * Script name of a call: by the function an FCALL names (`<library>_<script>`), or by the SHA1
+ * an EVALSHA sends (where the server refuses Functions).
+ */
+const scriptByCall = new Map<string, string>([
+  ...Object.values(scripts).map((script) => [`fcall ${library.name}_${script.name}`, script.name] as const),
+  ...Object.values(scripts).map(
+    (script) => [`evalsha ${createHash('sha1').update(script.source).digest('hex')}`, script.name] as const,
+  ),
+]);
+const scriptOf = (command: string, first: unknown) => scriptByCall.get(`${command.toLowerCase()} ${String(first)}`);
 
 interface SentCommand {
   name: string;
@@ -64,7 +72,7 @@ function timeScripts(client: Redis): Record<'claimJobs' | 'completeJobs', number
   const send = client.sendCommand.bind(client) as (command: SentCommand, ...rest: unknown[]) => unknown;
   Object.assign(client, {
     sendCommand: (command: SentCommand, ...rest: unknown[]) => {
-      const name = command.name === 'evalsha' ? scriptBySha.get(String(command.args[0])) : undefined;
+      const name = scriptOf(command.name, command.args[0]);
       if (name === 'claimJobs' || name === 'completeJobs') {
         const start = performance.now();
         const done = () => times[name].push(performance.now() - start);
@@ -107,10 +115,10 @@ async function drain(admin: Redis, options: Partial<ProcessorOptions>): Promise<
     const logged = (await admin.slowlog('GET', -1)) as [number, number, number, string[]][];
     await admin.config('SET', 'slowlog-log-slower-than', threshold[1]!, 'slowlog-max-len', length[1]!);
     await admin.slowlog('RESET');
-    // Each script call's server time, by script (an EVALSHA's first argument is its SHA1).
-    const calls = logged.filter((e) => /^evalsha$/i.test(String(e[3][0])));
+    // Each script call's server time, by script.
+    const calls = logged.filter((e) => scriptOf(String(e[3][0]), e[3][1]) !== undefined);
     const usecOf = (name: string) =>
-      calls.filter((e) => scriptBySha.get(String(e[3][1])) === name).reduce((sum, e) => sum + e[2], 0);
+      calls.filter((e) => scriptOf(String(e[3][0]), e[3][1]) === name).reduce((sum, e) => sum + e[2], 0);
     const longest = Math.max(0, ...calls.map((e) => e[2]));
     await queue.close();
     return [
@@ -358,7 +366,100 @@ async function sectionProfile(admin: Redis): Promise<string[]> {
   return lines;
 }
 
-const admin = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+/**
+ * The default drain and the single add with the scripts run as functions of the library
+ * (FCALL) and by EVALSHA, in turn, on one server: the EVALSHA side is a queue whose Redis user
+ * the ACL denies FCALL, so scripts.ts runs every script by EVALSHA (the user is created for the
+ * run and deleted after). Per round and side: the drain's rate (10,000 jobs, batch size 10,
+ * concurrency 10) and the server's script time per job, the rate of 1,000 sequential adds and
+ * the server's script time per add; then the medians of FCALL ÷ EVALSHA over the rounds.
+ */
+async function functionsAgainstEvalsha(admin: Redis, rounds = 3): Promise<string[]> {
+  const user = `queuedev_bench_${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(12).toString('hex');
+  await admin.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-fcall');
+  const evalshaUrl = new URL(REDIS_URL);
+  evalshaUrl.username = user;
+  evalshaUrl.password = password;
+  const DRAINED = 10_000;
+  const ADDS = 1000;
+  const side = async (viaEvalsha: boolean) => {
+    const store = await openStore('redis');
+    try {
+      const { redisConfig } = store.config() as { redisConfig: { url: string; keyPrefix: string } };
+      const url = viaEvalsha ? evalshaUrl.toString() : redisConfig.url;
+      const queue = initJobQueue({ backend: 'redis', redisConfig: { ...redisConfig, url } });
+      await queue.addJob({ jobType: 'noop', payload: { i: -1 } });
+      const calls = async () => {
+        const info = await admin.info('commandstats');
+        return Number(/^cmdstat_fcall:calls=(\d+)/m.exec(info)?.[1] ?? 0);
+      };
+      const fcallsBefore = await calls();
+      let before = await scriptStats(admin);
+      let start = performance.now();
+      for (let i = 0; i < ADDS; i++) await queue.addJob({ jobType: 'noop', payload: { i } });
+      const addRate = ADDS / ((performance.now() - start) / 1000);
+      const addUsec = ((await scriptStats(admin)).usec - before.usec) / ADDS;
+      for (let done = ADDS + 1; done < DRAINED; done += 1000) {
+        const n = Math.min(1000, DRAINED - done);
+        await queue.addJobs(Array.from({ length: n }, (_, i) => ({ jobType: 'noop', payload: { i: done + i } })));
+      }
+      let ran = 0;
+      before = await scriptStats(admin);
+      start = performance.now();
+      const processor = queue.createProcessor(
+        {
+          noop: () => {
+            ran++;
+          },
+        },
+        { batchSize: 10, concurrency: 10 },
+      );
+      processor.startInBackground();
+      while (ran < DRAINED) await new Promise((resolve) => setTimeout(resolve, 2));
+      const drainRate = DRAINED / ((performance.now() - start) / 1000);
+      await processor.stopAndDrain();
+      const drainUsec = ((await scriptStats(admin)).usec - before.usec) / DRAINED;
+      // The EVALSHA side must have made no FCALL, and the other only FCALLs.
+      if (viaEvalsha !== ((await calls()) === fcallsBefore)) throw new Error('a side ran its scripts the other way');
+      await queue.close();
+      return { drainRate, drainUsec, addRate, addUsec };
+    } finally {
+      await store.destroy();
+    }
+  };
+  const lines: string[] = [];
+  const ratios: Record<'drainRate' | 'drainUsec' | 'addRate' | 'addUsec', number[]> = {
+    drainRate: [],
+    drainUsec: [],
+    addRate: [],
+    addUsec: [],
+  };
+  const rate = (n: number) => Math.round(n).toLocaleString('en-US');
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      const evalsha = await side(true);
+      const fcall = await side(false);
+      for (const key of Object.keys(ratios) as (keyof typeof ratios)[]) ratios[key].push(fcall[key] / evalsha[key]);
+      lines.push(
+        `round ${String(round)}: drain ${rate(fcall.drainRate)} jobs/s with FCALL (${fcall.drainUsec.toFixed(1)} µs of` +
+          ` server script time per job), ${rate(evalsha.drainRate)} with EVALSHA (${evalsha.drainUsec.toFixed(1)});` +
+          ` single add ${rate(fcall.addRate)}/s (${fcall.addUsec.toFixed(1)} µs per add),` +
+          ` ${rate(evalsha.addRate)}/s (${evalsha.addUsec.toFixed(1)})`,
+      );
+    }
+  } finally {
+    await admin.call('ACL', 'DELUSER', user);
+  }
+  const ratio = (key: keyof typeof ratios) => `${median(ratios[key]).toFixed(2)}x`;
+  lines.push(
+    `FCALL ÷ EVALSHA, medians of the rounds: drain rate ${ratio('drainRate')}, its server time per job` +
+      ` ${ratio('drainUsec')}; single add rate ${ratio('addRate')}, its server time per add ${ratio('addUsec')}`,
+  );
+  return lines;
+}
+
+const admin = new Redis(REDIS_URL);
 console.log(`Redis drain profile: ${JOBS.toLocaleString('en-US')} no-op jobs per setting, one process\n`);
 const only = process.argv.includes('--only')
   ? new Set(process.argv[process.argv.indexOf('--only') + 1]!.split(',').map(Number))
@@ -371,4 +472,7 @@ for (const line of await fixedCosts(admin)) console.log(line);
 console.log('');
 console.log('Where the server time of a claim of 10 and a completion of 50 goes, per job:');
 for (const line of await sectionProfile(admin)) console.log(line);
+console.log('');
+console.log('The scripts as functions of the library (FCALL) against the same scripts by EVALSHA, in turn:');
+for (const line of await functionsAgainstEvalsha(admin)) console.log(line);
 admin.disconnect();
