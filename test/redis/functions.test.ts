@@ -104,6 +104,27 @@ describe('redis scripts as the functions of one library', () => {
     expect(after.fcall - before.fcall).toBeGreaterThanOrEqual(2);
   });
 
+  it('runs the scripts by EVALSHA where the server declines the library (a function name another library holds)', async () => {
+    await admin.call('FUNCTION', 'FLUSH');
+    await admin.call(
+      'FUNCTION',
+      'LOAD',
+      `#!lua name=other\nredis.register_function('${library.name}_deleteJob', function() return 0 end)`,
+    );
+    try {
+      const before = await scriptCalls(admin);
+      const queue = queueAt(`redis://127.0.0.1:${server.port}`, 'fn-h:');
+      expect(await addAndRun(queue)).toEqual(['completed', 'completed']);
+      const after = await scriptCalls(admin);
+      // One FCALL, answered `Function not found`; the load is declined, and EVALSHA runs the rest.
+      expect(after.fcall - before.fcall).toBe(1);
+      expect(after.evalsha - before.evalsha).toBeGreaterThan(0);
+      expect([...(await libraries(admin)).keys()]).toEqual(['other']);
+    } finally {
+      await admin.call('FUNCTION', 'DELETE', 'other');
+    }
+  });
+
   // The denied user's first FCALL: none when FCALL is refused; one, answered `Function not
   // found`, when only loading the library is.
   it.each([

@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import { serversOf } from './connection.js';
 import { keyName } from './keys.js';
 import { library, scripts, type LuaScript } from './lua.generated.js';
+import { refusesForNow } from './store-errors.js';
 
 export type ScriptName = keyof typeof scripts;
 export type ScriptArg = string | number;
@@ -36,15 +37,22 @@ function register(client: Redis): void {
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * A server's refusal of the command itself (`fcall`, `function`): it has no Functions (Redis 6)
- * or does not let this user run it. Only the command's own name counts: an error a script met
- * inside (a key or command the user may not touch) is the script's, and is thrown.
+ * A server's refusal of FCALL itself: it has no Functions (Redis 6) or does not let this user
+ * run it. Only the command's own name counts: an error a script met inside (a key or command
+ * the user may not touch) is the script's, and is thrown. Redis 7 quotes the name with ', Redis
+ * 6 with `.
  */
-const refuses = (command: string, err: unknown) =>
-  // Redis 7 quotes the name with ', Redis 6 with `; a refused subcommand reads 'function|load'.
-  new RegExp(`unknown command [\`']${command}[\`']|no permissions to run the '${command}(\\|\\w+)?' command`, 'i').test(
-    messageOf(err),
-  );
+const refusesFcall = (err: unknown) =>
+  /unknown command [`']fcall[`']|no permissions to run the 'fcall' command/i.test(messageOf(err));
+
+/**
+ * Whether the server declined to load the library for good: any reply (not a lost connection)
+ * but a refusal for now (a server loading, read-only, out of memory; refused credentials), which
+ * fails the call as it would any other. FUNCTION refused (Redis 6, the ACL) is one; a server
+ * whose Functions cannot take the library is another.
+ */
+const declinesLibrary = (err: unknown) =>
+  err instanceof Error && err.name === 'ReplyError' && !refusesForNow(err.message);
 
 /** The clients whose server refused Functions: they run the scripts by EVALSHA from then on. */
 const scriptsOnly = new WeakSet<Redis>();
@@ -52,7 +60,7 @@ const scriptsOnly = new WeakSet<Redis>();
 /** The library's load on each server of a client, while one is under way (shared by its calls). */
 const loads = new WeakMap<Redis, Promise<void>>();
 
-/** Loads the library on every server of `client`; one another process loaded counts as loaded. */
+/** Loads the library on every server of `client`. */
 function loadLibrary(client: Redis): Promise<void> {
   let load = loads.get(client);
   if (!load) {
@@ -61,7 +69,8 @@ function loadLibrary(client: Redis): Promise<void> {
         try {
           await server.call('FUNCTION', 'LOAD', library.source);
         } catch (err) {
-          if (!/already exists/i.test(messageOf(err))) throw err;
+          // Loaded already, by another client or process of this version.
+          if (!messageOf(err).includes(`Library '${library.name}' already exists`)) throw err;
         }
       }),
     )
@@ -98,18 +107,18 @@ export function createScriptRunner(client: Redis, prefix: string): ScriptRunner 
     try {
       return await fcall();
     } catch (err) {
-      if (refuses('fcall', err)) {
+      if (refusesFcall(err)) {
         scriptsOnly.add(client);
         return byEvalsha<T>(command, keys, values);
       }
       if (!/^ERR Function not found/i.test(messageOf(err))) throw err;
     }
     // The server has not got this version's library (first use, or lost since): load it, then
-    // call once more. A load refused for good settles the client on EVALSHA.
+    // call once more. A load declined for good settles the client on EVALSHA.
     try {
       await loadLibrary(client);
     } catch (err) {
-      if (!refuses('function', err)) throw err;
+      if (!declinesLibrary(err)) throw err;
       scriptsOnly.add(client);
       return byEvalsha<T>(command, keys, values);
     }
