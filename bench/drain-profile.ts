@@ -189,14 +189,14 @@ async function fixedCosts(admin: Redis): Promise<string[]> {
     // A script call's own cost against a Redis Functions call's (FCALL, Redis 7), both only
     // returning, with the claim's number of keys; the library is deleted after.
     const keyList = scripts.claimJobs.keys.map((_, i) => `${store.describe().keyPrefix!}{q}:unused${String(i)}`);
-    const library = `queuedev_bench_${createHash('sha1').update(keyList[0]!).digest('hex').slice(0, 8)}`;
+    const returner = `queuedev_bench_${createHash('sha1').update(keyList[0]!).digest('hex').slice(0, 8)}`;
     await admin.call(
       'FUNCTION',
       'LOAD',
-      `#!lua name=${library}\nredis.register_function('${library}', function() return 1 end)`,
+      `#!lua name=${returner}\nredis.register_function('${returner}', function() return 1 end)`,
     );
-    const fcall = await perCall(admin, () => admin.call('FCALL', library, keyList.length, ...keyList));
-    await admin.call('FUNCTION', 'DELETE', library);
+    const fcall = await perCall(admin, () => admin.call('FCALL', returner, keyList.length, ...keyList));
+    await admin.call('FUNCTION', 'DELETE', returner);
     const evalsha = await bySha('return 1', keyList);
     await queue.close();
     return [
@@ -234,8 +234,9 @@ const SECTIONS = {
 /**
  * A copy of `source` in which each function of `names` adds its own time (without that of the
  * other wrapped functions it calls) and its calls to tables the script returns as a third
- * reply element, read by two TIME calls per call; `__overhead()` times a wrapped empty
- * function, which the caller takes off per call. The copy is for this benchmark only.
+ * reply element, read by two TIME calls per call; a wrapped empty function, called 20 times at
+ * the end as `(overhead)`, gives the timing's own cost, which the caller takes off per call. The
+ * copy is for this benchmark only.
  */
 function instrumented(source: string, names: readonly string[], replyLine: RegExp, reply: string): string {
   const at = source.lastIndexOf('-- end include');
@@ -273,10 +274,11 @@ end
 
 /**
  * Where a default drain's claims (10 jobs a call) and completions (50 a call) spend the
- * server's time, per job: the script totals from `INFO commandstats` on the scripts as shipped,
- * then each shared function's own time from instrumented copies on a second store, less the
- * timing's own cost per call, and its share of the shipped total (the rest is the scripts' own
- * lines, the unlisted functions and the call itself). The JSON work of a job's metadata is `loadJob` (HGET and cjson.decode) and
+ * server's time, per job: the script totals from `INFO commandstats` on the scripts as they are
+ * (by EVALSHA, so a call's total includes defining the shared code), then each shared function's
+ * own time from instrumented copies on a second store, less the timing's own cost per call, and
+ * its share of that total (the rest is the scripts' own lines, the unlisted functions and the
+ * call itself). The JSON work of a job's metadata is `loadJob` (HGET and cjson.decode) and
  * `saveJob` (cjson.encode and the HSET, deferred to flushWrites).
  */
 async function sectionProfile(admin: Redis): Promise<string[]> {
@@ -358,7 +360,7 @@ async function sectionProfile(admin: Redis): Promise<string[]> {
     // the timing's cost than the empty function shows, so it is no denominator.
     const total = shipped.totals[name];
     lines.push(
-      `${name}: ${perJob(total)} µs of server time per job; each function's own time: ` +
+      `${name}: ${perJob(total)} µs of server time per job by EVALSHA; each function's own time: ` +
         parts.map(([fn, usec]) => `${fn} ${perJob(usec)} (${((100 * usec) / total).toFixed(0)}%)`).join(', ') +
         ` (the timing's cost, ${perCall.toFixed(1)} µs per wrapped call, taken off)`,
     );
