@@ -11,6 +11,7 @@
  * scripts (scripts/build-lua.ts).
  */
 import type { Redis } from 'ioredis';
+import { describeThrown } from '../../failure.js';
 import { serversOf } from './connection.js';
 import { keyName } from './keys.js';
 import { library, scripts, type LuaScript } from './lua.generated.js';
@@ -34,8 +35,6 @@ function register(client: Redis): void {
   registered.add(client);
 }
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 /**
  * A server's refusal of FCALL itself: it has no Functions (Redis 6) or does not let this user
  * run it. Only the command's own name counts: an error a script met inside (a key or command
@@ -43,7 +42,7 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
  * 6 with `.
  */
 const refusesFcall = (err: unknown) =>
-  /unknown command [`']fcall[`']|no permissions to run the 'fcall' command/i.test(messageOf(err));
+  /unknown command [`']fcall[`']|no permissions to run the 'fcall' command/i.test(describeThrown(err));
 
 /**
  * Whether the server declined to load the library for good: any reply (not a lost connection)
@@ -70,7 +69,7 @@ function loadLibrary(client: Redis): Promise<void> {
           await server.call('FUNCTION', 'LOAD', library.source);
         } catch (err) {
           // Loaded already, by another client or process of this version.
-          if (!messageOf(err).includes(`Library '${library.name}' already exists`)) throw err;
+          if (!describeThrown(err).includes(`Library '${library.name}' already exists`)) throw err;
         }
       }),
     )
@@ -111,7 +110,7 @@ export function createScriptRunner(client: Redis, prefix: string): ScriptRunner 
         scriptsOnly.add(client);
         return byEvalsha<T>(command, keys, values);
       }
-      if (!/^ERR Function not found/i.test(messageOf(err))) throw err;
+      if (!/^ERR Function not found/i.test(describeThrown(err))) throw err;
     }
     // The server has not got this version's library (first use, or lost since): load it, then
     // call once more. A load declined for good settles the client on EVALSHA.
