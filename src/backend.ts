@@ -299,6 +299,9 @@ export interface Backend extends CronStore, WaitStore {
    * Calls `listener` soon after a job may have become available (an add, a retry), from any
    * process. Best effort: polling stays correct without it. Returns an unsubscribe function.
    * `jobId`, when given, is the one job a single add made available (a claim hint, ClaimInput.jobId).
+   * What is announced before the subscription is in place, or while it reconnects, is not heard:
+   * so the listener is also called, without `jobId`, once its subscription is in place and after
+   * each reconnection.
    */
   subscribeJobAvailable(listener: (jobId?: number) => void): Promise<() => Promise<void>>;
 

@@ -337,6 +337,19 @@ forEachBackend('processor (§4.6)', (ctx) => {
     await processor.stopAndDrain();
   });
 
+  it('calls each wake-up subscriber once its subscription is in place, so a job added while it was being made is looked for at once', async () => {
+    // A notification sent before the subscription is in place is lost: a processor started
+    // just before an add would otherwise wait for its poll interval.
+    const backend = backendOf(ctx.queue);
+    const calls = [0, 0];
+    const first = await backend.subscribeJobAvailable(() => calls[0]!++);
+    expect(calls).toEqual([1, 0]);
+    const second = await backend.subscribeJobAvailable(() => calls[1]!++);
+    expect(calls).toEqual([1, 1]);
+    await first();
+    await second();
+  });
+
   it('wakes every idle processor: a batch starts on all of them at once, long before their poll interval', async () => {
     const started: string[] = [];
     const allStarted = deferred();

@@ -82,10 +82,11 @@ describe('a queue without `schema` follows the search_path (postgres)', () => {
     }
     let woken = 0;
     const unsubscribe = await backendOf(a).subscribeJobAvailable(() => woken++);
+    const subscribed = woken; // the call once subscribed
     try {
       await a.addJob({ jobType: 'a', payload: {} });
       await b.addJob({ jobType: 'b', payload: {} });
-      await waitFor(() => heard.length >= 2 && woken >= 1, { what: 'both notifications and the wake-up' });
+      await waitFor(() => heard.length >= 2 && woken > subscribed, { what: 'both notifications and the wake-up' });
       // One session receives notifications in commit order.
       expect(heard).toEqual([notifyChannel(ctx.schema), notifyChannel(other)]);
     } finally {

@@ -29,15 +29,17 @@ describe('subscribeJobAvailable (postgres)', () => {
     const unsubscribeFirst = await backendOf(listening).subscribeJobAvailable(() => first++);
     const unsubscribeSecond = await backendOf(listening).subscribeJobAvailable(() => second++);
     expect(await wakeConnections()).toHaveLength(1);
+    // Each is called once its LISTEN is active, the second on the connection the first opened.
+    expect([first, second]).toEqual([1, 1]);
 
     await adding.addJob({ jobType: 'x', payload: {} });
-    await waitFor(() => first === 1 && second === 1, { what: 'the wake-up of both subscribers' });
+    await waitFor(() => first === 2 && second === 2, { what: 'the wake-up of both subscribers' });
 
     const id = await adding.addJob({ jobType: 'y', payload: {} });
-    await waitFor(() => first === 2, { what: 'the second wake-up' });
+    await waitFor(() => first === 3, { what: 'the second wake-up' });
     await adding.cancelJob(id);
     await adding.retryJob(id);
-    await waitFor(() => first === 3, { what: 'the wake-up after a retry' });
+    await waitFor(() => first === 4, { what: 'the wake-up after a retry' });
 
     await unsubscribeFirst();
     expect(await wakeConnections()).toHaveLength(1);
@@ -45,7 +47,7 @@ describe('subscribeJobAvailable (postgres)', () => {
     await waitFor(async () => (await wakeConnections()).length === 0, { what: 'the connection to close' });
     await adding.addJob({ jobType: 'x', payload: {} });
     await pause(200);
-    expect([first, second]).toEqual([3, 3]);
+    expect([first, second]).toEqual([4, 4]);
   });
 
   it('does not wake on an add rolled back in the caller’s transaction, nor on another schema', async () => {
@@ -53,6 +55,7 @@ describe('subscribeJobAvailable (postgres)', () => {
     const other = ctx.queue({ schema: ctx.extraSchemas[0]! });
     let calls = 0;
     await backendOf(listening).subscribeJobAvailable(() => calls++);
+    expect(calls).toBe(1); // once subscribed
 
     const client = await ctx.sql.connect();
     try {
@@ -64,17 +67,18 @@ describe('subscribeJobAvailable (postgres)', () => {
     }
     await other.addJob({ jobType: 'x', payload: {} });
     await pause(300);
-    expect(calls).toBe(0);
+    expect(calls).toBe(1);
 
     // Still listening: a committed add in its own schema wakes it.
     await listening.addJob({ jobType: 'x', payload: {} });
-    await waitFor(() => calls === 1, { what: 'the wake-up' });
+    await waitFor(() => calls === 2, { what: 'the wake-up' });
   });
 
   it('reconnects after its connection is killed, wakes subscribers once, and keeps listening', async () => {
     const q = ctx.queue();
     let calls = 0;
     await backendOf(q).subscribeJobAvailable(() => calls++);
+    expect(calls).toBe(1); // once subscribed
     const [pid] = await wakeConnections();
     expect(pid).toBeDefined();
 
@@ -87,10 +91,10 @@ describe('subscribeJobAvailable (postgres)', () => {
       { what: 'the reconnection' },
     );
     // Notifications sent while disconnected are lost, so the reconnection itself wakes.
-    await waitFor(() => calls === 1, { what: 'the wake-up after reconnecting' });
+    await waitFor(() => calls === 2, { what: 'the wake-up after reconnecting' });
 
     await q.addJob({ jobType: 'x', payload: {} });
-    await waitFor(() => calls === 2, { what: 'a wake-up after the reconnection' });
+    await waitFor(() => calls === 3, { what: 'a wake-up after the reconnection' });
   });
 
   it('close() ends the wake-up connection', async () => {

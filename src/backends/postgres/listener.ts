@@ -7,6 +7,7 @@
  * since notifications sent meanwhile were lost (the processors' polling covers the gap anyway).
  */
 import { quoteIdent } from '../../config.js';
+import { describeThrown } from '../../failure.js';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
@@ -45,11 +46,17 @@ export class JobAvailableListener {
     private readonly log: (message: string) => void,
   ) {}
 
-  /** Adds a listener; the first one opens the connection. Resolves once LISTEN is active (or failed, retrying). */
+  /**
+   * Adds a listener; the first one opens the connection. Resolves once LISTEN is active (or
+   * failed, retrying). A notification sent before LISTEN was active is lost, so once it is the
+   * listener is called as if one had come: a job added while the subscription was being made is
+   * looked for then, not a poll interval later (as after a reconnection, and as on Redis).
+   */
   async subscribe(listener: (jobId?: number) => void): Promise<() => Promise<void>> {
     this.listeners.add(listener);
     if (this.listeners.size === 1) await this.connect();
     else await this.connecting;
+    if (this.current && this.listeners.has(listener)) this.call(listener);
     let done = false;
     return async () => {
       if (done) return;
@@ -120,12 +127,14 @@ export class JobAvailableListener {
   }
 
   private wake(jobId?: number): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(jobId);
-      } catch (err) {
-        this.log(`a job wake-up listener threw: ${(err as Error).message}`);
-      }
+    for (const listener of [...this.listeners]) this.call(listener, jobId);
+  }
+
+  private call(listener: (jobId?: number) => void, jobId?: number): void {
+    try {
+      listener(jobId);
+    } catch (err) {
+      this.log(`a job wake-up listener threw: ${describeThrown(err)}`);
     }
   }
 }
