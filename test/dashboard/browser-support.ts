@@ -1,15 +1,12 @@
 /**
  * Headless Chromium for the dashboard's browser tests (playwright-core driving the system's
- * chromium): a launch with a fresh profile, a watch for console errors, uncaught exceptions,
- * CSP violations and dialogs, a served dashboard opened in it, and what the tests read off
- * the page.
+ * chromium): a fresh context per test in a browser shared by the file's tests, a watch for
+ * console errors, uncaught exceptions, CSP violations and dialogs, a served dashboard opened in
+ * it, and what the tests read off the page.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterEach } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach } from 'vitest';
 import type { QueueDashboard } from '../../src/dashboard/index.js';
 import { BASE_PATH, serveDashboard } from './support.js';
 
@@ -27,41 +24,58 @@ export interface LaunchOptions {
   locale?: string;
 }
 
-/** A launched Chromium with its one page; `close` also removes the profile. */
+/** A browser context of its own with its one page; `close` ends the context. */
 export interface LaunchedBrowser {
   context: BrowserContext;
   page: Page;
   close(): Promise<void>;
 }
 
-/** Launches headless Chromium with a fresh profile and a 1280×900 viewport. */
+const SWITCHES = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+function start(args: string[]): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...SWITCHES, ...args] });
+}
+
+/**
+ * One Chromium per test file, started on first use and closed after the file's tests: a launch
+ * costs seconds, a context a fraction of one. Each test still gets a context of its own, which
+ * shares no storage, cache or cookies with any other.
+ */
+let shared: Promise<Browser> | undefined;
+afterAll(async () => {
+  const browser = shared;
+  shared = undefined;
+  if (browser) await (await browser).close();
+});
+
+/**
+ * A fresh browser context with a 1280×900 viewport and its page. Extra switches apply to the
+ * whole browser, so a launch with `args` starts a Chromium of its own, closed with the context.
+ */
 export async function launch({ args = [], locale }: LaunchOptions = {}): Promise<LaunchedBrowser> {
-  // A fresh profile per run, so no state (storage, cache) leaks between runs.
-  const userDataDir = await mkdtemp(join(tmpdir(), 'queuedev-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...args,
-    ],
+  const own = args.length > 0 ? start(args) : undefined;
+  const browser = await (own ?? (shared ??= start([])));
+  const context = await browser.newContext({
     viewport: { width: 1280, height: 900 },
     ...(locale === undefined ? {} : { locale }),
   });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const page = await context.newPage();
   return {
     context,
     page,
     close: async () => {
       await context.close();
-      await rm(userDataDir, { recursive: true, force: true });
+      if (own) await browser.close();
     },
   };
 }
@@ -96,7 +110,7 @@ export function cleanupsAfterEach(): Cleanups {
 }
 
 /**
- * Serves `dashboard` at BASE_PATH and opens a fresh Chromium on it, both closed by `cleanups`;
+ * Serves `dashboard` at BASE_PATH and opens a fresh browser context on it, both closed by `cleanups`;
  * `problems` collects what watchProblems sees. The page is not loaded yet: go to `url`.
  */
 export async function openDashboard(
