@@ -175,24 +175,52 @@ export interface PostgresSchemas {
   readonly sql: pg.Pool;
 }
 
+/** The URL of `database` on the test server (PG_URL with another database). */
+export function databaseUrl(database: string): string {
+  const url = new URL(PG_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
 /**
  * PostgreSQL isolation, the one set-up every PostgreSQL test file builds on: `count` schemas
  * named `<prefix>_<random>`, migrated before the file, truncated before each test (unless
  * `truncate: false`), dropped after the file, kept when a test failed, for inspection.
+ *
+ * `ownDatabase`: the schemas live in a database of their own, `<prefix>_db_<random>`, created
+ * before the file and dropped after it (kept, too, after a failure). A plan test that counts the
+ * pages a statement reads after a VACUUM needs one: VACUUM keeps every row version an open
+ * transaction of the same database may still see, and other files' tests hold transactions in
+ * the shared test database at any moment.
  */
 export function usePostgresSchemas(options: {
   prefix: string;
   count?: number;
   truncate?: boolean;
   poolSize?: number;
+  ownDatabase?: boolean;
 }): PostgresSchemas {
   const schemas = Array.from({ length: options.count ?? 1 }, () => uniqueName(options.prefix));
+  const database = options.ownDatabase ? uniqueName(`${options.prefix}_db`) : undefined;
+  const url = database === undefined ? PG_URL : databaseUrl(database);
   let sql: pg.Pool;
   let failed = false;
 
+  /** A statement on the test database, for what cannot run in the database it is about. */
+  async function onTestDatabase(statement: string): Promise<void> {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      await admin.query(statement);
+    } finally {
+      await admin.end();
+    }
+  }
+
   beforeAll(async () => {
-    for (const schema of schemas) await migrate({ databaseUrl: PG_URL, schema });
-    sql = new pg.Pool({ connectionString: PG_URL, max: options.poolSize ?? 10 });
+    if (database !== undefined) await onTestDatabase(`CREATE DATABASE "${database}"`);
+    for (const schema of schemas) await migrate({ databaseUrl: url, schema });
+    sql = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
   });
   beforeEach(async () => {
     onTestFailed(() => {
@@ -205,10 +233,15 @@ export function usePostgresSchemas(options: {
     }
   });
   afterAll(async () => {
-    if (failed)
-      console.warn(`[test] kept schema${schemas.length > 1 ? 's' : ''} ${schemas.join(', ')} after a failure`);
-    else for (const schema of schemas) await sql.query(`DROP SCHEMA "${schema}" CASCADE`);
+    if (failed) {
+      const kept = database ?? schemas.join(', ');
+      const what = database !== undefined ? 'database' : schemas.length > 1 ? 'schemas' : 'schema';
+      console.warn(`[test] kept ${what} ${kept} after a failure`);
+    } else if (database === undefined) {
+      for (const schema of schemas) await sql.query(`DROP SCHEMA "${schema}" CASCADE`);
+    }
     await sql.end();
+    if (!failed && database !== undefined) await onTestDatabase(`DROP DATABASE "${database}" WITH (FORCE)`);
   });
 
   return {

@@ -34,7 +34,8 @@ const DUE = 30;
 const GROUP_LIMIT = 1;
 
 describe('claim cost with blocked due jobs (postgres)', () => {
-  const ctx = usePostgres({ schemas: 1, truncate: false });
+  // A database of its own: the VACUUM below must not be held back by other files' transactions.
+  const ctx = usePostgres({ schemas: 1, truncate: false, ownDatabase: true });
 
   /**
    * Three blockers: a pending job scheduled tomorrow (the prerequisite), a processing job

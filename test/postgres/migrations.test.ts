@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, initJobQueue, migrate, type MigrateOptions } from '../../src/index.js';
 import { backendOf } from '../../src/queue.js';
 import { cli as runCli, ROOT } from '../cli/run-cli.js';
-import { PG_URL, uniqueName } from '../helpers/backends.js';
+import { PG_URL, databaseUrl, uniqueName } from '../helpers/backends.js';
 
 const ALL_MIGRATIONS = [
   '001_initial',
@@ -43,15 +43,9 @@ const ALL_TABLES = [
 /** Runs queue-cli with exactly `env` (plus PATH), never the test process's PG_QUEUE_DATABASE. */
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, ROOT, env);
 
-function urlOf(database: string): string {
-  const url = new URL(PG_URL);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
 describe('queue-cli migrate (postgres)', () => {
   const database = uniqueName('qd_cli_db');
-  const dbUrl = urlOf(database);
+  const dbUrl = databaseUrl(database);
   let admin: pg.Client;
   let db: pg.Pool;
   let tmp: string;
@@ -187,7 +181,7 @@ describe('queue-cli migrate (postgres)', () => {
   });
 
   it('reports a missing database in one line that says to create it', async () => {
-    const missing = await cli(['migrate'], { PG_QUEUE_DATABASE: urlOf(`${database}_absent`) });
+    const missing = await cli(['migrate'], { PG_QUEUE_DATABASE: databaseUrl(`${database}_absent`) });
     expect(missing.code).toBe(1);
     const lines = missing.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);

@@ -20,9 +20,14 @@ export interface PostgresTestContext {
 }
 
 export function usePostgres(
-  options: { schemas?: number; truncate?: boolean } = {},
+  options: { schemas?: number; truncate?: boolean; ownDatabase?: boolean } = {},
 ): PostgresTestContext & { extraSchemas: string[] } {
-  const store = usePostgresSchemas({ prefix: 'qpg', count: 1 + (options.schemas ?? 0), truncate: options.truncate });
+  const store = usePostgresSchemas({
+    prefix: 'qpg',
+    count: 1 + (options.schemas ?? 0),
+    truncate: options.truncate,
+    ownDatabase: options.ownDatabase,
+  });
   const [schema, ...extraSchemas] = store.schemas as [string, ...string[]];
   const track = useQueues();
 
