@@ -1,10 +1,12 @@
 /**
  * `queue-cli init` in temp projects, one per framework: detection from package.json, the files
  * it writes, never overwriting one, --dry-run, the env entries, a `tsc` run over each scaffold,
- * and each scaffold served (through tsx) against Redis to check its cron and dashboard guards. The framework packages come from the fixture package in init-frameworks/ (its own
- * package.json and lock, installed here when missing), so the root install stays lean; queuedev
- * resolves to this tree's source through `paths`. Next.js route handlers use only the standard
- * Request and Response types, so that project needs no Next.js package.
+ * and each scaffold served (through tsx) against Redis to check its cron and dashboard guards.
+ * The framework packages come from the fixture package in init-frameworks/ (its own
+ * package.json and lock, installed here when missing), so the root install stays lean; for
+ * `tsc`, queuedev resolves through `paths` to declarations emitted from this tree's source
+ * (run-cli.ts). Next.js route handlers use only the standard Request and Response types, so that
+ * project needs no Next.js package.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -13,20 +15,25 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../helpers/backends.js';
-import { cli, ROOT, show, tempProject, typeCheck } from './run-cli.js';
+import { cli, emitQueuedevTypes, ROOT, show, tempProject, typeCheck, type QueuedevTypes } from './run-cli.js';
 
 const FIXTURE = join(ROOT, 'test/cli/init-frameworks');
+/** The scaffold's tsconfig for `tsc`, with queuedev's declarations. */
+const CHECK_CONFIG = 'tsconfig.check.json';
 const run = promisify(execFile);
 
+let types: QueuedevTypes;
 beforeAll(async () => {
   if (!existsSync(join(FIXTURE, 'node_modules'))) {
     await run('npm', ['install', '--no-audit', '--no-fund'], { cwd: FIXTURE });
   }
+  types = await emitQueuedevTypes();
 }, 300_000);
 
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  types.remove();
 });
 
 type Framework = 'next' | 'express' | 'hono' | 'fastify' | 'node';
@@ -72,6 +79,14 @@ function project(framework: Framework, options: { src?: boolean } = {}): string 
       exclude: ['node_modules'],
     }),
   );
+  // tsx serves the scaffold from the source above; tsc checks it against the declarations.
+  writeFileSync(
+    join(dir, CHECK_CONFIG),
+    JSON.stringify({
+      extends: './tsconfig.json',
+      compilerOptions: { paths: { queuedev: [types.index], 'queuedev/dashboard': [types.dashboard] } },
+    }),
+  );
   return dir;
 }
 
@@ -113,7 +128,7 @@ describe('queue-cli init', { timeout: 180_000 }, () => {
       expect(result.stdout).toContain('  created: .env.example');
       expect(result.stdout).toContain('Next steps:\n  1. npm install queuedev pg\n');
       expect(result.stdout.includes("serverExternalPackages: ['queuedev']")).toBe(framework === 'next');
-      const checked = await typeCheck(dir);
+      const checked = await typeCheck(join(dir, CHECK_CONFIG));
       expect(checked.code, checked.output).toBe(0);
     },
   );
@@ -123,7 +138,7 @@ describe('queue-cli init', { timeout: 180_000 }, () => {
     await cli(['init'], dir);
     const routes = join(dir, 'queue/routes.ts');
     writeFileSync(routes, readFileSync(routes, 'utf8').replace("c.req.header('authorization')", 'c.req.header(42)'));
-    const checked = await typeCheck(dir);
+    const checked = await typeCheck(join(dir, CHECK_CONFIG));
     expect(checked.code).not.toBe(0);
     expect(checked.output).toContain('queue/routes.ts');
   });
@@ -142,7 +157,7 @@ describe('queue-cli init', { timeout: 180_000 }, () => {
     expect((await cli(['init', '--backend', 'redis'], fastify)).code).toBe(0);
     expect(existsSync(join(fastify, 'src/queue/routes.ts'))).toBe(true);
     for (const dir of [next, fastify]) {
-      const checked = await typeCheck(dir);
+      const checked = await typeCheck(join(dir, CHECK_CONFIG));
       expect(checked.code, checked.output).toBe(0);
     }
   });
