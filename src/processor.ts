@@ -83,6 +83,16 @@ const ERROR_BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
 const RENEW_AFTER_MAX_MS = 1000;
 /** Longest a drain waits for a claim in flight (see claimInFlight). */
 const CLAIM_WAIT_MS = 2000;
+/** Longest a background processor's first claim waits for its wake-up subscription (see startInBackground). */
+const SUBSCRIBE_WAIT_MS = 2000;
+
+/** Resolves once `promise` settles, however, or after `ms`, whichever comes first. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([promise.catch(() => undefined), late]);
+  clearTimeout(timer);
+}
 
 export function createProcessor(host: ProcessorHost, handlers: unknown, options?: ProcessorOptions): Processor {
   return new JobProcessor(host, requireHandlers(handlers), resolveProcessorOptions(options));
@@ -182,7 +192,10 @@ class JobProcessor implements Processor {
         },
       );
     this.unsubscribe = subscription;
-    const loop = this.loop();
+    // The first claim waits for the subscription (a while at most): from then on a job added is
+    // either found by that claim or announced to this processor, and none waits for a poll. A
+    // subscription still being made after that is in place later, and its listener is called then.
+    const loop = settledWithin(subscription, SUBSCRIBE_WAIT_MS).then(() => this.loop());
     this.loopDone = Promise.all([previousLoop, loop]).then(() => undefined);
     this.log(`started in background (worker ${this.options.workerId})`);
   }
@@ -232,10 +245,7 @@ class JobProcessor implements Processor {
   private async claimInFlight(): Promise<void> {
     const claim = this.claiming;
     if (!claim || this.claimFailing) return;
-    let timer: NodeJS.Timeout | undefined;
-    const stalled = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLAIM_WAIT_MS)));
-    await Promise.race([claim.catch(() => undefined), stalled]);
-    clearTimeout(timer);
+    await settledWithin(claim, CLAIM_WAIT_MS);
   }
 
   stats(): ProcessorStats {
