@@ -128,3 +128,7 @@ export async function openDashboard(
 /** The job ids of the list's rows, in the order shown. */
 export const rowIds = (page: Page): Promise<number[]> =>
   page.locator('#jobs tr').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-id'))));
+
+/** Makes the page render its view again from the API, as its auto-refresh does. */
+export const renderAgain = (page: Page): Promise<void> =>
+  page.evaluate("void window.dispatchEvent(new HashChangeEvent('hashchange'))");

@@ -12,7 +12,7 @@ import { expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { forEachBackend } from '../helpers/backends.js';
-import { cleanupsAfterEach, hasChromium, launch, openDashboard, rowIds } from './browser-support.js';
+import { cleanupsAfterEach, hasChromium, launch, openDashboard, renderAgain, rowIds } from './browser-support.js';
 import {
   BASE_PATH,
   nodeHandlerWith,
@@ -178,6 +178,31 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       expect(await page.isVisible('#retry')).toBe(false);
       expect(await page.isVisible('#process')).toBe(false);
     }
+    expect(problems).toEqual([]);
+  });
+
+  it.skipIf(!hasChromium)('a refresh keeps the job rows that did not change, so a click under way lands', async () => {
+    const clicked = await ctx.queue.addJob({ jobType: 'clicked', payload: {} });
+    const changed = await ctx.queue.addJob({ jobType: 'changed', payload: {} });
+    const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH });
+    const { page, url, problems } = await openDashboard(dashboard, cleanups);
+    await page.goto(url);
+    await waitFor(async () => (await rowIds(page)).length === 2, { timeoutMs: 10_000, what: 'the job rows' });
+    const status = (id: number) => page.textContent(`#jobs tr[data-id="${id}"] .badge`);
+
+    // The pointer goes down on one row; the list re-renders (as auto-refresh does) with the
+    // other job changed; the pointer comes up: the click still opens the row's job.
+    const box = (await page.locator(`#jobs tr[data-id="${clicked}"] td.type`).boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await ctx.queue.cancelJob(changed);
+    await renderAgain(page);
+    await waitFor(async () => (await status(changed)) === 'cancelled', { timeoutMs: 10_000, what: 'the re-render' });
+    await page.mouse.up();
+    await waitFor(async () => (await page.textContent('#detail-title'))?.startsWith(`Job #${clicked} `), {
+      timeoutMs: 5_000,
+      what: "the clicked job's detail",
+    });
     expect(problems).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { createQueueDashboard } from '../../src/dashboard/index.js';
 import { completeJob } from '../conformance/job-states.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { waitFor } from '../helpers/wait.js';
-import { cleanupsAfterEach, hasChromium, openDashboard } from './browser-support.js';
+import { cleanupsAfterEach, hasChromium, openDashboard, renderAgain } from './browser-support.js';
 import { BASE_PATH } from './support.js';
 
 /** The text of each cell of the schedule row `id`. */
@@ -151,6 +151,56 @@ forEachBackend('dashboard cron view in a browser', (ctx) => {
       ]);
     },
     60_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    'a refresh keeps the rows that did not change: a click under way lands, a closed editor goes away',
+    async () => {
+      const queue = ctx.queue;
+      const kept = await queue.addCronJob({
+        scheduleName: 'kept',
+        cronExpression: '0 * * * *',
+        jobType: 'a',
+        payload: {},
+      });
+      const other = await queue.addCronJob({
+        scheduleName: 'other',
+        cronExpression: '0 * * * *',
+        jobType: 'b',
+        payload: {},
+      });
+      const { page, url, problems } = await open();
+      await page.goto(`${url}#view=cron`);
+      await waitFor(async () => (await rowCount(page)) === 2, { timeoutMs: 10_000, what: 'the schedule rows' });
+
+      // The pointer goes down on one row's button; the page re-renders (as auto-refresh does)
+      // with another schedule changed; the pointer comes up: the click still lands.
+      const trigger = page.locator(`#cron-schedules tr[data-id="${kept}"] button[data-action="trigger"]`);
+      const box = (await trigger.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await queue.pauseCronJob(other);
+      await renderAgain(page);
+      await waitFor(async () => (await cells(page, other))[3] === 'paused', {
+        timeoutMs: 10_000,
+        what: 'the re-render',
+      });
+      await page.mouse.up();
+      await page.waitForSelector('#confirm[open]', { timeout: 5_000 });
+      await page.click('#confirm button[value="cancel"]');
+      await page.waitForSelector('#confirm:not([open])', { state: 'attached' });
+
+      // An editor closed with Escape leaves the expression shown again, though nothing changed.
+      const row = page.locator(`#cron-schedules tr[data-id="${kept}"]`);
+      await row.locator('button[data-action="edit"]').click();
+      await row.locator('input[name="cronExpression"]').press('Escape');
+      await waitFor(async () => (await row.locator('form').count()) === 0, {
+        timeoutMs: 10_000,
+        what: 'the editor closed',
+      });
+      expect((await cells(page, kept))[1]).toBe('0 * * * *');
+      expect(problems).toEqual([]);
+    },
   );
 
   it.skipIf(!hasChromium)('a read-only dashboard lists schedules without any action', async () => {

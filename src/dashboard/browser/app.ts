@@ -25,6 +25,7 @@ import {
   notify,
   readOnly,
   request,
+  showRows,
   type Json,
   type TextValue,
 } from './dom.js';
@@ -95,7 +96,7 @@ async function loadList(state: ListState, gen: number): Promise<void> {
     tab.setAttribute('aria-selected', String(tab.dataset.status === state.status));
   }
   showFind(state);
-  $('jobs').replaceChildren(...body.jobs.map(jobRow));
+  showRows($('jobs'), body.jobs, (job) => JSON.stringify(job), jobRow);
   $('empty').hidden = body.jobs.length > 0;
   $('prev', HTMLButtonElement).disabled = state.page === 0;
   $('next', HTMLButtonElement).disabled = !body.hasMore;

@@ -5,7 +5,20 @@
  * builds its own table inside the page's `#cron-view` section.
  */
 import type { CronSummary } from '../cron-summary.js';
-import { $, act, badge, confirmAction, el, fmtDate, NONE, readOnly, request, type Json } from './dom.js';
+import {
+  $,
+  act,
+  badge,
+  changedInPlace,
+  confirmAction,
+  el,
+  fmtDate,
+  NONE,
+  readOnly,
+  request,
+  showRows,
+  type Json,
+} from './dom.js';
 
 type Schedule = Json<CronSummary>;
 
@@ -28,32 +41,48 @@ export function showCronView(on: boolean): void {
 
 /**
  * Loads the schedules and draws them, unless an edit is open or `isCurrent()` turned false
- * meanwhile (the operator navigated on). `rerender` redraws the page after an action.
+ * meanwhile (the operator navigated on). `rerender` redraws the page after an action. A row whose
+ * schedule did not change is kept as it is (showRows).
  */
 export async function renderCron(isCurrent: () => boolean, rerender: () => Promise<void>): Promise<void> {
   if (editing !== null && document.getElementById(`cron-edit-${editing}`)) return;
   editing = null;
   const body = await request<{ schedules: Schedule[]; hasMore: boolean }>('GET', '/cron');
   if (!isCurrent()) return;
-  const rows = body.schedules.map((s) => scheduleRow(s, rerender));
-  const view = $('cron-view');
-  const head = el('tr');
-  for (const title of ['Name', 'Expression', 'Job type', 'Status', 'Next run', 'Last job'])
-    head.append(el('th', title));
-  if (!readOnly) head.append(el('th', 'Actions'));
-  const thead = el('thead');
-  thead.append(head);
-  const tbody = el('tbody');
-  tbody.id = 'cron-schedules';
-  tbody.append(...rows);
-  const table = el('table');
-  table.append(thead, tbody);
-  const wrap = el('div', null, 'table-wrap');
-  wrap.append(table);
-  if (rows.length === 0) wrap.append(el('p', 'No cron schedules.', 'empty'));
-  const children: HTMLElement[] = [el('h2', 'Cron schedules', 'view-title'), wrap];
-  if (body.hasMore) children.push(el('p', `Showing the first ${rows.length} schedules.`, 'muted'));
-  view.replaceChildren(...children);
+  const { rows, empty, more } = cronTable();
+  showRows(
+    rows,
+    body.schedules,
+    (s) => `${nextRunText(s)} ${JSON.stringify(s)}`,
+    (s) => scheduleRow(s, rerender),
+  );
+  empty.hidden = body.schedules.length > 0;
+  more.hidden = !body.hasMore;
+  more.textContent = `Showing the first ${body.schedules.length} schedules.`;
+}
+
+/** The view's title and table, built on first use and kept across renders. */
+function cronTable(): { rows: HTMLElement; empty: HTMLElement; more: HTMLElement } {
+  if (!document.getElementById('cron-schedules')) {
+    const head = el('tr');
+    for (const title of ['Name', 'Expression', 'Job type', 'Status', 'Next run', 'Last job'])
+      head.append(el('th', title));
+    if (!readOnly) head.append(el('th', 'Actions'));
+    const thead = el('thead');
+    thead.append(head);
+    const tbody = el('tbody');
+    tbody.id = 'cron-schedules';
+    const table = el('table');
+    table.append(thead, tbody);
+    const empty = el('p', 'No cron schedules.', 'empty');
+    empty.id = 'cron-empty';
+    const wrap = el('div', null, 'table-wrap');
+    wrap.append(table, empty);
+    const more = el('p', null, 'muted');
+    more.id = 'cron-more';
+    $('cron-view').replaceChildren(el('h2', 'Cron schedules', 'view-title'), wrap, more);
+  }
+  return { rows: $('cron-schedules'), empty: $('cron-empty'), more: $('cron-more') };
 }
 
 function nextRunText(s: Schedule): string {
@@ -141,6 +170,9 @@ function actionsCell(s: Schedule, expression: HTMLTableCellElement, rerender: ()
 /** Replaces the expression cell with a form; saving posts the edit, Escape or Cancel closes it. */
 function openEditor(s: Schedule, cell: HTMLTableCellElement, rerender: () => Promise<void>): void {
   editing = s.id;
+  // Closed without a change, the schedule's row is built again rather than kept with the form.
+  const row = cell.closest('tr');
+  if (row) changedInPlace(row);
   const form = el('form', null, 'cron-edit');
   form.id = `cron-edit-${s.id}`;
   const input = el('input');

@@ -56,6 +56,53 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/** What each element shown by showRows was built from (its item's key). */
+const shownFrom = new WeakMap<Element, string>();
+
+/**
+ * Shows one element per item in `parent`, in the items' order. An element already shown for an
+ * item with the same `key` (a string that changes whenever the element would) is kept where it
+ * is instead of being built again, so a refresh that changes nothing touches nothing: a click
+ * under way on a row (pointer down, then up) still lands, and focus and selection stay.
+ * @example showRows($('jobs'), jobs, (job) => JSON.stringify(job), jobRow);
+ */
+export function showRows<T>(
+  parent: Element,
+  items: readonly T[],
+  key: (item: T) => string,
+  build: (item: T) => Element,
+): void {
+  const shown = new Map<string, Element>();
+  for (const child of parent.children) {
+    const from = shownFrom.get(child);
+    if (from !== undefined && !shown.has(from)) shown.set(from, child);
+  }
+  const nodes = items.map((item) => {
+    const from = key(item);
+    const node = shown.get(from);
+    if (node) {
+      shown.delete(from);
+      return node;
+    }
+    const built = build(item);
+    shownFrom.set(built, from);
+    return built;
+  });
+  // The elements no item kept leave first, so the kept ones need not move to make room.
+  const keep = new Set(nodes);
+  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
+  let cursor = parent.firstElementChild;
+  for (const node of nodes) {
+    if (node === cursor) cursor = cursor.nextElementSibling;
+    else parent.insertBefore(node, cursor);
+  }
+}
+
+/** Marks an element shown by showRows as changed in place, so the next showRows builds it again. */
+export function changedInPlace(node: Element): void {
+  shownFrom.delete(node);
+}
+
 /** Fills `node` (a new span by default) as a status badge. */
 export function badge(status: string, node: HTMLElement = el('span')): HTMLElement {
   node.textContent = status;

@@ -8,7 +8,7 @@
 import type { JobCounts, ThroughputMinute } from '../../overview-types.js';
 import type { JobStatus } from '../../types.js';
 import { JOB_STATUSES } from '../shared.js';
-import { $, countText, el, isStatus, numberFormat, request, type Json } from './dom.js';
+import { $, countText, el, isStatus, numberFormat, request, showRows, type Json } from './dom.js';
 
 /** Where a link of the overview leads: the list's hash for a status and a job type. */
 export type ListHref = (status: JobStatus | '', type: string) => string;
@@ -62,7 +62,7 @@ function showTypes(
   shown: { status: JobStatus | ''; type: string },
   hrefFor: ListHref,
 ): void {
-  const rows = byJobType.map(({ jobType, counts }) => {
+  const typeRow = ({ jobType, counts }: (typeof byJobType)[number]) => {
     const row = el('tr');
     if (jobType === shown.type) row.setAttribute('aria-current', 'true');
     const name = el('a', jobType);
@@ -83,9 +83,14 @@ function showTypes(
       row.append(cell);
     }
     return row;
-  });
-  $('type-counts').replaceChildren(...rows);
-  $('types-empty').hidden = rows.length > 0;
+  };
+  showRows(
+    $('type-counts'),
+    byJobType,
+    (t) => JSON.stringify([t, t.jobType === shown.type, hrefFor(shown.status, t.jobType)]),
+    typeRow,
+  );
+  $('types-empty').hidden = byJobType.length > 0;
   const note = $('types-note');
   note.hidden = atLeast.length === 0;
   note.textContent = `${atLeast.map(label).join(', ')}: counted among the newest ${numberFormat.format(limit)} jobs.`;
