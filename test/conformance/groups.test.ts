@@ -91,6 +91,37 @@ forEachBackend('group limits (§2.10)', (ctx) => {
     expect(probe.max.get('none')).toBeGreaterThan(2);
   });
 
+  it('fills a batch from the groups behind one whose limit it reached', async () => {
+    const [a1] = await ctx.queue.addJobs(jobsFor('a', 4));
+    const [b1] = await ctx.queue.addJobs(jobsFor('b', 1));
+    const [free] = await ctx.queue.addJobs(jobsFor(null, 1));
+    const claim = () =>
+      backendOf(ctx.queue).claimJobs({ workerId: 'w', batchSize: 3, now: new Date(), groupConcurrency: 1 });
+    // Group a's later jobs come before b's and the ungrouped one, but its limit is reached.
+    expect((await claim()).map((j) => j.id)).toEqual([a1, b1, free]);
+    expect(await claim()).toEqual([]);
+  });
+
+  it('runs a job of another group beside a full one at once, not at the next poll', async () => {
+    await ctx.queue.addJobs(jobsFor('a', 4));
+    await ctx.queue.addJobs(jobsFor('b', 1));
+    const bStarted = deferred();
+    const handler = async (payload: { group: string }) => {
+      if (payload.group === 'b') bStarted.resolve();
+      else await Promise.race([bStarted.promise, sleep(10_000)]);
+    };
+    const processor = track(
+      ctx.queue.createProcessor(
+        { work: handler },
+        { groupConcurrency: 1, batchSize: 2, concurrency: 2, pollInterval: 60_000 },
+      ),
+    );
+    processor.startInBackground();
+    const started = await Promise.race([bStarted.promise.then(() => true), sleep(5_000).then(() => false)]);
+    expect(started, "group b's job waited while group a's first job ran").toBe(true);
+    await processor.stopAndDrain();
+  });
+
   it('limits only jobs that have a group.id', async () => {
     await ctx.queue.addJobs(jobsFor(null, 6));
     const processor = ctx.queue.createProcessor({ work: async () => {} }, { groupConcurrency: 1, batchSize: 10 });

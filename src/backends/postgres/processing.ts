@@ -17,8 +17,10 @@ async function claimJobs(ctx: PostgresContext, input: ClaimInput): Promise<Claim
     const { rows } = await ctx.conn.query<ClaimedJobRow>(ctx.sql.claimJobById, hinted, true);
     if (rows.length > 0) return rows.map(rowToClaimedJob);
   }
-  // A claim that parked blocked jobs (migration 006) and fell short looks again past them: each
-  // round parks at least one job, so the rounds end, and their cost is that of the jobs parked.
+  // A claim that passed over jobs and fell short looks again past them: jobs it parked (blocked,
+  // migration 006), or left for the limit of a group it claimed for, which is full by the next
+  // round. Each such round parks a job or claims one, so the rounds end, and their cost is that
+  // of the jobs parked.
   const claimed: ClaimedJob[] = [];
   let window: number | undefined;
   for (;;) {
@@ -26,7 +28,7 @@ async function claimJobs(ctx: PostgresContext, input: ClaimInput): Promise<Claim
     window = claimWindow(wanted, window);
     const round = await claimRound(ctx, { ...input, batchSize: wanted }, window);
     claimed.push(...round.jobs);
-    if (round.parked === 0 || claimed.length >= batchSize) return claimed;
+    if (round.passedOver === 0 || claimed.length >= batchSize) return claimed;
   }
 }
 
@@ -34,13 +36,13 @@ async function claimRound(
   ctx: PostgresContext,
   { workerId, batchSize, jobTypes, groupConcurrency, now }: ClaimInput,
   window: number,
-): Promise<{ jobs: ClaimedJob[]; parked: number }> {
-  if (batchSize <= 0) return { jobs: [], parked: 0 };
+): Promise<{ jobs: ClaimedJob[]; passedOver: number }> {
+  if (batchSize <= 0) return { jobs: [], passedOver: 0 };
   const byType = jobTypes !== undefined && jobTypes.length > 0;
   const values = [now, workerId, batchSize, byType ? jobTypes : null, groupConcurrency ?? null, window];
   const result = (rows: ClaimRow[]) => ({
     jobs: rows.filter((r): r is ClaimRow & ClaimedJobRow => r.id !== null).map(rowToClaimedJob),
-    parked: Number(rows[0]?.parked_count ?? 0),
+    passedOver: Number(rows[0]?.passed_over ?? 0),
   });
   if (groupConcurrency === undefined) {
     const { rows } = await ctx.conn.query<ClaimRow>(ctx.sql.claimJobs, values, true);
@@ -55,8 +57,8 @@ async function claimRound(
   });
 }
 
-/** A claimed job with the count of jobs the claim parked; job columns NULL when none was claimed. */
-type ClaimRow = Omit<ClaimedJobRow, 'id'> & { id: ClaimedJobRow['id'] | null; parked_count: string };
+/** A claimed job with the count of jobs the claim passed over; job columns NULL when none was claimed. */
+type ClaimRow = Omit<ClaimedJobRow, 'id'> & { id: ClaimedJobRow['id'] | null; passed_over: string };
 
 /** A refusal of the values (SQLSTATE 22/23) becomes StoreRejectedError at the seam (store-errors.ts). */
 async function completeJobs(ctx: PostgresContext, completions: CompleteInput[], now: Date): Promise<number[]> {

@@ -60,8 +60,10 @@ const CLAIM_SET = `SET status = 'processing',
  *   full group leaves the due lane, once job_queue_still_blocked has locked a job blocking it;
  *   the statement that ends that blocker puts it back. The window thus bounds the claim's work
  *   however many jobs are blocked, and the next claim looks past those parked now. Rows: the
- *   claimed jobs, each with `parked_count`; a single row of NULL job columns when it claimed
- *   none (the caller claims again when it parked jobs and fell short of $3).
+ *   claimed jobs, each with `passed_over`, the jobs it parked plus the candidates it left for
+ *   their group's limit; a single row of NULL job columns when it claimed none (the caller
+ *   claims again when it passed over jobs and fell short of $3: the groups this claim filled
+ *   are then full, so their jobs are parked and jobs of other groups behind them are reached).
  * - Order: priority DESC, created_at, id.
  * - FOR UPDATE SKIP LOCKED so concurrent claimers never take the same job nor wait on each other.
  * - Group limit: a candidate is skipped when its group is full, and within the batch each group
@@ -181,8 +183,11 @@ claimed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
   SELECT id, 'processing', $1, NULL FROM claimed ORDER BY id
 )
-SELECT ${CLAIM_COLUMNS.map((c) => `c.${c}`).join(', ')}, p.parked_count
-FROM (SELECT count(*) AS parked_count FROM parked) p LEFT JOIN claimed c ON true
+SELECT ${CLAIM_COLUMNS.map((c) => `c.${c}`).join(', ')}, p.passed_over
+FROM (
+  SELECT (SELECT count(*) FROM parked)${grouped ? ' + (SELECT count(*) FROM candidates) - (SELECT count(*) FROM admitted)' : ''}
+    AS passed_over
+) p LEFT JOIN claimed c ON true
 ORDER BY c.priority DESC, c.created_at, c.id`;
 }
 
