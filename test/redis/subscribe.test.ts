@@ -3,14 +3,15 @@
  * connection to the `wake` channel, which scripts that make a job available publish on.
  */
 import { Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
-import { backendOf } from '../../src/queue.js';
-import { REDIS_URL } from '../helpers/backends.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { backendOf, initJobQueue } from '../../src/queue.js';
+import { deleteKeys, REDIS_URL, useQueues } from '../helpers/backends.js';
 import { useRedis, wakeConnections } from './support.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('subscribeJobAvailable on redis', () => {
   const ctx = useRedis();
+  const track = useQueues();
 
   it('calls the listener when another queue instance adds a job, until unsubscribed', async () => {
     const listening = ctx.queue();
@@ -48,6 +49,35 @@ describe('subscribeJobAvailable on redis', () => {
       { jobType: 'y', payload: {} },
     ]);
     await waitFor(() => calls.every((c) => c === 2), { what: 'every subscriber woken by the one add' });
+  });
+
+  it('hears the adds of its own database only, though channels are server-wide', async () => {
+    const db = ctx.redis.options.db ?? 0;
+    const otherDb = db === 0 ? 1 : 0;
+    const url = new URL(REDIS_URL);
+    url.pathname = `/${otherDb}`;
+    // The same prefix on another database of the same server: another store.
+    const elsewhere = track(initJobQueue({ backend: 'redis', redisConfig: { url: url.toString() }, keyPrefix: ctx.prefix }));
+    onTestFinished(async () => {
+      const admin = new Redis(url.toString());
+      await deleteKeys(admin, `${ctx.prefix}*`);
+      await admin.quit();
+    });
+    const here = ctx.queue();
+    const calls = { here: 0, elsewhere: 0 };
+    await backendOf(here).subscribeJobAvailable(() => calls.here++);
+    await backendOf(elsewhere).subscribeJobAvailable(() => calls.elsewhere++);
+    await waitFor(() => calls.here === 1 && calls.elsewhere === 1, { what: 'both calls once subscribed' });
+    // One channel per database, each with its queue's connection.
+    const channels = (await ctx.redis.call('PUBSUB', 'CHANNELS', `${ctx.prefix}*`)) as string[];
+    expect(channels).toHaveLength(2);
+
+    await elsewhere.addJob({ jobType: 'x', payload: {} });
+    await waitFor(() => calls.elsewhere === 2, { what: 'the wake-up of the add on the other database' });
+    await here.addJob({ jobType: 'x', payload: {} });
+    await waitFor(() => calls.here === 2, { what: 'the wake-up of the add on this database' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(calls).toEqual({ here: 2, elsewhere: 2 });
   });
 
   it('keeps listening after its connection is killed', async () => {

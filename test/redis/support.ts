@@ -8,6 +8,7 @@ import { useQueues, useRedisPrefixes } from '../helpers/backends.js';
 import { backendOf, initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { Backend, CronStore, WaitStore } from '../../src/backend.js';
 import type { Clock } from '../../src/types.js';
+import { storeName } from '../../src/backends/redis/keys.js';
 
 export interface RedisTestContext {
   /** Raw client, for inspecting keys. */
@@ -57,7 +58,7 @@ export function useRedis(): RedisTestContext {
 export async function wakeUps(client: Redis, prefix: string): Promise<{ count: () => number }> {
   const listener = client.duplicate();
   onTestFinished(() => listener.disconnect());
-  const channel = `${prefix}{q}:wake`;
+  const channel = storeName(prefix, 'wake', client.options.db ?? 0);
   let heard = 0;
   listener.on('message', (name: string) => {
     if (name === channel) heard++;

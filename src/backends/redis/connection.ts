@@ -13,6 +13,8 @@ export interface RedisConnection {
   owned: boolean;
   /** Resolves once the client is on the configured database; every operation awaits it. */
   ready: () => Promise<void>;
+  /** The database the queue's keys are on (0 on a Cluster, which has no other). */
+  db: number;
 }
 
 const READY = (): Promise<void> => Promise.resolve();
@@ -54,7 +56,10 @@ function selectCheck(client: Redis, db: number): () => Promise<void> {
 }
 
 export function openConnection(config: ResolvedRedisConfig): RedisConnection {
-  if (config.client) return { client: config.client, owned: false, ready: READY };
+  if (config.client) {
+    const { client } = config;
+    return { client, owned: false, ready: READY, db: client.isCluster ? 0 : (client.options.db ?? 0) };
+  }
   const { Redis: RedisClient } = loadDriver('ioredis');
   const rc = config.redisConfig ?? {};
   const options: RedisOptions = { retryStrategy: reconnectDelayMs };
@@ -77,7 +82,7 @@ export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   client.on('error', () => {});
   // The database ioredis settled on: a path in `url` wins over `db`.
   const db = client.options.db ?? 0;
-  return { client, owned: true, ready: db === 0 ? READY : selectCheck(client, db) };
+  return { client, owned: true, ready: db === 0 ? READY : selectCheck(client, db), db };
 }
 
 /**

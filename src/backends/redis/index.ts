@@ -71,8 +71,8 @@ async function closeClient(client: Redis): Promise<void> {
  * (store-errors.ts); the ids it sees feed the store identity check (identity.ts).
  */
 export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): Backend & CronStore & WaitStore {
-  const { client, owned, ready } = openConnection(config);
-  const runScript = createScriptRunner(client, config.keyPrefix);
+  const { client, owned, ready, db } = openConnection(config);
+  const runScript = createScriptRunner(client, config.keyPrefix, db);
   const describeStore = `under key prefix ${JSON.stringify(config.keyPrefix)}`;
   config.log.addSecrets(clientSecrets(client));
   // Until the queue sets its reporter (at once, when it is created).
@@ -104,7 +104,7 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
   identity.setReporter((error) => report(error));
   const ctx: BackendContext = {
     client,
-    keys: redisKeys(config.keyPrefix),
+    keys: redisKeys(config.keyPrefix, db),
     run: identity.runner(),
     ready,
     sawJobIds: (ids) => identity.sawJobIds(ids),

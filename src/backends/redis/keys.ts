@@ -208,7 +208,8 @@ export const KEYS = [
     name: 'wake',
     property: 'wake',
     type: 'channel',
-    contents: 'Pub/Sub channel (no key is stored) on which scripts wake idle processors',
+    contents:
+      'Pub/Sub channel (no key is stored) on which scripts wake idle processors; on a database other than 0 its name ends in `:<database>`, as channels are server-wide',
   },
   // score 0, member `<token id>\0<pad job id>`: the waiting jobs of a token (status waiting, waitTokenId = token)
   {
@@ -257,14 +258,14 @@ export type RedisKeys = {
   [E in KeyEntry as E['property']]: E['name'] extends typeof STATUS_KEY ? Record<JobStatus, string> : string;
 };
 
-/** The keys of the queue under `prefix`, by property. */
-export function redisKeys(prefix: string): RedisKeys {
+/** The keys of the queue under `prefix` on database `db`, by property. */
+export function redisKeys(prefix: string, db = 0): RedisKeys {
   return Object.fromEntries(
     KEYS.map((key) => [
       key.property,
       key.name === STATUS_KEY
         ? Object.fromEntries(JOB_STATUSES.map((s) => [s, keyName(prefix, `status:${s}`)]))
-        : keyName(prefix, key.name),
+        : storeName(prefix, key.name, db),
     ]),
   ) as RedisKeys;
 }
@@ -286,4 +287,16 @@ export function renderKeyTable(): string {
 /** The full key for a name of KEY_NAMES. */
 export function keyName(prefix: string, name: string): string {
   return `${prefix}{q}:${name}`;
+}
+
+const CHANNELS: ReadonlySet<string> = new Set(KEYS.filter((key) => key.type === 'channel').map((key) => key.name));
+
+/**
+ * The full name for a name of KEY_NAMES on database `db`. Keys belong to their database, but
+ * Pub/Sub channels are server-wide: a channel's name carries the database when it is not 0, so
+ * queues of one prefix on two databases (two stores) do not hear each other's wake-ups.
+ */
+export function storeName(prefix: string, name: string, db: number): string {
+  const full = keyName(prefix, name);
+  return db !== 0 && CHANNELS.has(name) ? `${full}:${db}` : full;
 }

@@ -13,7 +13,7 @@
 import type { Redis } from 'ioredis';
 import { describeThrown } from '../../failure.js';
 import { serversOf } from './connection.js';
-import { keyName } from './keys.js';
+import { storeName } from './keys.js';
 import { library, scripts, type LuaScript } from './lua.generated.js';
 import { refusesForNow } from './store-errors.js';
 
@@ -80,8 +80,8 @@ function loadLibrary(client: Redis): Promise<void> {
   return load;
 }
 
-/** A runner calling the scripts on `client` with the keys of the queue under `prefix`. */
-export function createScriptRunner(client: Redis, prefix: string): ScriptRunner {
+/** A runner calling the scripts on `client` with the keys of the queue under `prefix` on database `db`. */
+export function createScriptRunner(client: Redis, prefix: string, db: number): ScriptRunner {
   register(client);
   const commands = client as unknown as Record<string, (...a: ScriptArg[]) => Promise<unknown>>;
   // Per script, once: its function's and command's names and its keys under `prefix`. The
@@ -92,7 +92,7 @@ export function createScriptRunner(client: Redis, prefix: string): ScriptRunner 
       {
         fn: `${library.name}_${s.name}`,
         command: commandName(s),
-        keys: s.keys.map((k) => keyName(prefix, k)),
+        keys: s.keys.map((k) => storeName(prefix, k, db)),
       },
     ]),
   );
