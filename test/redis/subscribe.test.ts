@@ -57,7 +57,9 @@ describe('subscribeJobAvailable on redis', () => {
     const url = new URL(REDIS_URL);
     url.pathname = `/${otherDb}`;
     // The same prefix on another database of the same server: another store.
-    const elsewhere = track(initJobQueue({ backend: 'redis', redisConfig: { url: url.toString() }, keyPrefix: ctx.prefix }));
+    const elsewhere = track(
+      initJobQueue({ backend: 'redis', redisConfig: { url: url.toString() }, keyPrefix: ctx.prefix }),
+    );
     onTestFinished(async () => {
       const admin = new Redis(url.toString());
       await deleteKeys(admin, `${ctx.prefix}*`);
