@@ -60,10 +60,12 @@ end
 
 -- Writes nothing here reads back go out as one command per key at the end. The metadata and
 -- the processing sets of a completed job are not read again here (an id recorded already is
--- skipped);
--- `status:completed` is, by prerequisitesMet, so it is written at once.
-deferWrites({ K['finished'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:processing'],
-  K['processing'] })
+-- skipped). `status:completed` is read by prerequisitesMet, when a job released here has
+-- prerequisites; a store without dependents has no such job, and it is deferred too.
+local deferred = { K['finished'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:processing'],
+  K['processing'] }
+if not anyDependents then deferred[#deferred + 1] = K['status:completed'] end
+deferWrites(deferred)
 local seen = {}
 local completions = cjson.decode(ARGV[2])
 for i, c in ipairs(completions) do
