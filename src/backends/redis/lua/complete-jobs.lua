@@ -62,10 +62,10 @@ end
 -- the processing sets of a completed job are not read again here (an id recorded already is
 -- skipped). `status:completed` is read by prerequisitesMet, when a job released here has
 -- prerequisites; a store without dependents has no such job, and it is deferred too.
-local deferred = { K['finished'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:processing'],
+local unread = { K['finished'], K['events'], K['job-events'], K['event-times'], K['jobs'], K['status:processing'],
   K['processing'] }
-if not anyDependents then deferred[#deferred + 1] = K['status:completed'] end
-deferWrites(deferred)
+if not anyDependents then unread[#unread + 1] = K['status:completed'] end
+deferWrites(unread)
 local seen = {}
 local completions = cjson.decode(ARGV[2])
 for i, c in ipairs(completions) do
