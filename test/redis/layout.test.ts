@@ -1,7 +1,8 @@
 /**
  * Stores written before job metadata left out null fields and empty arrays (and events a null
  * metadata) keep working: such jobs read, claim, complete and list their events as before,
- * and are rewritten in the lean form the next time a script saves them.
+ * and are rewritten in the lean form the next time a script saves them. New jobs stay lean
+ * through every change.
  */
 import { describe, expect, it } from 'vitest';
 import { pad, redisKeys } from '../../src/backends/redis/keys.js';
@@ -63,6 +64,60 @@ describe('redis job metadata written by earlier versions', () => {
       ['processing', null],
       ['completed', null],
     ]);
+  });
+
+  it('keeps a job without null fields or empty arrays through claims, failures, waits, edits and retries', async () => {
+    const q = ctx.queue();
+    const keys = redisKeys(ctx.prefix);
+    const store = storeOf(q);
+    const W = 'w';
+    /** The job's stored metadata: no top-level field may be null or an empty array or object. */
+    const expectLean = async (id: number, step: string) => {
+      const meta = JSON.parse((await ctx.redis.hget(keys.jobs, String(id)))!) as Record<string, unknown>;
+      const empty = Object.entries(meta).filter(
+        ([, v]) => v === null || (typeof v === 'object' && Object.keys(v).length === 0),
+      );
+      expect(empty, step).toEqual([]);
+    };
+    const claimOne = async () => {
+      const [job] = await store.claimJobs({ workerId: W, batchSize: 1, now: new Date() });
+      return job!.id;
+    };
+    const id = await q.addJob({ jobType: 'email', payload: {}, tags: ['t'], timeoutMs: 60_000, maxAttempts: 2 });
+    await q.editJob(id, { tags: [], retryDelay: null, runAt: null });
+    await expectLean(id, 'edited');
+    expect(await claimOne()).toBe(id);
+    await expectLean(id, 'claimed');
+    const retryAt = new Date(Date.now() - 1000);
+    await store.failJob({ jobId: id, workerId: W, message: 'no', reason: 'handler_error', retryAt, now: new Date() });
+    await expectLean(id, 'failed for a retry');
+    expect(await claimOne()).toBe(id);
+    await expectLean(id, 'claimed again');
+    await store.enterWait({
+      jobId: id,
+      workerId: W,
+      waitUntil: new Date(Date.now() - 1000),
+      tokenId: null,
+      now: new Date(),
+    });
+    await expectLean(id, 'waiting');
+    expect(await claimOne()).toBe(id);
+    await expectLean(id, 'resumed');
+    await store.failJob({
+      jobId: id,
+      workerId: W,
+      message: 'no',
+      reason: 'handler_error',
+      retryAt: null,
+      now: new Date(),
+    });
+    await expectLean(id, 'failed for good');
+    await q.retryJob(id);
+    await expectLean(id, 'retried');
+    expect(await claimOne()).toBe(id);
+    expect(await store.completeJobs([{ jobId: id, workerId: W }], new Date())).toEqual([id]);
+    await expectLean(id, 'completed');
+    expect(await q.getJob(id)).toMatchObject({ status: 'completed', tags: [], lockedBy: null, nextAttemptAt: null });
   });
 
   it('reads, claims and completes a job stored with every field, and rewrites it lean', async () => {

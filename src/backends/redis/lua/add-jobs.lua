@@ -136,7 +136,7 @@ for i, entry in ipairs(batch) do
           resolved[#resolved + 1] = id
         end
       end
-      job.dependsOnJobIds = #resolved > 0 and resolved or NULL
+      job.dependsOnJobIds = #resolved > 0 and resolved or nil
     end
     insertJob(job, entry.payload, now, entry.added, entry.meta)
   end

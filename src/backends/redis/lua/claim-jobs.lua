@@ -148,10 +148,10 @@ local function claim(job, ahead)
   job.lockedBy = worker
   local neverStarted = isnull(job.startedAt)
   if neverStarted then job.startedAt = now end
-  job.nextAttemptAt = NULL
-  job.pendingReason = NULL
-  job.waitUntil = NULL
-  job.waitTokenId = NULL
+  job.nextAttemptAt = nil
+  job.pendingReason = nil
+  job.waitUntil = nil
+  job.waitTokenId = nil
   claimedReady[#claimedReady + 1] = pad(job.id)
   claimedTyped[#claimedTyped + 1] = typedReadyMember(job)
   keepProcessingEvent(job, now, ahead)

@@ -46,7 +46,7 @@ for _, id in ipairs(ids) do
     end
     -- Before the priority changes: the typed ready and parked members hold it.
     local wasReady = unplace(job)
-    for field, value in pairs(changes) do job[field] = value end
+    for field, value in pairs(changes) do job[field] = leanValue(value) end
     job.updatedAt = now
     local _, inLane = store(job, now)
     if wasReady and not inLane then leftGroupLane(job) end

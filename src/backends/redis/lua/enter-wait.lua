@@ -46,8 +46,8 @@ if tokenId then
 end
 
 transition(job, 'waiting', now)
-job.waitUntil = waitUntil or NULL
-job.waitTokenId = tokenId or NULL
+job.waitUntil = waitUntil
+job.waitTokenId = tokenId
 store(job, now)
 if ARGV[6] ~= '' then saveStepValue(job.id, ARGV[6], ARGV[7]) end
 addEvent(job.id, 'waiting', now, ARGV[8])

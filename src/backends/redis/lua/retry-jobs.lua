@@ -27,7 +27,7 @@ local now = tonumber(ARGV[1])
 local function retryOne(job)
   transition(job, 'pending', now)
   job.attempts = 0
-  job.nextAttemptAt = NULL
+  job.nextAttemptAt = nil
   job.lastRetriedAt = now
   -- Due now at the latest: a cancelled job may have been scheduled for later.
   if job.runAt > now then
@@ -35,11 +35,11 @@ local function retryOne(job)
     indexRunAt(job)
   end
   -- A job that ended before transition() cleared the lock of jobs leaving processing keeps one.
-  job.lockedAt = NULL
-  job.lockedBy = NULL
-  job.pendingReason = NULL
-  job.waitUntil = NULL
-  job.waitTokenId = NULL
+  job.lockedAt = nil
+  job.lockedBy = nil
+  job.pendingReason = nil
+  job.waitUntil = nil
+  job.waitTokenId = nil
   store(job, now)
   addEvent(job.id, 'retried', now, nil)
 end

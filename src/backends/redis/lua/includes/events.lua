@@ -64,8 +64,8 @@ end
 local function releaseProcessingEvent(job)
   if isnull(job.processingEventId) then return end
   writeEvent(job.processingEventId, job.id, 'processing', job.processingEventAt, nil)
-  job.processingEventId = NULL
-  job.processingEventAt = NULL
+  job.processingEventId = nil
+  job.processingEventAt = nil
 end
 
 -- `ahead`: as for keptEventId. A kept event still there is one that an earlier version, which

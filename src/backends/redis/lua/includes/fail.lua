@@ -14,7 +14,7 @@ local function createDeadLetter(job, message, reason, now, nowIso)
     .. ',"failedAt":' .. json(nowIso) .. '}}'
   local dl = {
     id = newId(), jobType = job.deadLetterJobType, status = 'pending', createdAt = now, updatedAt = now,
-    attempts = 0, maxAttempts = 3, priority = 0, runAt = now, errorHistory = {}, tags = {},
+    attempts = 0, maxAttempts = 3, priority = 0, runAt = now,
     forceKillOnTimeout = false,
   }
   insertJob(dl, envelope, now, '')
@@ -35,7 +35,7 @@ local function failProcessingJob(job, message, reason, retryAt, now, nowIso, cas
   if retryAt then
     job.nextAttemptAt = retryAt
   else
-    job.nextAttemptAt = NULL
+    job.nextAttemptAt = nil
     if not isnull(job.deadLetterJobType) then
       deadLetterId = createDeadLetter(job, message, reason, now, nowIso)
       job.deadLetteredAt = now

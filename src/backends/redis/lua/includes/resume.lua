@@ -19,8 +19,8 @@ local function settleToken(token, status, now)
     if job and job.status == 'waiting' and job.waitTokenId == token.id then
       transition(job, 'pending', now)
       job.pendingReason = 'resumed'
-      job.waitTokenId = NULL
-      job.waitUntil = NULL
+      job.waitTokenId = nil
+      job.waitUntil = nil
       -- Ready now (runAt is already past for a job that ran, unless clocks disagree).
       if job.runAt > now then
         job.runAt = now

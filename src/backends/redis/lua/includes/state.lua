@@ -37,8 +37,8 @@ end
 local function transition(job, status, now)
   local old = job.status
   if old == 'processing' and status ~= 'processing' then
-    job.lockedAt = NULL
-    job.lockedBy = NULL
+    job.lockedAt = nil
+    job.lockedBy = nil
     if status ~= 'completed' then releaseProcessingEvent(job) end
   end
   if old ~= status then
