@@ -10,6 +10,8 @@
  * backlog of the same library; the backlog ratio is the median of those pairs. The adds and the
  * drains in this process also report their CPU per job: this process, and the store's server
  * (cpu.ts). A repetition whose exactly-once check fails counts as failed, never as a figure.
+ * The pickup also runs on the machine's floor (adapters/floor.ts), the least a pickup takes on
+ * this machine and store with no queue at all, shown beside the libraries and never compared.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -25,7 +27,10 @@ const reps = Number(option('--reps') ?? 3);
 const backends = (option('--backend')?.split(',') ?? ['postgres', 'redis']) as Backend[];
 // --libraries pg-boss,graphile-worker-perf: queuedev and only these peers (ids or id prefixes).
 const chosen = option('--libraries')?.split(',');
-const included = (l: Library) => l.kind.startsWith('queuedev') || !chosen || chosen.some((c) => l.id.startsWith(c));
+const included = (l: Library) =>
+  l.kind.startsWith('queuedev') || l.kind === 'floor' || !chosen || chosen.some((c) => l.id.startsWith(c));
+/** The libraries a workload runs on: the machine's floor (adapters/floor.ts) measures pickups only. */
+const runsOn = (workload: WorkloadName, l: Library) => l.kind !== 'floor' || workload === 'pickup';
 const workloads = (option('--only')?.split(',') ?? WORKLOADS) as WorkloadName[];
 for (const w of workloads)
   if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}; one of ${WORKLOADS.join(', ')}`);
@@ -135,7 +140,8 @@ for (const backend of backends) {
     console.log(`\n${backend}: ${TITLES[workload]}`);
     for (let rep = 1; rep <= reps; rep++) {
       // Rotate the order so that no library always runs first (or right after the same one).
-      const order = libraries.map((_, i) => libraries[(i + rep - 1) % libraries.length]!);
+      const running = libraries.filter((l) => runsOn(workload, l));
+      const order = running.map((_, i) => running[(i + rep - 1) % running.length]!);
       for (const library of order) await runCell(workload, library, rep);
     }
   }

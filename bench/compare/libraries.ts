@@ -2,6 +2,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { bullmq } from './adapters/bullmq.js';
+import { floor } from './adapters/floor.js';
 import { graphileWorker } from './adapters/graphile-worker.js';
 import { pgBoss } from './adapters/pg-boss.js';
 import { queuedev } from './adapters/queuedev.js';
@@ -15,8 +16,10 @@ export const LIBRARIES: Library[] = [
   graphileWorker('recommended'),
   graphileWorker('perf'),
   bullmq('postgres'),
+  floor('postgres'),
   queuedev('redis'),
   bullmq('redis'),
+  floor('redis'),
 ];
 
 export function libraryById(id: string): Library {

@@ -28,9 +28,10 @@ export interface Library {
   backend: Backend;
   /**
    * queuedev itself, or a peer; `tuned` peers and `queuedev-tuned` run with non-default
-   * throughput settings, and are compared with each other only.
+   * throughput settings, and are compared with each other only. `floor` is no queue but the
+   * least a pickup takes on the machine (adapters/floor.ts): shown, never compared.
    */
-  kind: 'queuedev' | 'queuedev-tuned' | 'peer' | 'tuned';
+  kind: 'queuedev' | 'queuedev-tuned' | 'peer' | 'tuned' | 'floor';
   /** Settings in one line, for the report. */
   settings: string;
   /** Opens the library on a namespace; `create` installs its tables/queue first. */
