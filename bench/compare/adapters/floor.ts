@@ -63,9 +63,11 @@ async function openPostgres(namespace: string, create: boolean) {
       listener = new pg.Client({ connectionString: PG_URL });
       await listener.connect();
       listener.on('notification', (message) => {
-        void client.query<{ payload: Payload }>({ ...claim, values: [message.payload] }).then(({ rows }) => {
-          for (const row of rows) onJob(row.payload);
-        });
+        // A claim that fails leaves its job unrun, which the workload's exactly-once check reports.
+        client.query<{ payload: Payload }>({ ...claim, values: [message.payload] }).then(
+          ({ rows }) => rows.forEach((row) => onJob(row.payload)),
+          (err: unknown) => console.error(`floor claim: ${String(err)}`),
+        );
       });
       await listener.query(`LISTEN "${channel}"`);
     },
@@ -95,9 +97,10 @@ async function openRedis(namespace: string) {
     work: async (onJob: (payload: Payload) => void) => {
       subscriber = new Redis(REDIS_URL);
       subscriber.on('message', (_channel: string, id: string) => {
-        void scripts.floorClaim(keys.jobs, id).then((payload) => {
-          if (payload !== null) onJob(JSON.parse(payload) as Payload);
-        });
+        scripts.floorClaim(keys.jobs, id).then(
+          (payload) => payload !== null && onJob(JSON.parse(payload) as Payload),
+          (err: unknown) => console.error(`floor claim: ${String(err)}`),
+        );
       });
       await subscriber.subscribe(channel);
     },
