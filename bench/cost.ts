@@ -14,6 +14,7 @@
  * smallest of three repetitions is kept; the other measures keep the median).
  * Redis: commands per job, those run inside scripts counted separately (MONITOR on the
  * queue's database index; other clients on the same index inflate it).
+ * Both: the queue's own process CPU per job (user + system), beside what the store does.
  * Storage per job: table and index bytes (PostgreSQL) or used_memory (Redis) over a stored batch;
  * on Redis also once the batch is processed (completed jobs with their history).
  */
@@ -35,6 +36,19 @@ const PROCESSOR_OPTIONS = {
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The queue's own CPU per job: this process's user + system time over a phase, in µs. It counts
+ * the queue's work (validation, encoding, the driver's parsing of replies, the processor) and
+ * no server's; like any CPU time it moves with the machine's load, so compare phases of one run.
+ */
+const CPU = "queue's process CPU, µs";
+async function processCpu(phase: () => Promise<void>): Promise<number> {
+  const since = process.cpuUsage();
+  await phase();
+  const { user, system } = process.cpuUsage(since);
+  return user + system;
+}
 
 /** A pg client that counts the statements it sends: one round trip each. */
 let roundTrips = 0;
@@ -135,8 +149,8 @@ export async function measureCost(backend: BenchBackend, store: BenchStore, jobs
       for (let rep = 0; rep < 3; rep++) {
         if (phase.startsWith('process')) await runPhase(config, 'addJobs', jobs);
         const before = await postgresSnapshot(admin, schema!);
-        await runPhase(config, phase, jobs);
-        runs.push(perJob(await postgresSnapshot(admin, schema!), before, jobs));
+        const cpu = await processCpu(() => runPhase(config, phase, jobs));
+        runs.push({ ...perJob(await postgresSnapshot(admin, schema!), before, jobs), [CPU]: cpu / jobs });
         await store.reset();
       }
       result[phase] = combine(runs);
@@ -165,13 +179,14 @@ export async function measureCost(backend: BenchBackend, store: BenchStore, jobs
       if (source === 'lua') counts.scripts++;
       else counts.client++;
     });
-    await runPhase(config, phase, jobs);
+    const cpu = await processCpu(() => runPhase(config, phase, jobs));
     await sleep(200);
     monitor.disconnect();
     result[phase] = {
       'commands sent': counts.client / jobs,
       'commands inside scripts': counts.scripts / jobs,
       'commands in all': (counts.client + counts.scripts) / jobs,
+      [CPU]: cpu / jobs,
     };
     await store.reset();
   }
