@@ -60,12 +60,34 @@ export interface NewJob {
 }
 
 /**
- * A job as a claim returns it: the record, plus the trace context stored with it when it was
- * added (NewJob.traceContext), which only claims read. Handlers never see it.
+ * What a run reads of the job it claimed, which is what a claim returns: the handler's payload
+ * and steps, the limits and retry settings of the run, the times its telemetry reports, plus the
+ * trace context stored with the job when it was added (NewJob.traceContext), which only claims
+ * read. Not the whole record: a claim leaves out the rest (its error history, output, tags, ...),
+ * which a run never reads, so a store need not send or the driver decode it for every claimed job.
  */
-export interface ClaimedJob extends JobRecord {
-  traceContext?: string;
-}
+export type ClaimedJob = Pick<
+  JobRecord,
+  | 'id'
+  | 'jobType'
+  | 'payload'
+  | 'status'
+  | 'attempts'
+  | 'maxAttempts'
+  | 'priority'
+  | 'runAt'
+  | 'createdAt'
+  | 'timeoutMs'
+  | 'forceKillOnTimeout'
+  | 'retryDelay'
+  | 'retryBackoff'
+  | 'retryDelayMax'
+  | 'group'
+  | 'stepData'
+  | 'lockedAt'
+  | 'lockedBy'
+  | 'startedAt'
+> & { traceContext?: string };
 
 export interface AddJobsInput {
   jobs: NewJob[];

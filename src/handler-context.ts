@@ -10,7 +10,8 @@ import { requireTokenId } from './tokens.js';
 import { toError } from './events.js';
 import type { JobDeadline, TimeoutCallback } from './job-deadline.js';
 import type { JobRunOperations } from './operations/index.js';
-import type { CreateTokenOptions, JobRecord, TokenWaitResult, WaitToken } from './types.js';
+import type { ClaimedJob } from './backend.js';
+import type { CreateTokenOptions, TokenWaitResult, WaitToken } from './types.js';
 import { unstorableStringReason } from './storable.js';
 import { requireDate, requireJson } from './validation.js';
 
@@ -78,7 +79,7 @@ const RESERVED_STEP_PREFIX = '__';
 
 /** @internal What a context needs from the processor. */
 export interface ContextDeps {
-  job: JobRecord;
+  job: ClaimedJob;
   workerId: string;
   /** The job's writes, through the operations layer (which emits their hooks). */
   writes: JobRunOperations;

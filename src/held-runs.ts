@@ -9,10 +9,10 @@
 import type { Backend } from './backend.js';
 import { JobLostError, QueueClosedError } from './errors.js';
 import { toError } from './events.js';
-import type { JobRecord } from './types.js';
+import type { ClaimedJob } from './backend.js';
 
 export interface HeldRun {
-  readonly job: JobRecord;
+  readonly job: ClaimedJob;
   readonly startedAt: Date;
   /** Fires (reason: JobLostError) once the job is found to be no longer this worker's. */
   readonly lost: RunLoss;
@@ -60,7 +60,7 @@ export class HeldRuns {
     private readonly onCheckError: (error: Error | null) => void,
   ) {}
 
-  add(job: JobRecord): HeldRun {
+  add(job: ClaimedJob): HeldRun {
     const run: HeldRun = { job, startedAt: new Date(), lost: new RunLoss() };
     this.runs.add(run);
     // After the caller's synchronous part, which starts the handler: a timer costs tens of µs.

@@ -9,7 +9,8 @@ import { HandlerContext, type ContextDeps } from './handler-context.js';
 import type { RunLoss } from './held-runs.js';
 import { JobDeadline } from './job-deadline.js';
 import type { JobHandler } from './processor-options.js';
-import type { FailureReason, JobRecord } from './types.js';
+import type { ClaimedJob } from './backend.js';
+import type { FailureReason } from './types.js';
 import { requireJson } from './validation.js';
 
 export type RunOutcome = (
@@ -29,7 +30,7 @@ export type RunOutcome = (
 
 /** `lost` fires, with a JobLostError as its reason, when the job is found to be no longer ours. */
 export async function runJob(
-  job: JobRecord,
+  job: ClaimedJob,
   handler: JobHandler | undefined,
   deps: ContextDeps,
   lost: RunLoss,
@@ -46,7 +47,7 @@ export async function runJob(
 }
 
 async function runInProcess(
-  job: JobRecord,
+  job: ClaimedJob,
   handler: JobHandler,
   deps: ContextDeps,
   lost: RunLoss,
@@ -107,7 +108,7 @@ async function runInProcess(
   }
 }
 
-async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps, lost: RunLoss): Promise<RunOutcome> {
+async function runForced(job: ClaimedJob, handler: JobHandler, deps: ContextDeps, lost: RunLoss): Promise<RunOutcome> {
   // prolong and onTimeout do nothing in this mode (SPEC §4.7 rule 3); progress and output are relayed.
   const ctx = new HandlerContext(deps, null);
   try {
@@ -126,7 +127,7 @@ async function runForced(job: JobRecord, handler: JobHandler, deps: ContextDeps,
 }
 
 /** The return value is the output unless ctx.setOutput was used (DETAILS "Handler context"). */
-function completion(ctx: HandlerContext, value: unknown, job: JobRecord, deps: ContextDeps): RunOutcome {
+function completion(ctx: HandlerContext, value: unknown, job: ClaimedJob, deps: ContextDeps): RunOutcome {
   if (ctx.outputSet) return { status: 'completed', hasOutput: true, output: ctx.output };
   if (value === undefined) return { status: 'completed', hasOutput: false };
   try {

@@ -20,7 +20,6 @@ import {
   type ResolvedProcessorOptions,
 } from './processor-options.js';
 import { RepeatedErrors } from './repeated-errors.js';
-import type { JobRecord } from './types.js';
 
 /** What `processor.stats()` returns: the processor's state at this moment. */
 export interface ProcessorStats {
@@ -428,7 +427,7 @@ class JobProcessor implements Processor {
   }
 
   /** Renews the lock of a job about to start; false when it is no longer this worker's (or the store failed). */
-  private async renew(job: JobRecord): Promise<boolean> {
+  private async renew(job: ClaimedJob): Promise<boolean> {
     try {
       if (await this.processing.run(job).prolong(null)) return true;
       this.log(`job ${job.id} was reclaimed while claimed ahead; it does not run here`, {

@@ -9,7 +9,7 @@ import { HandlerSerializationError, JobTimeoutError } from '../errors.js';
 import { toError } from '../events.js';
 import type { HandlerContext } from '../handler-context.js';
 import type { JobHandler } from '../processor-options.js';
-import type { JobRecord } from '../types.js';
+import type { ClaimedJob } from '../backend.js';
 import { validateHandlerSerializable } from './serializable.js';
 import { workerProgram } from './worker-source.js';
 
@@ -30,7 +30,7 @@ export const forcedWorkerEvents = new EventEmitter<{ start: [threadId: number]; 
  * HandlerSerializationError, or the reason of `lost` (the thread is terminated then too).
  */
 export function runInWorkerThread(input: {
-  job: JobRecord;
+  job: ClaimedJob;
   handler: JobHandler;
   ctx: HandlerContext;
   report: (error: Error) => void;

@@ -9,6 +9,9 @@ import type { Log } from '../log.js';
 import { NO_TELEMETRY, type Telemetry } from '../telemetry/telemetry.js';
 import type { JobRecord } from '../types.js';
 
+/** What a hook tells of a job it announces. */
+type JobRef = Pick<JobRecord, 'id' | 'jobType'>;
+
 /** @internal The queue's emitter, with one method per lifecycle hook. */
 export class JobHooks extends QueueEvents {
   /** `telemetry` counts what the hooks announce (jobs added, completed, failed), in this one place. */
@@ -34,20 +37,20 @@ export class JobHooks extends QueueEvents {
     this.emit('job:retried', { jobId });
   }
 
-  processing(jobs: readonly JobRecord[]): void {
+  processing(jobs: readonly JobRef[]): void {
     for (const job of jobs) this.emit('job:processing', { jobId: job.id, jobType: job.jobType });
   }
 
-  completed(job: JobRecord): void {
+  completed(job: JobRef): void {
     this.emit('job:completed', { jobId: job.id, jobType: job.jobType });
     this.telemetry.completed(job);
   }
 
-  waiting(job: JobRecord): void {
+  waiting(job: JobRef): void {
     this.emit('job:waiting', { jobId: job.id, jobType: job.jobType });
   }
 
-  failed(job: JobRecord, error: Error, willRetry: boolean): void {
+  failed(job: JobRef, error: Error, willRetry: boolean): void {
     this.emit('job:failed', { jobId: job.id, jobType: job.jobType, error, willRetry });
     this.telemetry.failed(job, error, willRetry);
   }

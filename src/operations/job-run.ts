@@ -4,7 +4,8 @@
  * false (or `lost`) means the job is no longer this worker's, and nothing was recorded.
  */
 import type { EnterWaitInput, EnterWaitResult } from '../backend.js';
-import type { CreateTokenOptions, JobRecord, WaitToken } from '../types.js';
+import type { ClaimedJob } from '../backend.js';
+import type { CreateTokenOptions, WaitToken } from '../types.js';
 import type { OperationsContext } from './context.js';
 import type { TokenOperations } from './tokens.js';
 
@@ -13,7 +14,7 @@ export class JobRunOperations {
   constructor(
     private readonly ctx: OperationsContext,
     private readonly tokens: TokenOperations,
-    readonly job: JobRecord,
+    readonly job: ClaimedJob,
     readonly workerId: string,
   ) {}
 

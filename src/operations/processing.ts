@@ -10,7 +10,7 @@ import { toError } from '../events.js';
 import { failureMessage, failureStack } from '../failure.js';
 import type { Log, LogInput } from '../log.js';
 import type { RunTelemetry } from '../telemetry/telemetry.js';
-import type { FailureReason, JobRecord } from '../types.js';
+import type { FailureReason } from '../types.js';
 import type { OperationsContext } from './context.js';
 import { JobRunOperations } from './job-run.js';
 import type { TokenOperations } from './tokens.js';
@@ -62,12 +62,12 @@ export class ProcessingOperations {
   }
 
   /** The writes of a claimed job's handler. */
-  run(job: JobRecord): JobRunOperations {
+  run(job: ClaimedJob): JobRunOperations {
     return new JobRunOperations(this.ctx, this.tokens, job, this.worker.workerId);
   }
 
   /** Records a completion (batched) and emits `job:completed` once it is written. */
-  async complete(job: JobRecord, outcome: { hasOutput: boolean; output?: unknown }): Promise<void> {
+  async complete(job: ClaimedJob, outcome: { hasOutput: boolean; output?: unknown }): Promise<void> {
     const input = {
       jobId: job.id,
       workerId: this.worker.workerId,
@@ -82,7 +82,7 @@ export class ProcessingOperations {
   }
 
   /** The run ended as a wait: the job is `waiting` in the store already (JobRunOperations.enterWait). */
-  waited(job: JobRecord): void {
+  waited(job: ClaimedJob): void {
     this.ctx.hooks.waiting(job);
     this.debugJob(job, () => `job ${job.id} (${job.jobType}) is waiting`);
   }
@@ -92,7 +92,7 @@ export class ProcessingOperations {
    * and `job:cancelled` for the dependents the backend cancelled with it. A store error is
    * retried on the write-retry schedule; after that the job is left to reclaim.
    */
-  async fail(job: JobRecord, outcome: { error: Error; reason: FailureReason }): Promise<void> {
+  async fail(job: ClaimedJob, outcome: { error: Error; reason: FailureReason }): Promise<void> {
     const { backend, clock, hooks } = this.ctx;
     const now = clock.now();
     const at = job.attempts < job.maxAttempts ? retryAt(job, job.attempts, now) : null;
@@ -146,12 +146,12 @@ export class ProcessingOperations {
    * A debug line about `job`: its message and fields are built only when debug lines are
    * written, so a run without `verbose` pays nothing for them.
    */
-  private debugJob(job: JobRecord, message: () => string, extra: LogInput = {}): void {
+  private debugJob(job: ClaimedJob, message: () => string, extra: LogInput = {}): void {
     if (this.worker.log.verbose) this.worker.log.debug(`${this.prefix}${message()}`, this.about(job, extra));
   }
 
   /** A log line's fields about `job`. */
-  private about(job: JobRecord, extra: LogInput = {}): LogInput {
+  private about(job: ClaimedJob, extra: LogInput = {}): LogInput {
     return this.fields({ jobId: job.id, jobType: job.jobType, ...extra });
   }
 

@@ -142,9 +142,8 @@ describe('durable waits (postgres)', () => {
     expect(await backend.getToken(TOKEN)).toMatchObject({ status: 'completed', jobId, output: 'go' });
     // The resume claim adds no attempt and clears the wait fields.
     const [claimed] = await backend.claimJobs({ workerId: 'w2', batchSize: 1, now: at(2 * MINUTE) });
-    expect(claimed).toMatchObject({
-      id: jobId,
-      attempts: 1,
+    expect(claimed).toMatchObject({ id: jobId, attempts: 1, status: 'processing' });
+    expect(await backend.getJob(jobId)).toMatchObject({
       status: 'processing',
       waitTokenId: null,
       waitUntil: null,
@@ -276,7 +275,8 @@ describe('durable waits (postgres)', () => {
 
     expect(await backend.claimJobs({ workerId: 'w2', batchSize: 5, now: at(5 * MINUTE - 1) })).toEqual([]);
     const [claimed] = await backend.claimJobs({ workerId: 'w2', batchSize: 5, now: at(5 * MINUTE) });
-    expect(claimed).toMatchObject({ id: jobId, attempts: 1, waitUntil: null, stepData: { one: { n: 1 } } });
+    expect(claimed).toMatchObject({ id: jobId, attempts: 1, stepData: { one: { n: 1 } } });
+    expect((await backend.getJob(jobId))?.waitUntil).toBeNull();
   });
 
   it('saveStep merges one step, fenced; a retry keeps step data and completion clears it', async () => {

@@ -116,6 +116,11 @@ function toIdOrNull(value: string | number | null): number | null {
   return value === null ? null : toId(value);
 }
 
+function groupOf(row: Pick<JobRow, 'group_id' | 'group_tier'>): JobRecord['group'] {
+  if (row.group_id === null) return null;
+  return row.group_tier === null ? { id: row.group_id } : { id: row.group_id, tier: row.group_tier };
+}
+
 export function rowToJob(row: JobRow): JobRecord {
   return {
     id: toId(row.id),
@@ -154,12 +159,7 @@ export function rowToJob(row: JobRow): JobRecord {
     deadLetterJobType: row.dead_letter_job_type,
     deadLetteredAt: row.dead_lettered_at,
     deadLetterJobId: toIdOrNull(row.dead_letter_job_id),
-    group:
-      row.group_id === null
-        ? null
-        : row.group_tier === null
-          ? { id: row.group_id }
-          : { id: row.group_id, tier: row.group_tier },
+    group: groupOf(row),
     dependsOnJobIds: row.depends_on_job_ids === null ? null : row.depends_on_job_ids.map(toId),
     dependsOnTags: row.depends_on_tags,
     waitUntil: row.wait_until,
@@ -168,14 +168,59 @@ export function rowToJob(row: JobRow): JobRecord {
   };
 }
 
-/** A row of the claim statements: the job's columns and its trace context (migration 011). */
-export interface ClaimedJobRow extends JobRow {
+/** The columns a claim returns: those of a ClaimedJob, and the trace context (migration 011). */
+export const CLAIMED_COLUMNS = [
+  'id',
+  'job_type',
+  'payload',
+  'status',
+  'attempts',
+  'max_attempts',
+  'priority',
+  'run_at',
+  'created_at',
+  'timeout_ms',
+  'force_kill_on_timeout',
+  'retry_delay',
+  'retry_backoff',
+  'retry_delay_max',
+  'group_id',
+  'group_tier',
+  'step_data',
+  'locked_at',
+  'locked_by',
+  'started_at',
+  'trace_context',
+] as const;
+
+/** A row of the claim statements (CLAIMED_COLUMNS). */
+export type ClaimedJobRow = Pick<JobRow, Exclude<(typeof CLAIMED_COLUMNS)[number], 'trace_context'>> & {
   trace_context: string | null;
-}
+};
 
 /** A claimed job, with the trace context stored with it when there is one. */
 export function rowToClaimedJob(row: ClaimedJobRow): ClaimedJob {
-  const job: ClaimedJob = rowToJob(row);
+  const job: ClaimedJob = {
+    id: toId(row.id),
+    jobType: row.job_type,
+    payload: row.payload,
+    status: row.status,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    priority: row.priority,
+    runAt: row.run_at,
+    createdAt: row.created_at,
+    timeoutMs: row.timeout_ms,
+    forceKillOnTimeout: row.force_kill_on_timeout,
+    retryDelay: row.retry_delay,
+    retryBackoff: row.retry_backoff,
+    retryDelayMax: row.retry_delay_max,
+    group: groupOf(row),
+    stepData: row.step_data,
+    lockedAt: row.locked_at,
+    lockedBy: row.locked_by,
+    startedAt: row.started_at,
+  };
   if (row.trace_context !== null) job.traceContext = row.trace_context;
   return job;
 }

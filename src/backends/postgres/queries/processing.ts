@@ -3,7 +3,7 @@
  * progress and output. Every write after the claim is fenced: it applies only while the job is
  * still processing and locked by the same worker, so a stale worker's late result is dropped.
  */
-import { JOB_COLUMNS } from '../rows.js';
+import { CLAIMED_COLUMNS } from '../rows.js';
 import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
 import type { SchemaNames } from './names.js';
 import { countAttemptsSql } from './overview.js';
@@ -15,12 +15,6 @@ export function groupClaimLockSql(lockKey: bigint): string {
   // is already fixed) could not guarantee.
   return `SELECT pg_advisory_xact_lock(${lockKey.toString()})`;
 }
-
-/**
- * What a claim returns of each job: the record's columns, and the trace context stored with it
- * (migration 011), which the run's span links to. Nothing else reads that column.
- */
-const CLAIM_COLUMNS = [...JOB_COLUMNS, 'trace_context'] as const;
 
 /** The due lane of migrations 003 and 006: due jobs a claim (or their insert) has seen, not parked. */
 const IN_DUE_LANE = 'j.ready_at <= COALESCE(j.promoted_at, j.created_at) AND NOT j.parked';
@@ -171,7 +165,7 @@ claimed AS (
   ${CLAIM_SET}
   -- By address: a join could hash the whole table, a lookup by id become a scan of it.
   WHERE j.ctid = ANY(ARRAY(SELECT a.row_ctid FROM admitted a))
-  RETURNING ${CLAIM_COLUMNS.map((c) => `j.${c}`).join(', ')}
+  RETURNING ${CLAIMED_COLUMNS.map((c) => `j.${c}`).join(', ')}
 ),
 promoted AS (
   -- Into the due lane; not the claimed ones, which claimed updates (a row is updated once).
@@ -183,7 +177,7 @@ claimed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
   SELECT id, 'processing', $1, NULL FROM claimed ORDER BY id
 )
-SELECT ${CLAIM_COLUMNS.map((c) => `c.${c}`).join(', ')}, p.passed_over
+SELECT ${CLAIMED_COLUMNS.map((c) => `c.${c}`).join(', ')}, p.passed_over
 FROM (
   SELECT (SELECT count(*) FROM parked)${grouped ? ' + (SELECT count(*) FROM candidates) - (SELECT count(*) FROM admitted)' : ''}
     AS passed_over
@@ -227,13 +221,13 @@ claimed AS (
   UPDATE ${t.jobs} j
   ${CLAIM_SET}
   WHERE j.id = (SELECT id FROM target)
-  RETURNING ${CLAIM_COLUMNS.map((c) => `j.${c}`).join(', ')}
+  RETURNING ${CLAIMED_COLUMNS.map((c) => `j.${c}`).join(', ')}
 ),
 claimed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
   SELECT id, 'processing', $1, NULL FROM claimed
 )
-SELECT ${CLAIM_COLUMNS.map((c) => `c.${c}`).join(', ')} FROM claimed c`;
+SELECT ${CLAIMED_COLUMNS.map((c) => `c.${c}`).join(', ')} FROM claimed c`;
 }
 
 /**
