@@ -60,10 +60,11 @@ export interface NewJob {
 }
 
 /**
- * What a run reads of the job it claimed, which is what a claim returns: the handler's payload
- * and steps, the limits and retry settings of the run, the times its telemetry reports, plus the
- * trace context stored with the job when it was added (NewJob.traceContext), which only claims
- * read. Not the whole record: a claim leaves out the rest (its error history, output, tags, ...),
+ * What a claim returns of each job: what the run reads (the handler's payload and steps, the
+ * limits and retry settings of the run, the times its telemetry reports), what the claim did
+ * (status, lock) and what orders a claim's jobs (priority, creation time), plus the trace
+ * context stored with the job when it was added (NewJob.traceContext), which only claims read.
+ * Not the whole record: a claim leaves out the rest (its error history, output, tags, ...),
  * which a run never reads, so a store need not send or the driver decode it for every claimed job.
  */
 export type ClaimedJob = Pick<
