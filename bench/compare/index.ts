@@ -1,6 +1,7 @@
 /**
  * queuedev against its peers: `npm run bench:compare [-- --quick] [-- --reps N]
- * [-- --only <workload>[,<workload>]] [-- --backend postgres|redis] [-- --libraries <id>[,<id>]]`.
+ * [-- --only <workload>[,<workload>]] [-- --backend postgres|redis] [-- --libraries <id>[,<id>]]
+ * [-- --stale-statistics]`.
  *
  * Every workload runs on every library of the backend, interleaved (one repetition of each
  * library, then the next repetition in a rotated order), each repetition on a fresh schema or
@@ -12,18 +13,29 @@
  * (cpu.ts). A repetition whose exactly-once check fails counts as failed, never as a figure.
  * The pickup also runs on the machine's floor (adapters/floor.ts), the least a pickup takes on
  * this machine and store with no queue at all, shown beside the libraries and never compared.
+ * On PostgreSQL the drains start on analyzed tables, unless `--stale-statistics` (see Statistics).
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Backend, Library } from './adapters/types.js';
 import { LIBRARIES, dropNamespace } from './libraries.js';
-import { CheckFailed, FULL, QUICK, WORKLOADS, measure, type Figure, type WorkloadName } from './workloads.js';
+import {
+  CheckFailed,
+  FULL,
+  QUICK,
+  WORKLOADS,
+  measure,
+  type Figure,
+  type Statistics,
+  type WorkloadName,
+} from './workloads.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const quick = args.includes('--quick');
 const scale = quick ? QUICK : FULL;
 const reps = Number(option('--reps') ?? 3);
+const statistics: Statistics = args.includes('--stale-statistics') ? 'stale' : 'analyzed';
 const backends = (option('--backend')?.split(',') ?? ['postgres', 'redis']) as Backend[];
 // --libraries pg-boss,graphile-worker-perf: queuedev and only these peers (ids or id prefixes).
 const chosen = option('--libraries')?.split(',');
@@ -85,7 +97,7 @@ async function runCell(workload: WorkloadName, library: Library, rep: number): P
     // The backlog ratio compares with a drain without backlog of the same library right before,
     // so both drains see the same load of the shared machine.
     const baseline = workload === 'backlog' ? await baselineDrain(library) : undefined;
-    const figure = await measure(workload, library, namespace, scale);
+    const figure = await measure(workload, library, namespace, scale, statistics);
     cell.figures.push(baseline === undefined ? figure : { ...figure, baseline });
     const last = summary({ figures: [cell.figures.at(-1)!], failures: [] });
     const paired =
@@ -107,7 +119,7 @@ async function runCell(workload: WorkloadName, library: Library, rep: number): P
 async function baselineDrain(library: Library): Promise<number> {
   const namespace = `cmp_${randomBytes(3).toString('hex')}_${library.id.replace(/\W/g, '_')}`;
   try {
-    const figure = await measure('drain', library, namespace, scale);
+    const figure = await measure('drain', library, namespace, scale, statistics);
     return 'rate' in figure ? figure.rate : NaN;
   } finally {
     await dropNamespace(library.backend, namespace);
@@ -134,6 +146,11 @@ function cpuText(figures: Figure[]): string {
 
 console.log(`queuedev vs peers${quick ? ' (quick: scaled down)' : ''}, ${reps} repetitions`);
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
+console.log(
+  statistics === 'analyzed'
+    ? 'PostgreSQL drains start on analyzed tables (ANALYZE once the jobs are added)'
+    : 'PostgreSQL drains start on the statistics the adds left (--stale-statistics)',
+);
 for (const backend of backends) {
   const libraries = LIBRARIES.filter((l) => l.backend === backend && included(l));
   for (const workload of workloads) {

@@ -28,6 +28,26 @@ export function libraryById(id: string): Library {
   return library;
 }
 
+/**
+ * Gathers the planner's statistics of a PostgreSQL namespace's tables (`ANALYZE`), as autovacuum
+ * does some time after a table's rows change: the drains measure every library with statistics
+ * that know its jobs, not on tables the planner still takes for empty. Redis has nothing to do.
+ */
+export async function analyzeNamespace(backend: Backend, namespace: string): Promise<void> {
+  if (backend !== 'postgres') return;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1`,
+      [namespace],
+    );
+    if (rows.length > 0) await client.query(`ANALYZE ${rows.map((r) => r.name).join(', ')}`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Drops a namespace: its schema on PostgreSQL, its keys on Redis (never the whole database). */
 export async function dropNamespace(backend: Backend, namespace: string): Promise<void> {
   if (backend === 'postgres') {

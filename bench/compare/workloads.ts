@@ -6,6 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Backend, Library, Payload, QueueHandle } from './adapters/types.js';
 import { countCpu, type CpuPerJob } from './cpu.js';
+import { analyzeNamespace } from './libraries.js';
 
 export interface Scale {
   /** Jobs per batch and batches of the batch-add workload. */
@@ -177,14 +178,26 @@ async function multiProcessDrain(library: Library, namespace: string, scale: Sca
   }
 }
 
+/**
+ * The planner's statistics a drain starts with on PostgreSQL: `analyzed` (the default), gathered
+ * once the jobs are added, as autovacuum would have done in a while, so that every library's
+ * statements are planned for the jobs they find; or `stale` (`--stale-statistics`), those the
+ * adds left, which right after adding to a fresh table is none: the state of a table that grew
+ * in a burst before autovacuum got to it. Some libraries' drains differ by a factor of two or more
+ * between the two (docs/performance.md).
+ */
+export type Statistics = 'analyzed' | 'stale';
+
 /** Measures one workload for one library on a fresh namespace (the caller drops it). */
 export async function measure(
   workload: WorkloadName,
   library: Library,
   namespace: string,
   scale: Scale,
+  statistics: Statistics,
 ): Promise<Figure> {
   const handle = await library.open(namespace, true);
+  const added = () => (statistics === 'analyzed' ? analyzeNamespace(library.backend, namespace) : Promise.resolve());
   try {
     switch (workload) {
       case 'add-batch': {
@@ -204,16 +217,19 @@ export async function measure(
       }
       case 'drain':
         await addInBatches(handle, 0, scale.drain);
+        await added();
         return await drain(handle, library.backend, 0, scale.drain, scale);
       case 'backlog':
         // Future jobs first (a day ahead, numbered after the due ones), then the due jobs.
         await addInBatches(handle, scale.drain, scale.backlog, 24 * 3600 * 1000);
         await addInBatches(handle, 0, scale.drain);
+        await added();
         return await drain(handle, library.backend, 0, scale.drain, scale);
       case 'pickup':
         return await pickup(library, handle, namespace, scale);
       case 'multi':
         await addInBatches(handle, 0, scale.drain);
+        await added();
         return await multiProcessDrain(library, namespace, scale);
     }
   } finally {
