@@ -35,29 +35,19 @@ export function libraryById(id: string): Library {
  */
 export async function analyzeNamespace(backend: Backend, namespace: string): Promise<void> {
   if (backend !== 'postgres') return;
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
+  await withPostgres(async (client) => {
     const { rows } = await client.query<{ name: string }>(
       `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1`,
       [namespace],
     );
     if (rows.length > 0) await client.query(`ANALYZE ${rows.map((r) => r.name).join(', ')}`);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** Drops a namespace: its schema on PostgreSQL, its keys on Redis (never the whole database). */
 export async function dropNamespace(backend: Backend, namespace: string): Promise<void> {
   if (backend === 'postgres') {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    try {
-      await client.query(`DROP SCHEMA IF EXISTS "${namespace}" CASCADE`);
-    } finally {
-      await client.end();
-    }
+    await withPostgres((client) => client.query(`DROP SCHEMA IF EXISTS "${namespace}" CASCADE`));
     return;
   }
   const redis = new Redis(REDIS_URL);
@@ -70,5 +60,16 @@ export async function dropNamespace(backend: Backend, namespace: string): Promis
     } while (cursor !== '0');
   } finally {
     await redis.quit();
+  }
+}
+
+/** Runs `work` on a connection of its own to the benchmark's database, closed afterwards. */
+async function withPostgres(work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
   }
 }
