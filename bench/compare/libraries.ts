@@ -31,7 +31,7 @@ export function libraryById(id: string): Library {
 /**
  * Gathers the planner's statistics of a PostgreSQL namespace's tables (`ANALYZE`), as autovacuum
  * does some time after a table's rows change: the drains measure every library with statistics
- * that know its jobs, not on tables the planner still takes for empty. Redis has nothing to do.
+ * that count its jobs, not with those of a table before they were added. Redis has nothing to do.
  */
 export async function analyzeNamespace(backend: Backend, namespace: string): Promise<void> {
   if (backend !== 'postgres') return;
