@@ -6,6 +6,12 @@
  * made the generic plan look dearer, so every claim was planned again (about a millisecond
  * each): the statement for claims without a group limit has no group checks. Counted with
  * pg_prepared_statements on a pool of one connection, claiming 10 at a time from 2,000 jobs.
+ *
+ * The same holds inside the functions the claim and the completion call (the lanes' reads and the
+ * dependents hint, migrations 008 and 016): each keeps its generic plan, where PostgreSQL's plan
+ * cache would plan every call for its values. Seen with auto_explain, which logs the plan of each
+ * query a function runs: a generic plan shows the function's parameters as `$n`, a plan for the
+ * values shows the values.
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,5 +46,47 @@ describe('plans of the claim statement (postgres)', () => {
     // PostgreSQL plans the first five executions for their values, then compares.
     expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5);
     expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(CLAIMS - 5);
+  });
+
+  it('runs one plan per connection inside the lanes and the dependents hint', async () => {
+    await ctx.queue().addJobs(Array.from({ length: JOBS }, (_, n) => ({ jobType: 'noop', payload: { n } })));
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    pools.push(pool);
+    // The pool's one connection logs the plan of every query the functions run, as notices.
+    const plans: string[] = [];
+    const client = await pool.connect();
+    client.on('notice', (notice) => plans.push(notice.message ?? ''));
+    await client.query(
+      `LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
+       SET auto_explain.log_level = notice`,
+    );
+    client.release();
+    const queue = initJobQueue({ backend: 'postgres', pool, schema: ctx.schema });
+    const backend = backendOf(queue);
+    for (let i = 0; i < CLAIMS; i++) {
+      // Two sizes, so two windows: a plan made for the values would differ between them.
+      const batchSize = i % 2 === 0 ? 10 : 20;
+      const jobs = await backend.claimJobs({ workerId: 'w', batchSize, now: new Date() });
+      expect(jobs).toHaveLength(batchSize);
+      const completions = jobs.map((job) => ({ jobId: job.id, workerId: 'w' }));
+      expect(await backend.completeJobs(completions, new Date())).toHaveLength(batchSize);
+    }
+    await queue.close();
+
+    const of = (query: string) => plans.filter((p) => p.includes(query));
+    // The due lane's head: the LIMIT is the window, so a plan for the values estimates the window's
+    // rows; the generic plan one estimate for every window.
+    const heads = of('LIMIT p_limit');
+    expect(heads).toHaveLength(CLAIMS);
+    const limitRows = new Set(heads.map((p) => /Limit {2}\(cost=[\d.]+ rows=(\d+)/.exec(p)?.[1]));
+    expect(limitRows.size).toBe(1);
+    expect(limitRows.has(undefined)).toBe(false);
+    // The scheduled lane up to now, and the completion's hint: the time bound and the arrays are `$n`.
+    const becameDue = of('j.ready_at <= p_now');
+    expect(becameDue).toHaveLength(CLAIMS);
+    for (const plan of becameDue) expect(plan).toMatch(/ready_at <= \$1\)/);
+    const hints = of('d.depends_on_job_ids && p_ids');
+    expect(hints).toHaveLength(CLAIMS);
+    for (const plan of hints) expect(plan).toMatch(/depends_on_job_ids && \$1\)/);
   });
 });

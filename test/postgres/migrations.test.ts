@@ -29,6 +29,7 @@ const ALL_MIGRATIONS = [
   '013_added_event_in_row',
   '014_added_events_floor',
   '015_unpark_wakes',
+  '016_lane_plans_kept',
 ];
 const ALL_TABLES = [
   'cron_schedules',
@@ -1026,12 +1027,55 @@ describe('015_unpark_wakes on a schema with jobs (postgres)', () => {
        VALUES ('a', '{}', now(), now(), now(), 'g', true, 'group_full')`,
     );
     expect(await unparkWakes()).toBe(false);
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '015_unpark_wakes' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '015_unpark_wakes' }]);
     expect(await unparkWakes()).toBe(true);
     const { rows } = await db.pool.query(`SELECT parked, parked_reason FROM "${schema}".job_queue`);
     expect(rows).toEqual([{ parked: true, parked_reason: 'group_full' }]);
     await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
     expect(await unparkWakes()).toBe(false);
+  });
+});
+
+describe('016_lane_plans_kept on a schema with jobs (postgres)', () => {
+  const db = useUpgradeSchema();
+  const { schema } = db;
+  const LANE_FUNCTIONS = [
+    'job_queue_due_head(text[], integer)',
+    'job_queue_became_due(timestamptz)',
+    'job_queue_has_pending_dependents(bigint[], text[])',
+  ];
+  /** Each function's plan_cache_mode setting, or null when it has none. */
+  const planModes = async () =>
+    Promise.all(
+      LANE_FUNCTIONS.map(async (fn) => {
+        const { rows } = await db.pool.query<{ mode: string | null }>(
+          `SELECT (SELECT split_part(c, '=', 2) FROM unnest(proconfig) c WHERE c LIKE 'plan_cache_mode=%') AS mode
+           FROM pg_proc WHERE oid = $1::regprocedure`,
+          [`"${schema}".${fn}`],
+        );
+        return rows[0]!.mode;
+      }),
+    );
+
+  it('keeps every job and the functions; they keep their generic plans, and the down part lets them plan per call again', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 15 })).toHaveLength(15);
+    await db.pool.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, run_at, created_at, updated_at)
+       VALUES ('a', '{"n":1}', now(), now(), now())`,
+    );
+    expect(await planModes()).toEqual([null, null, null]);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '016_lane_plans_kept' }]);
+    expect(await planModes()).toEqual(['force_generic_plan', 'force_generic_plan', 'force_generic_plan']);
+    const { rows } = await db.pool.query(`SELECT job_type, payload, status FROM "${schema}".job_queue`);
+    expect(rows).toEqual([{ job_type: 'a', payload: { n: 1 }, status: 'pending' }]);
+    // The other settings the functions pin stay.
+    const { rows: pinned } = await db.pool.query<{ proconfig: string[] }>(
+      `SELECT proconfig FROM pg_proc WHERE oid = $1::regprocedure`,
+      [`"${schema}".job_queue_due_head(text[], integer)`],
+    );
+    expect(pinned[0]!.proconfig).toEqual(expect.arrayContaining(['enable_seqscan=off', 'enable_bitmapscan=off']));
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    expect(await planModes()).toEqual([null, null, null]);
   });
 });
 
