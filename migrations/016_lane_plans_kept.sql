@@ -5,7 +5,7 @@
 -- keeps planning each one so whenever its generic plan looks dearer than those, and every query
 -- here takes a parameter that makes it look so (the window's LIMIT, the scheduled lane's time
 -- bound, the completed jobs' ids and tags). So every claim and every completion planned these
--- queries again: in a default drain about a ninth of the server's CPU. The functions' settings
+-- queries again, a large part of the server's work in a default drain. The functions' settings
 -- already leave each query one plan whatever its values (the lane's partial index, walked in
 -- claim order; the bitmap scans of the GIN indexes), so each now keeps its generic plan from the
 -- first call.
