@@ -71,20 +71,22 @@ describe('claim cost with blocked due jobs (postgres)', () => {
     );
   }
 
-  /** One claim of 10 (its first round), measured; rolled back unless `keep`. */
+  /**
+   * One claim of 10 (its first round), measured; rolled back unless `keep`. With the plan a
+   * processor runs it with under a group limit: the statement prepared, and its generic plan.
+   */
   async function claimCost(schema: string, keep = false): Promise<Cost> {
     const client = await ctx.sql.connect();
     try {
       await client.query('BEGIN');
+      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
       const text = claimJobsSql(schemaNames(schema), { grouped: true });
-      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, [
-        NOW,
-        'w',
-        10,
-        null,
-        GROUP_LIMIT,
-        claimWindow(10),
-      ]);
+      await client.query(`PREPARE grouped_claim (timestamptz, text, integer, text[], integer, integer) AS ${text}`);
+      // EXECUTE takes its arguments as literals: these are the test's own constants.
+      const { rows } = await client.query(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE grouped_claim ('${NOW.toISOString()}', 'w', 10, NULL,
+           ${String(GROUP_LIMIT)}, ${String(claimWindow(10))})`,
+      );
       const plan = rows[0]['QUERY PLAN'][0].Plan as PlanNode;
       return {
         buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'],
@@ -92,6 +94,7 @@ describe('claim cost with blocked due jobs (postgres)', () => {
       };
     } finally {
       await client.query(keep ? 'COMMIT' : 'ROLLBACK');
+      await client.query('DEALLOCATE grouped_claim');
       client.release();
     }
   }

@@ -4,8 +4,10 @@
  * when it costs no more than the custom plans). Since the due lane is read by a function
  * (migration 008), the group checks' subqueries, costed for each row the function may return,
  * made the generic plan look dearer, so every claim was planned again (about a millisecond
- * each): the statement for claims without a group limit has no group checks. Counted with
- * pg_prepared_statements on a pool of one connection, claiming 10 at a time from 2,000 jobs.
+ * each): the statement for claims without a group limit has no group checks. The statement with
+ * them, for claims under a group limit, is told to keep its generic plan from the first claim.
+ * Counted with pg_prepared_statements on a pool of one connection, claiming 10 at a time from
+ * 2,000 jobs.
  *
  * The same holds inside the functions the claim and the completion call (the lanes' reads and the
  * dependents hint, migrations 008 and 016): each keeps its generic plan, where PostgreSQL's plan
@@ -46,6 +48,31 @@ describe('plans of the claim statement (postgres)', () => {
     // PostgreSQL plans the first five executions for their values, then compares.
     expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5);
     expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(CLAIMS - 5);
+  });
+
+  it('runs one generic plan per connection, with a group limit', async () => {
+    await ctx
+      .queue()
+      .addJobs(
+        Array.from({ length: JOBS }, (_, n) => ({ jobType: 'noop', payload: { n }, group: { id: `g${n % 100}` } })),
+      );
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    pools.push(pool);
+    const queue = initJobQueue({ backend: 'postgres', pool, schema: ctx.schema });
+    const backend = backendOf(queue);
+    for (let i = 0; i < CLAIMS; i++) {
+      const jobs = await backend.claimJobs({ workerId: 'w', batchSize: 10, groupConcurrency: 2, now: new Date() });
+      expect(jobs).toHaveLength(10);
+    }
+    const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
+      `SELECT generic_plans, custom_plans FROM pg_prepared_statements
+       WHERE statement LIKE '%newly_due%' AND statement LIKE '%j.group_id IS NOT NULL AND%'`,
+    );
+    await queue.close();
+    expect(rows).toHaveLength(1);
+    // Planned for no claim's values: one generic plan, kept from the first claim.
+    expect(Number(rows[0]!.custom_plans)).toBe(0);
+    expect(Number(rows[0]!.generic_plans)).toBe(CLAIMS);
   });
 
   it('runs one plan per connection inside the lanes and the dependents hint', async () => {

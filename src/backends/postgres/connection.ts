@@ -26,7 +26,12 @@ export interface Connection {
    * when `fn` throws). `fn` must use only the `tx` it is given: checking out a second pool
    * connection while holding one can deadlock a small pool.
    */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
+/** The connection a transaction holds: its statements may be prepared, as with Connection.query. */
+export interface Transaction extends Queryable {
+  query<R = Record<string, unknown>>(text: string, values?: unknown[], prepared?: boolean): Promise<QueryResult<R>>;
 }
 
 const statementNames = new Map<string, string>();
@@ -53,23 +58,27 @@ function hotPathTypes(pool: Pool): TypeParsers {
 /** A Connection over a pg.Pool (the library's own pool or the caller's). */
 export function poolConnection(pool: Pool): Connection {
   let types: TypeParsers | undefined;
+  /** One statement on the pool or on the client a transaction holds. */
+  const run = async (on: Pool | PoolClient, text: string, values: unknown[] | undefined, prepared: boolean) => {
+    const result = await on.query(
+      prepared ? { name: statementName(text), text, values, types: (types ??= hotPathTypes(pool)) } : { text, values },
+    );
+    return { rows: result.rows as unknown[], rowCount: result.rowCount };
+  };
   return {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names its row type, as with pg's own query<R>(); rows are not checked at runtime
-    query: async <R>(text: string, values?: unknown[], prepared = false) => {
-      const result = await pool.query(
-        prepared
-          ? { name: statementName(text), text, values, types: (types ??= hotPathTypes(pool)) }
-          : { text, values },
-      );
-      return { rows: result.rows as R[], rowCount: result.rowCount };
-    },
-    transaction: async <T>(fn: (tx: Queryable) => Promise<T>) => {
+    query: <R>(text: string, values?: unknown[], prepared = false) =>
+      run(pool, text, values, prepared) as Promise<QueryResult<R>>,
+    transaction: async <T>(fn: (tx: Transaction) => Promise<T>) => {
       const client: PoolClient = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         try {
-          const result = await fn(client);
+          const tx: Transaction = {
+            query: <R>(text: string, values?: unknown[], prepared = false) =>
+              run(client, text, values, prepared) as Promise<QueryResult<R>>,
+          };
+          const result = await fn(tx);
           await client.query('COMMIT');
           return result;
         } catch (err) {

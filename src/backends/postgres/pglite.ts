@@ -13,7 +13,7 @@ import type { ResolvedPostgresConfig } from '../../config.js';
 import { loadDriver } from '../../load-driver.js';
 import { StoreFact } from '../../store-facts.js';
 import type { PGliteInstance, PGliteQueryOptions, PGliteTransaction, Queryable } from '../../types.js';
-import type { Connection, QueryResult } from './connection.js';
+import type { Connection, QueryResult, Transaction } from './connection.js';
 import type { Driver } from './driver.js';
 import type { WakeSource } from './listener.js';
 import { TIMESTAMPTZ_OID, timestamptzParser } from './timestamps.js';
@@ -109,7 +109,7 @@ export function inTurn<T>(instance: PGliteInstance, fn: () => Promise<T>): Promi
 export function pgliteConnection(instance: PGliteInstance): Connection {
   return {
     query: <R>(text: string, values?: unknown[]) => queryPGlite<R>(instance, text, values),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => instance.transaction((tx) => fn(pgliteQueryable(tx))),
+    transaction: <T>(fn: (tx: Transaction) => Promise<T>) => instance.transaction((tx) => fn(pgliteQueryable(tx))),
   };
 }
 

@@ -49,11 +49,17 @@ async function claimRound(
     return result(rows);
   }
   // Group limits hold across processes only if claims of this schema take turns: each one
-  // must count the group's processing jobs after the previous claim committed.
+  // must count the group's processing jobs after the previous claim committed. The statement
+  // is prepared and keeps its generic plan: the group checks make that plan look dearer than one
+  // for the values, so PostgreSQL would otherwise plan every claim again, which cost more than
+  // running it. Its plan reads the lanes and the rows by their indexes and addresses whatever the
+  // values, as the one without group checks does.
   return ctx.conn.transaction(async (tx) => {
-    await tx.query(`SET LOCAL jit = off; ${groupClaimLockSql(ctx.groupLockKey)}`);
-    const { rows } = await tx.query(ctx.sql.claimJobsGrouped, values);
-    return result(rows as ClaimRow[]);
+    await tx.query(
+      `SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_generic_plan; ${groupClaimLockSql(ctx.groupLockKey)}`,
+    );
+    const { rows } = await tx.query<ClaimRow>(ctx.sql.claimJobsGrouped, values, true);
+    return result(rows);
   });
 }
 
