@@ -75,6 +75,41 @@ describe('plans of the claim statement (postgres)', () => {
     expect(Number(rows[0]!.generic_plans)).toBe(CLAIMS);
   });
 
+  it("prepares a handler's writes and a final failure, so a connection plans each once", async () => {
+    await ctx.queue().addJobs(Array.from({ length: 4 }, (_, n) => ({ jobType: 'noop', payload: { n } })));
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    pools.push(pool);
+    const queue = initJobQueue({ backend: 'postgres', pool, schema: ctx.schema });
+    const backend = backendOf(queue);
+    const jobs = await backend.claimJobs({ workerId: 'w', batchSize: 4, now: new Date() });
+    expect(jobs).toHaveLength(4);
+    for (const { id: jobId } of jobs) {
+      const now = new Date();
+      expect(await backend.prolongJob({ jobId, workerId: 'w', timeoutMs: 1_000, now })).toBe(true);
+      expect(await backend.setProgress({ jobId, workerId: 'w', progress: 50, now })).toBe(true);
+      expect(await backend.setOutput({ jobId, workerId: 'w', output: { n: jobId }, now })).toBe(true);
+      const failed = await backend.failJob({
+        jobId,
+        workerId: 'w',
+        message: 'm',
+        reason: 'handler_error',
+        retryAt: null,
+        now,
+      });
+      expect(failed).toMatchObject({ deadLetterJobId: null, cascaded: [] });
+    }
+    const { rows } = await pool.query<{ statement: string; runs: string }>(
+      `SELECT statement, (generic_plans + custom_plans)::text AS runs FROM pg_prepared_statements`,
+    );
+    await queue.close();
+    const runsOf = (fragment: string) => rows.filter((r) => r.statement.includes(fragment)).map((r) => Number(r.runs));
+    // One prepared statement each, run once per job.
+    expect(runsOf('WITH prolonged AS')).toEqual([4]);
+    expect(runsOf('SET progress = $3')).toEqual([4]);
+    expect(runsOf('SET output = $3::jsonb')).toEqual([4]);
+    expect(runsOf("UNION ALL SELECT 'dead_letter', id FROM dead_letters")).toEqual([4]);
+  });
+
   it('runs one plan per connection inside the lanes and the dependents hint', async () => {
     await ctx.queue().addJobs(Array.from({ length: JOBS }, (_, n) => ({ jobType: 'noop', payload: { n } })));
     const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });

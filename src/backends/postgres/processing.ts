@@ -103,16 +103,11 @@ async function failJob(
     return rows.length > 0 ? { deadLetterJobId: null, cascaded: [] } : null;
   }
   return ctx.conn.transaction(async (tx) => {
-    const { rows } = await tx.query(ctx.sql.failJobFinal, [
-      jobId,
-      workerId,
-      message,
-      reason,
-      now,
-      now.toISOString(),
-      ctx.names.channel,
-      stack ?? null,
-    ]);
+    const { rows } = await tx.query(
+      ctx.sql.failJobFinal,
+      [jobId, workerId, message, reason, now, now.toISOString(), ctx.names.channel, stack ?? null],
+      true,
+    );
     if (!(rows as KindRow[]).some((r) => r.kind === 'failed')) return null;
     return {
       deadLetterJobId: idsOfKind(rows as KindRow[], 'dead_letter')[0] ?? null,
@@ -127,7 +122,7 @@ async function prolongJob(
   ctx: PostgresContext,
   { jobId, workerId, timeoutMs, now }: Fenced & { timeoutMs: number | null },
 ): Promise<boolean> {
-  const { rows } = await ctx.conn.query(ctx.sql.prolongJob, [jobId, workerId, now, timeoutMs]);
+  const { rows } = await ctx.conn.query(ctx.sql.prolongJob, [jobId, workerId, now, timeoutMs], true);
   return rows.length > 0;
 }
 
@@ -135,7 +130,7 @@ async function setProgress(
   ctx: PostgresContext,
   { jobId, workerId, progress, now }: Fenced & { progress: number },
 ): Promise<boolean> {
-  const { rows } = await ctx.conn.query(ctx.sql.setProgress, [jobId, workerId, progress, now]);
+  const { rows } = await ctx.conn.query(ctx.sql.setProgress, [jobId, workerId, progress, now], true);
   return rows.length > 0;
 }
 
@@ -143,7 +138,11 @@ async function setOutput(
   ctx: PostgresContext,
   { jobId, workerId, output, now }: Fenced & { output: unknown },
 ): Promise<boolean> {
-  const { rows } = await ctx.conn.query(ctx.sql.setOutput, [jobId, workerId, JSON.stringify(output ?? null), now]);
+  const { rows } = await ctx.conn.query(
+    ctx.sql.setOutput,
+    [jobId, workerId, JSON.stringify(output ?? null), now],
+    true,
+  );
   return rows.length > 0;
 }
 
