@@ -29,9 +29,13 @@ export interface Connection {
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
 }
 
-/** The connection a transaction holds: its statements may be prepared, as with Connection.query. */
+/**
+ * The connection a transaction holds: its statements may be prepared, as with Connection.query.
+ * Rows are typed as Queryable's are, so code written against a Queryable reads them alike.
+ */
 export interface Transaction extends Queryable {
-  query<R = Record<string, unknown>>(text: string, values?: unknown[], prepared?: boolean): Promise<QueryResult<R>>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as Queryable's rows
+  query<R = any>(text: string, values?: unknown[], prepared?: boolean): Promise<QueryResult<R>>;
 }
 
 const statementNames = new Map<string, string>();
