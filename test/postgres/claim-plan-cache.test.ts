@@ -108,6 +108,50 @@ describe('plans of the claim statement (postgres)', () => {
     expect(runsOf('SET progress = $3')).toEqual([4]);
     expect(runsOf('SET output = $3::jsonb')).toEqual([4]);
     expect(runsOf("UNION ALL SELECT 'dead_letter', id FROM dead_letters")).toEqual([4]);
+    // Whether the failure cascades is asked once per job, prepared (migration 017).
+    expect(runsOf('job_queue_has_live_dependents($1::bigint[])')).toEqual([4]);
+  });
+
+  it('runs the cascade of a final failure only when a job depends on the failed one', async () => {
+    const queue0 = ctx.queue();
+    const [lone1, lone2, parent, tagged] = await queue0.addJobs([
+      { jobType: 'noop', payload: {} },
+      { jobType: 'noop', payload: {} },
+      { jobType: 'noop', payload: {} },
+      { jobType: 'noop', payload: {}, tags: ['barrier'] },
+    ]);
+    const byId = await queue0.addJob({ jobType: 'child', payload: {}, dependsOn: { jobIds: [parent!] } });
+    const byTag = await queue0.addJob({ jobType: 'child', payload: {}, dependsOn: { tags: ['barrier'] } });
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    pools.push(pool);
+    const statements: string[] = [];
+    const client = await pool.connect();
+    client.on('notice', (notice) => statements.push(notice.message ?? ''));
+    await client.query(
+      `LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
+       SET auto_explain.log_level = notice`,
+    );
+    client.release();
+    const queue = initJobQueue({ backend: 'postgres', pool, schema: ctx.schema });
+    const backend = backendOf(queue);
+    const claimed = await backend.claimJobs({ workerId: 'w', batchSize: 10, jobTypes: ['noop'], now: new Date() });
+    expect(claimed.map((j) => j.id).sort((a, b) => a - b)).toEqual([lone1, lone2, parent, tagged]);
+    const fail = (jobId: number) =>
+      backend.failJob({ jobId, workerId: 'w', message: 'm', reason: 'handler_error', retryAt: null, now: new Date() });
+    /** Statements that ran one level of the cascade, since the last call. */
+    const cascades = () => statements.splice(0).filter((s) => s.includes('tag_sets AS MATERIALIZED')).length;
+
+    expect(await fail(lone1!)).toEqual({ deadLetterJobId: null, cascaded: [] });
+    expect(await fail(lone2!)).toEqual({ deadLetterJobId: null, cascaded: [] });
+    expect(cascades()).toBe(0);
+    // A level that cancels a job, then the hint says the next level has nothing to do.
+    expect(await fail(parent!)).toEqual({ deadLetterJobId: null, cascaded: [{ jobId: byId, cascadeFrom: parent }] });
+    expect(cascades()).toBe(1);
+    expect(await fail(tagged!)).toEqual({ deadLetterJobId: null, cascaded: [{ jobId: byTag, cascadeFrom: tagged }] });
+    expect(cascades()).toBe(1);
+    await queue.close();
+    expect((await queue0.getJob(byId))?.status).toBe('cancelled');
+    expect((await queue0.getJob(byTag))?.status).toBe('cancelled');
   });
 
   it('runs one plan per connection inside the lanes and the dependents hint', async () => {

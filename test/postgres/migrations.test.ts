@@ -30,6 +30,7 @@ const ALL_MIGRATIONS = [
   '014_added_events_floor',
   '015_unpark_wakes',
   '016_lane_plans_kept',
+  '017_cascade_hint',
 ];
 const ALL_TABLES = [
   'cron_schedules',
@@ -127,7 +128,8 @@ describe('queue-cli migrate (postgres)', () => {
     expect(downAgain.code, downAgain.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(['queuedev_migrations']);
     expect(await history('public')).toEqual([]);
-  });
+    // One CLI process per migration.
+  }, 90_000);
 
   it('--dry-run lists what would run and changes nothing, not even the schema', async () => {
     const dry = await cli(['migrate', '-s', 'jobs_dry', '--dry-run'], { PG_QUEUE_DATABASE: dbUrl });
@@ -367,15 +369,37 @@ async function dropAddedEventColumn(pool: pg.Pool, schema: string): Promise<void
   await pool.query(`ALTER TABLE "${schema}".job_queue DROP COLUMN added_event_id`);
 }
 
+/**
+ * On a schema short of 017, the function this version's cascade asks first (tests that cancel
+ * or fail jobs there), from 017's own up part; and its removal, before migrating on.
+ */
+async function addCascadeHint(pool: pg.Pool, schema: string): Promise<void> {
+  const sql = readFileSync(new URL('../../migrations/017_cascade_hint.sql', import.meta.url), 'utf8');
+  const client = await pool.connect();
+  try {
+    await client.query(`SET search_path TO "${schema}"`);
+    await client.query(sql.slice(0, sql.indexOf('-- Down Migration')));
+  } finally {
+    await client.query('RESET search_path');
+    client.release();
+  }
+}
+
+async function dropCascadeHint(pool: pg.Pool, schema: string): Promise<void> {
+  await pool.query(`DROP FUNCTION "${schema}".job_queue_has_live_dependents(bigint[])`);
+}
+
 /** This version's queue on a schema short of 013, storing jobs as an older version would have. */
 async function queueBefore013(pool: pg.Pool, schema: string): Promise<ReturnType<typeof initJobQueue>> {
   await addAddedEventColumn(pool, schema);
+  await addCascadeHint(pool, schema);
   const queue = initJobQueue({ backend: 'postgres', pool, schema });
   const close = queue.close.bind(queue);
   return Object.assign(queue, {
     close: async () => {
       await close();
       await dropAddedEventColumn(pool, schema);
+      await dropCascadeHint(pool, schema);
     },
   });
 }
@@ -699,6 +723,7 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
     const at006 = await parkingDefinitions();
     await addClaimedColumns(db.pool, schema);
     await addAddedEventColumn(db.pool, schema);
+    await addCascadeHint(db.pool, schema);
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
     const claim = async (jobTypes?: string[]) =>
@@ -739,6 +764,7 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
 
       await dropClaimedColumns(db.pool, schema);
       await dropAddedEventColumn(db.pool, schema);
+      await dropCascadeHint(db.pool, schema);
       expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(8).map((name) => ({ name })));
       expect(await count('true')).toBe(jobs);
       expect(await count('parked')).toBe(0);
@@ -1064,7 +1090,7 @@ describe('016_lane_plans_kept on a schema with jobs (postgres)', () => {
        VALUES ('a', '{"n":1}', now(), now(), now())`,
     );
     expect(await planModes()).toEqual([null, null, null]);
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '016_lane_plans_kept' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '016_lane_plans_kept' }]);
     expect(await planModes()).toEqual(['force_generic_plan', 'force_generic_plan', 'force_generic_plan']);
     const { rows } = await db.pool.query(`SELECT job_type, payload, status FROM "${schema}".job_queue`);
     expect(rows).toEqual([{ job_type: 'a', payload: { n: 1 }, status: 'pending' }]);
@@ -1076,6 +1102,57 @@ describe('016_lane_plans_kept on a schema with jobs (postgres)', () => {
     expect(pinned[0]!.proconfig).toEqual(expect.arrayContaining(['enable_seqscan=off', 'enable_bitmapscan=off']));
     await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
     expect(await planModes()).toEqual([null, null, null]);
+  });
+});
+
+describe('017_cascade_hint on a schema with jobs (postgres)', () => {
+  const db = useUpgradeSchema();
+  const { schema } = db;
+  const live = async (ids: number[]) => {
+    const { rows } = await db.pool.query<{ live: boolean }>(
+      `SELECT "${schema}".job_queue_has_live_dependents($1::bigint[]) AS live`,
+      [ids],
+    );
+    return rows[0]!.live;
+  };
+
+  it('keeps every job; the hint says whether a cascade would cancel a pending or waiting job, and the down part drops it', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 16 })).toHaveLength(16);
+    const insert = async (columns: string, values: string) => {
+      const { rows } = await db.pool.query<{ id: string }>(
+        `INSERT INTO "${schema}".job_queue (job_type, payload, run_at, created_at, updated_at, ${columns})
+         VALUES ('a', '{}', now(), now(), now(), ${values}) RETURNING id`,
+      );
+      return Number(rows[0]!.id);
+    };
+    const parent = await insert('tags', `'{}'`);
+    const barrier = await insert('tags', `'{x,y}'`);
+    const lone = await insert('tags', `'{z}'`);
+    const byId = await insert('depends_on_job_ids', `ARRAY[${parent}]::bigint[]`);
+    const byTags = await insert('depends_on_tags', `'{x,y}'`);
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '017_cascade_hint' }]);
+    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM "${schema}".job_queue`);
+    expect(rows).toEqual([{ n: 5 }]);
+
+    expect(await live([parent])).toBe(true);
+    expect(await live([barrier])).toBe(true);
+    expect(await live([lone])).toBe(false);
+    expect(await live([byId, byTags])).toBe(false);
+    // A waiting dependent still counts; an ended one does not.
+    await db.pool.query(`UPDATE "${schema}".job_queue SET status = 'waiting' WHERE id = $1`, [byId]);
+    expect(await live([parent])).toBe(true);
+    await db.pool.query(`UPDATE "${schema}".job_queue SET status = 'cancelled' WHERE id = ANY($1::bigint[])`, [
+      [byId, byTags],
+    ]);
+    expect(await live([parent])).toBe(false);
+    expect(await live([barrier])).toBe(false);
+
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    const { rows: fns } = await db.pool.query(
+      `SELECT proname FROM pg_proc WHERE pronamespace = $1::regnamespace AND proname = 'job_queue_has_live_dependents'`,
+      [schema],
+    );
+    expect(fns).toEqual([]);
   });
 });
 

@@ -8,7 +8,7 @@ import type { ResolvedPostgresConfig } from '../../config.js';
 import type { Connection } from './connection.js';
 import type { Driver } from './driver.js';
 import { JobAvailableListener } from './listener.js';
-import { cascadeLevelSql } from './queries/cascade.js';
+import { cascadeHintSql, cascadeLevelSql } from './queries/cascade.js';
 import {
   addCronScheduleSql,
   casCronSlotsSql,
@@ -97,6 +97,7 @@ function buildStatements(t: SchemaNames) {
     cleanupEvents: cleanupEventsSql(t),
     cleanupAddedEvents: cleanupAddedEventsSql(t),
     reclaim: reclaimSql(t),
+    cascadeHint: cascadeHintSql(t),
     cascadeLevel: cascadeLevelSql(t),
     claimJobs: claimJobsSql(t, { grouped: false }),
     claimJobsGrouped: claimJobsSql(t, { grouped: true }),

@@ -72,6 +72,15 @@ SELECT id, cascade_from FROM cascaded ORDER BY id`;
 }
 
 /**
+ * Whether cascadeLevelSql would cancel anything for the ended jobs $1 (ids): a superset of its
+ * predicates, answered by a function of migration 017 planned once per session. Row: live.
+ * Asked as a statement of its own, after the jobs were ended, for the snapshot reason above.
+ */
+export function cascadeHintSql(t: SchemaNames): string {
+  return `SELECT ${t.hasLiveDependents}($1::bigint[]) AS live`;
+}
+
+/**
  * The dead-letter envelope (SPEC §2.5) of source row `s`, as a jsonb expression.
  * `message`, `reason` and `failedAt` are SQL expressions.
  */

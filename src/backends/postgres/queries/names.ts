@@ -27,6 +27,8 @@ export interface SchemaNames {
   becameDue: string;
   /** `"schema".job_queue_has_pending_dependents`, the completion's wake-up hint (migration 005). */
   hasPendingDependents: string;
+  /** `"schema".job_queue_has_live_dependents`, whether a level of the cascade cancels anything (migration 017). */
+  hasLiveDependents: string;
   /** `"schema".job_queue_cleanup_batch`, the finished jobs of one cleanup batch (migration 007). */
   jobsCleanupBatch: string;
   /** `"schema".job_queue_count_newest`, the job types of the newest jobs of each status (migration 012). */
@@ -58,6 +60,7 @@ export function schemaNames(schema: string): SchemaNames {
     tagBarrierClear: `${s}.job_queue_tag_barrier_clear`,
     stillBlocked: `${s}.job_queue_still_blocked`,
     hasPendingDependents: `${s}.job_queue_has_pending_dependents`,
+    hasLiveDependents: `${s}.job_queue_has_live_dependents`,
     dueHead: `${s}.job_queue_due_head`,
     becameDue: `${s}.job_queue_became_due`,
     jobsCleanupBatch: `${s}.job_queue_cleanup_batch`,
