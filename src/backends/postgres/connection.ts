@@ -24,9 +24,10 @@ export interface Connection {
   /**
    * Runs `fn` inside BEGIN/COMMIT on ONE connection held for the whole transaction (ROLLBACK
    * when `fn` throws). `fn` must use only the `tx` it is given: checking out a second pool
-   * connection while holding one can deadlock a small pool.
+   * connection while holding one can deadlock a small pool. `setup`, statements without
+   * parameters (settings, a lock), runs first, sent with BEGIN in one round trip.
    */
-  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>, setup?: string): Promise<T>;
 }
 
 /**
@@ -72,28 +73,28 @@ export function poolConnection(pool: Pool): Connection {
   return {
     query: <R>(text: string, values?: unknown[], prepared = false) =>
       run(pool, text, values, prepared) as Promise<QueryResult<R>>,
-    transaction: async <T>(fn: (tx: Transaction) => Promise<T>) => {
+    transaction: async <T>(fn: (tx: Transaction) => Promise<T>, setup?: string) => {
       const client: PoolClient = await pool.connect();
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
+        // A simple query of several statements runs them in order and stops at the first error,
+        // which leaves the transaction open and failed: the ROLLBACK below ends it.
+        await client.query(setup === undefined ? 'BEGIN' : `BEGIN; ${setup}`);
+        const tx: Transaction = {
+          query: <R>(text: string, values?: unknown[], prepared = false) =>
+            run(client, text, values, prepared) as Promise<QueryResult<R>>,
+        };
+        const result = await fn(tx);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
         try {
-          const tx: Transaction = {
-            query: <R>(text: string, values?: unknown[], prepared = false) =>
-              run(client, text, values, prepared) as Promise<QueryResult<R>>,
-          };
-          const result = await fn(tx);
-          await client.query('COMMIT');
-          return result;
-        } catch (err) {
-          try {
-            await client.query('ROLLBACK');
-          } catch (rollbackError) {
-            // The connection is in an unknown state: destroy it instead of returning it to the pool.
-            broken = rollbackError as Error;
-          }
-          throw err;
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          // The connection is in an unknown state: destroy it instead of returning it to the pool.
+          broken = rollbackError as Error;
         }
+        throw err;
       } finally {
         client.release(broken);
       }

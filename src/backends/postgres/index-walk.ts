@@ -19,8 +19,5 @@ export const INDEX_READS =
 
 /** Runs `run` in a transaction whose statements are planned with INDEX_READS. */
 export function withIndexReads<T>(ctx: PostgresContext, run: (tx: Queryable) => Promise<T>): Promise<T> {
-  return ctx.conn.transaction(async (tx) => {
-    await tx.query(INDEX_READS);
-    return run(tx);
-  });
+  return ctx.conn.transaction(run, INDEX_READS);
 }

@@ -109,7 +109,12 @@ export function inTurn<T>(instance: PGliteInstance, fn: () => Promise<T>): Promi
 export function pgliteConnection(instance: PGliteInstance): Connection {
   return {
     query: <R>(text: string, values?: unknown[]) => queryPGlite<R>(instance, text, values),
-    transaction: <T>(fn: (tx: Transaction) => Promise<T>) => instance.transaction((tx) => fn(pgliteQueryable(tx))),
+    transaction: <T>(fn: (tx: Transaction) => Promise<T>, setup?: string) =>
+      instance.transaction(async (tx) => {
+        const queryable = pgliteQueryable(tx);
+        if (setup !== undefined) await queryable.query(setup);
+        return fn(queryable);
+      }),
   };
 }
 

@@ -54,13 +54,13 @@ async function claimRound(
   // for the values, so PostgreSQL would otherwise plan every claim again, which cost more than
   // running it. Its plan reads the lanes and the rows by their indexes and addresses whatever the
   // values, as the one without group checks does.
-  return ctx.conn.transaction(async (tx) => {
-    await tx.query(
-      `SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_generic_plan; ${groupClaimLockSql(ctx.groupLockKey)}`,
-    );
-    const { rows } = await tx.query<ClaimRow>(ctx.sql.claimJobsGrouped, values, true);
-    return result(rows);
-  });
+  return ctx.conn.transaction(
+    async (tx) => {
+      const { rows } = await tx.query<ClaimRow>(ctx.sql.claimJobsGrouped, values, true);
+      return result(rows);
+    },
+    `SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_generic_plan; ${groupClaimLockSql(ctx.groupLockKey)}`,
+  );
 }
 
 /** A claimed job with the count of jobs the claim passed over; job columns NULL when none was claimed. */
