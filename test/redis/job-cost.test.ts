@@ -124,6 +124,26 @@ describe('redis cost per job', () => {
     expect(complete / 10).toBeLessThanOrEqual(2.2);
   });
 
+  it('records a failed attempt, with a retry to come or for good, with at most 18 commands (the script call included)', async () => {
+    await client.del(...(await client.keys('cost{q}:*')));
+    await q.addJobs([
+      { jobType: 'flaky', payload: {}, maxAttempts: 2 },
+      { jobType: 'flaky', payload: {}, maxAttempts: 1 },
+    ]);
+    const store = storeOf(q);
+    const [retried, ended] = (await store.claimJobs({ workerId: WORKER, batchSize: 2, now: new Date() })).map(
+      (j) => j.id,
+    );
+    const fail = (jobId: number, retryAt: Date | null) =>
+      store.failJob({ jobId, workerId: WORKER, message: 'm', reason: 'handler_error', retryAt, now: new Date() });
+    const retry = await commandsOf(client, () => fail(retried!, new Date(Date.now() + 60_000)));
+    const final = await commandsOf(client, () => fail(ended!, null));
+    // The job is known to be processing, so its failure takes it out of `processing` alone, as
+    // a completion does (23 commands each when it cleared every place a job can be in).
+    expect(retry).toBeLessThanOrEqual(18);
+    expect(final).toBeLessThanOrEqual(18);
+  });
+
   it('stores a pending job in at most 1,200 bytes', async () => {
     const count = 10_000;
     const before = await usedMemory(client);

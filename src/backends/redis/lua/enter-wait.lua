@@ -48,7 +48,7 @@ end
 transition(job, 'waiting', now)
 job.waitUntil = waitUntil
 job.waitTokenId = tokenId
-store(job, now)
+store(job, now, 'processing')
 if ARGV[6] ~= '' then saveStepValue(job.id, ARGV[6], ARGV[7]) end
 addEvent(job.id, 'waiting', now, ARGV[8])
 -- A freed group slot, or a wait already over, may let a processor run something now.

@@ -52,7 +52,7 @@ for _, m in ipairs(members) do
       local message = 'Reclaimed: still processing after ' .. int(math.floor(limit + 0.5)) .. ' ms, the worker is presumed lost'
       if job.attempts < job.maxAttempts then
         transition(job, 'pending', now)
-        store(job, now)
+        store(job, now, 'processing')
         addEvent(job.id, 'failed', now, '{"message":' .. json(message)
           .. ',"failureReason":"timeout","willRetry":true,"deadLetterJobId":null}')
         requeued[#requeued + 1] = job.id

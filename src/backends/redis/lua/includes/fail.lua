@@ -21,7 +21,8 @@ local function createDeadLetter(job, message, reason, now, nowIso)
   return dl.id
 end
 
--- Fails a processing job. `retryAt` (ms) schedules the automatic retry; nil ends the job
+-- Fails a job its caller checked processing (so store() clears that one place only, as a
+-- completion's does). `retryAt` (ms) schedules the automatic retry; nil ends the job
 -- failed. `stack` (nil for none) is kept with the error history entry. Appends cascaded pairs
 -- to `cascaded`; returns the dead-letter job id or nil.
 local function failProcessingJob(job, message, reason, retryAt, now, nowIso, cascaded, stack)
@@ -42,7 +43,7 @@ local function failProcessingJob(job, message, reason, retryAt, now, nowIso, cas
       job.deadLetterJobId = deadLetterId
     end
   end
-  store(job, now)
+  store(job, now, 'processing')
   addEvent(job.id, 'failed', now, '{"message":' .. json(message) .. ',"failureReason":' .. json(reason)
     .. ',"willRetry":' .. (retryAt and 'true' or 'false')
     .. ',"deadLetterJobId":' .. (deadLetterId and int(deadLetterId) or 'null') .. '}')
