@@ -31,6 +31,24 @@ describe('plans of the claim statement (postgres)', () => {
     await Promise.all(pools.splice(0).map((p) => p.end()));
   });
 
+  /**
+   * A pool of one connection that logs, as notices gathered in `logged`, every statement it runs
+   * and every query the functions it calls run, each with its plan (auto_explain).
+   */
+  async function explainedPool(): Promise<{ pool: pg.Pool; logged: string[] }> {
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    pools.push(pool);
+    const logged: string[] = [];
+    const client = await pool.connect();
+    client.on('notice', (notice) => logged.push(notice.message ?? ''));
+    await client.query(
+      `LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
+       SET auto_explain.log_level = notice`,
+    );
+    client.release();
+    return { pool, logged };
+  }
+
   it('runs a generic plan once warm, without a group limit', async () => {
     await ctx.queue().addJobs(Array.from({ length: JOBS }, (_, n) => ({ jobType: 'noop', payload: { n } })));
     const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
@@ -122,16 +140,7 @@ describe('plans of the claim statement (postgres)', () => {
     ]);
     const byId = await queue0.addJob({ jobType: 'child', payload: {}, dependsOn: { jobIds: [parent!] } });
     const byTag = await queue0.addJob({ jobType: 'child', payload: {}, dependsOn: { tags: ['barrier'] } });
-    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
-    pools.push(pool);
-    const statements: string[] = [];
-    const client = await pool.connect();
-    client.on('notice', (notice) => statements.push(notice.message ?? ''));
-    await client.query(
-      `LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
-       SET auto_explain.log_level = notice`,
-    );
-    client.release();
+    const { pool, logged: statements } = await explainedPool();
     const queue = initJobQueue({ backend: 'postgres', pool, schema: ctx.schema });
     const backend = backendOf(queue);
     const claimed = await backend.claimJobs({ workerId: 'w', batchSize: 10, jobTypes: ['noop'], now: new Date() });
@@ -156,17 +165,7 @@ describe('plans of the claim statement (postgres)', () => {
 
   it('runs one plan per connection inside the lanes and the dependents hint', async () => {
     await ctx.queue().addJobs(Array.from({ length: JOBS }, (_, n) => ({ jobType: 'noop', payload: { n } })));
-    const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
-    pools.push(pool);
-    // The pool's one connection logs the plan of every query the functions run, as notices.
-    const plans: string[] = [];
-    const client = await pool.connect();
-    client.on('notice', (notice) => plans.push(notice.message ?? ''));
-    await client.query(
-      `LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
-       SET auto_explain.log_level = notice`,
-    );
-    client.release();
+    const { pool, logged: plans } = await explainedPool();
     const queue = initJobQueue({ backend: 'postgres', pool, schema: ctx.schema });
     const backend = backendOf(queue);
     for (let i = 0; i < CLAIMS; i++) {
