@@ -200,7 +200,6 @@ export interface FailInput {
   reason: FailureReason;
   /** When the automatic retry runs; null when no retry follows (the job ends failed). */
   retryAt: Date | null;
-  now: Date;
 }
 
 export interface FailResult {
@@ -288,8 +287,16 @@ export interface Backend extends CronStore, WaitStore {
    * writes more in several calls. Absent: the buffer's own bound.
    */
   readonly maxCompletionsPerCall?: number;
-  /** Records a failure, fenced as above; null when the job was no longer ours. */
-  failJob(input: FailInput): Promise<FailResult | null>;
+  /**
+   * Records failures at `now`, fenced as completions are: one result per input, in order; null
+   * for a job no longer processing and locked by its `workerId`. Failures that end a job (no
+   * retry) and the cascade to their dependents are one transaction (PostgreSQL) or one script
+   * call (Redis). Throws StoreRejectedError when the store refuses the values written (nothing
+   * of the call is recorded); other errors mean the store could not be reached.
+   */
+  failJobs(failures: FailInput[], now: Date): Promise<(FailResult | null)[]>;
+  /** As maxCompletionsPerCall, for failJobs. */
+  readonly maxFailuresPerCall?: number;
   /**
    * Moves the deadline: refreshes `locked_at`, writes a `prolonged` event with metadata
    * `{ timeoutMs }`. Fenced. `timeoutMs` is the new deadline counted from `now`; null when the
@@ -306,7 +313,7 @@ export interface Backend extends CronStore, WaitStore {
    */
   heldJobIds(input: { workerId: string; jobIds: number[] }): Promise<number[]>;
 
-  // Overview (src/overview.ts). completeJobs, failJob and reclaimStuckJobs also add what they
+  // Overview (src/overview.ts). completeJobs, failJobs and reclaimStuckJobs also add what they
   // record to the throughput counter of the minute of their `now`, in the same write.
   /**
    * Jobs per status, each counted up to `limit`, and the job types of the newest `limit` jobs of

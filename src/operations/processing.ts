@@ -3,10 +3,8 @@
  * waiting, failed) with its hooks. A processor makes one per worker id; the handler context
  * writes through the JobRunOperations it hands out.
  */
-import type { ClaimedJob, ClaimInput } from '../backend.js';
+import type { ClaimedJob, ClaimInput, CompleteInput, FailInput, FailResult } from '../backend.js';
 import { retryAt } from '../backoff.js';
-import { CompletionBuffer } from '../completion-buffer.js';
-import { toError } from '../events.js';
 import { failureMessage, failureStack } from '../failure.js';
 import type { Log, LogInput } from '../log.js';
 import type { RunTelemetry } from '../telemetry/telemetry.js';
@@ -14,7 +12,7 @@ import type { FailureReason } from '../types.js';
 import type { OperationsContext } from './context.js';
 import { JobRunOperations } from './job-run.js';
 import type { TokenOperations } from './tokens.js';
-import { WRITE_RETRY_DELAYS_MS } from './write-retries.js';
+import { completionBuffer, failureBuffer, type WriteBuffer } from '../write-buffer.js';
 
 /** @internal The processor an instance records for. */
 export interface Worker {
@@ -27,15 +25,18 @@ export interface Worker {
 
 /** @internal */
 export class ProcessingOperations {
-  /** Completions are batched: one backend call for the handlers that end together. */
-  private readonly completions: CompletionBuffer;
+  /** Outcomes are batched: one backend call for the handlers that end together. */
+  private readonly completions: WriteBuffer<CompleteInput, boolean>;
+  private readonly failures: WriteBuffer<FailInput, FailResult | null>;
 
   constructor(
     private readonly ctx: OperationsContext,
     private readonly tokens: TokenOperations,
     private readonly worker: Worker,
   ) {
-    this.completions = new CompletionBuffer(ctx.backend, ctx.clock, (e) => worker.report(e));
+    const report = (e: Error) => worker.report(e);
+    this.completions = completionBuffer(ctx.backend, ctx.clock, report);
+    this.failures = failureBuffer(ctx.backend, ctx.clock, report);
   }
 
   /** Claims up to `batchSize` due jobs for this worker and emits `job:processing` for each. */
@@ -88,15 +89,15 @@ export class ProcessingOperations {
   }
 
   /**
-   * Records a failure (with its retry time, or none when out of attempts) and emits `job:failed`
-   * and `job:cancelled` for the dependents the backend cancelled with it. A store error is
-   * retried on the write-retry schedule; after that the job is left to reclaim.
+   * Records a failure (batched, with its retry time, or none when out of attempts) and emits
+   * `job:failed` and `job:cancelled` for the dependents the backend cancelled with it, once it
+   * is written. A store error is retried on the write-retry schedule; after that the job is left
+   * to reclaim.
    */
   async fail(job: ClaimedJob, outcome: { error: Error; reason: FailureReason }): Promise<void> {
-    const { backend, clock, hooks } = this.ctx;
-    const now = clock.now();
-    const at = job.attempts < job.maxAttempts ? retryAt(job, job.attempts, now) : null;
-    const input = {
+    const { clock, hooks } = this.ctx;
+    const at = job.attempts < job.maxAttempts ? retryAt(job, job.attempts, clock.now()) : null;
+    const input: FailInput = {
       jobId: job.id,
       workerId: this.worker.workerId,
       // Whatever the handler threw, the store gets a bounded string it can hold.
@@ -106,30 +107,19 @@ export class ProcessingOperations {
       ...(outcome.reason === 'handler_error' ? { stack: failureStack(outcome.error) } : {}),
       reason: outcome.reason,
       retryAt: at,
-      now,
     };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const result = await backend.failJob(input);
-        if (!result) {
-          this.debugJob(job, () => `failure of job ${job.id} discarded: the job is no longer locked by this worker`);
-          return;
-        }
-        hooks.failed(job, outcome.error, at !== null);
-        hooks.cancelled([], result.cascaded);
-        this.debugJob(job, () => `job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`, {
-          failureReason: outcome.reason,
-          willRetry: at !== null,
-          error: outcome.error,
-        });
-        return;
-      } catch (err) {
-        this.worker.report(toError(err, `recording the failure of job ${job.id} failed`));
-        const delay = WRITE_RETRY_DELAYS_MS[attempt];
-        if (delay === undefined) return; // the job stays processing; reclaim runs it again
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
+    const result = await this.failures.add(input);
+    if (!result) {
+      this.debugJob(job, () => `failure of job ${job.id} not recorded: the job is no longer locked by this worker`);
+      return;
     }
+    hooks.failed(job, outcome.error, at !== null);
+    hooks.cancelled([], result.cascaded);
+    this.debugJob(job, () => `job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`, {
+      failureReason: outcome.reason,
+      willRetry: at !== null,
+      error: outcome.error,
+    });
   }
 
   /** The console line's lead: which processor writes it. */
@@ -155,8 +145,8 @@ export class ProcessingOperations {
     return this.fields({ jobId: job.id, jobType: job.jobType, ...extra });
   }
 
-  /** Writes every buffered completion now (one-shot runs and drains). */
-  flush(): Promise<void> {
-    return this.completions.flush();
+  /** Writes every buffered outcome now (one-shot runs and drains). */
+  async flush(): Promise<void> {
+    await Promise.all([this.completions.flush(), this.failures.flush()]);
   }
 }

@@ -11,6 +11,7 @@ import type { JobQueue } from '../../src/index.js';
 import { backendOf } from '../../src/queue.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { seededRandom } from '../helpers/random.js';
+import { failOne } from '../helpers/fail.js';
 
 const W = 'w';
 const NOW = new Date('2030-01-01T00:00:00.000Z');
@@ -107,7 +108,7 @@ forEachBackend('blocked due jobs: the turn of a group or barrier passes on (§2.
     const backend = backendOf(ctx.queue);
     await backend.enterWait({ jobId: a, workerId: W, waitUntil: LATER, tokenId: null, now: NOW });
     expect(await claim()).toEqual([b]);
-    await backend.failJob({ jobId: b, workerId: W, message: 'no', reason: 'handler_error', retryAt: LATER, now: NOW });
+    await failOne(backend, { jobId: b, workerId: W, message: 'no', reason: 'handler_error', retryAt: LATER, now: NOW });
     expect(await claim()).toEqual([c]);
     const stale = new Date(LATER.getTime() - 1);
     expect((await backend.reclaimStuckJobs({ maxProcessingMs: 1_000, now: stale })).requeuedIds).toEqual([c]);
@@ -208,7 +209,7 @@ forEachBackend('blocked due jobs: the turn of a group or barrier passes on (§2.
       } else if (op === 7 && running.length > 0) {
         tally('fail');
         const jobId = running.splice(rnd(running.length), 1)[0]!;
-        await backend.failJob({
+        await failOne(backend, {
           jobId,
           workerId: W,
           message: 'no',

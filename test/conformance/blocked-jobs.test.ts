@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import type { JobQueue } from '../../src/index.js';
 import { backendOf } from '../../src/queue.js';
 import { forEachBackend } from '../helpers/backends.js';
+import { failOne } from '../helpers/fail.js';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const EARLIER = new Date(NOW.getTime() - 60_000);
@@ -38,7 +39,7 @@ forEachBackend('blocked due jobs run when the block ends (§2.10, §4.8)', (ctx)
     [
       'fails and waits for a retry',
       (q, id) =>
-        backendOf(q).failJob({
+        failOne(backendOf(q), {
           jobId: id,
           workerId: 'w',
           message: 'no',
@@ -50,7 +51,7 @@ forEachBackend('blocked due jobs run when the block ends (§2.10, §4.8)', (ctx)
     [
       'fails for good',
       (q, id) =>
-        backendOf(q).failJob({
+        failOne(backendOf(q), {
           jobId: id,
           workerId: 'w',
           message: 'no',
@@ -105,7 +106,7 @@ forEachBackend('blocked due jobs run when the block ends (§2.10, §4.8)', (ctx)
   it('runs a tag-barrier job once its holder failed and waits for a retry (not active)', async () => {
     const { holder, claim } = await barrier({ runAt: EARLIER });
     expect(await claim()).toEqual(['holder']);
-    await backendOf(ctx.queue).failJob({
+    await failOne(backendOf(ctx.queue), {
       jobId: holder,
       workerId: 'w',
       message: 'no',

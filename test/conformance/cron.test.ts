@@ -11,6 +11,7 @@ import type { CronJobOptions, CronScheduleRecord } from '../../src/types.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { expectFailure } from './assertions.js';
 import { claimJob, completeJob, failJob } from './job-states.js';
+import { failOne } from '../helpers/fail.js';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
 const MINUTE = 60_000;
@@ -432,7 +433,7 @@ forEachBackend('cron schedules (§4.4)', (ctx) => {
       expect(await nextSlot(queue, clock, id)).toBeNull(); // pending
       await claimJob(queue, first!);
       expect(await nextSlot(queue, clock, id)).toBeNull(); // processing
-      await backendOf(queue).failJob({
+      await failOne(backendOf(queue), {
         jobId: first!,
         workerId: 'conformance-worker',
         message: 'boom',

@@ -1,12 +1,13 @@
 /**
  * Drives jobs into processing, completed or failed through the Backend interface, for
  * conformance tests of operations that depend on those states (retry, cleanup, dependencies).
- * The processor is not needed: claimJobs / completeJobs / failJob are the same calls it makes.
+ * The processor is not needed: claimJobs / completeJobs / failJobs are the same calls it makes.
  *
  * The target job must be the only claimable job of its type, so give it a type of its own.
  */
 import { expect } from 'vitest';
 import { backendOf, type JobQueue } from '../../src/queue.js';
+import { failOne } from '../helpers/fail.js';
 
 const WORKER = 'conformance-worker';
 
@@ -47,7 +48,7 @@ export async function failJob(
   options: { message?: string; retryAt?: Date | null } = {},
 ): Promise<void> {
   await claimJob(queue, jobId);
-  const result = await backendOf(queue).failJob({
+  const result = await failOne(backendOf(queue), {
     jobId,
     workerId: WORKER,
     message: options.message ?? 'boom',
@@ -80,7 +81,7 @@ export async function addFailedJobs(
   });
   expect(claimed, `addFailedJobs: the ${count} jobs of ${jobType} must be claimed`).toHaveLength(count);
   for (const jobId of ids) {
-    const failed = await backend.failJob({
+    const failed = await failOne(backend, {
       jobId,
       workerId: WORKER,
       message: 'boom',

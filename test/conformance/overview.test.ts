@@ -10,6 +10,7 @@ import type { JobStatus } from '../../src/types.js';
 import { ManualClock, forEachBackend } from '../helpers/backends.js';
 import { expectFailure } from './assertions.js';
 import { claimJob, completeJob, failJob } from './job-states.js';
+import { failOne } from '../helpers/fail.js';
 
 const MINUTE = 60_000;
 const T0 = new Date('2030-01-01T10:00:00.000Z');
@@ -166,7 +167,7 @@ forEachBackend('getThroughput', (ctx) => {
     await claimJob(queue, id);
     const backend = backendOf(queue);
     expect(await backend.completeJobs([{ jobId: id, workerId: 'someone-else' }], clock.now())).toEqual([]);
-    const failed = await backend.failJob({
+    const failed = await failOne(backend, {
       jobId: id,
       workerId: 'someone-else',
       message: 'late',

@@ -8,6 +8,7 @@
 import { expect, it } from 'vitest';
 import { backendOf } from '../../src/queue.js';
 import { usePostgres } from './support.js';
+import { failOne } from '../helpers/fail.js';
 
 const ctx = usePostgres();
 
@@ -25,7 +26,7 @@ it('cancels a dependent whose add committed while the final failure of its prere
       { jobType: 'child', payload: {}, dependsOn: { jobIds: [parent] } },
       { db: client },
     );
-    const failing = backend.failJob({
+    const failing = failOne(backend, {
       jobId: parent,
       workerId: 'w',
       message: 'down',
@@ -50,7 +51,7 @@ it('cancels a dependent whose add committed while the final failure of its prere
 async function failureWaitsOnLock(): Promise<boolean> {
   const { rows } = await ctx.sql.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_stat_activity
-     WHERE wait_event_type = 'Lock' AND query LIKE '%WITH src AS MATERIALIZED%' AND strpos(query, $1) > 0`,
+     WHERE wait_event_type = 'Lock' AND query LIKE '%src AS MATERIALIZED (%' AND strpos(query, $1) > 0`,
     [`"${ctx.schema}".job_queue`],
   );
   return rows[0]!.n > 0;

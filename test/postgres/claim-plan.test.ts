@@ -12,8 +12,8 @@ import {
   claimJobsSql,
   claimWindow,
   completeJobsSql,
-  failJobFinalSql,
-  failJobForRetrySql,
+  failJobsFinalSql,
+  failJobsForRetrySql,
   prolongJobSql,
 } from '../../src/backends/postgres/queries/processing.js';
 import { backendOf } from '../../src/queue.js';
@@ -133,6 +133,7 @@ describe('query plans on 200k jobs (postgres)', () => {
     const t = schemaNames(ctx.schema);
     const iso = NOW.toISOString();
     const cancel = cancelJobsSql(t, { jobId: 5 }, NOW);
+    const failure = { job_id: 5, worker_id: 'w', message: 'boom', reason: 'handler_error', stack: 'Error: boom' };
     const statements: [string, string, unknown[]][] = [
       [
         'addJobs',
@@ -149,8 +150,8 @@ describe('query plans on 200k jobs (postgres)', () => {
         completeJobsSql(t),
         [JSON.stringify([{ job_id: 5, worker_id: 'w', has_output: false, output: null }]), NOW, 'c'],
       ],
-      ['failJob (retry)', failJobForRetrySql(t), [5, 'w', 'boom', 'handler_error', NOW, NOW, iso, 'c', 'Error: boom']],
-      ['failJob (final)', failJobFinalSql(t), [5, 'w', 'boom', 'handler_error', NOW, iso, 'c', 'Error: boom']],
+      ['failJobs (retry)', failJobsForRetrySql(t), [JSON.stringify([{ ...failure, retry_at: iso }]), NOW, iso, 'c']],
+      ['failJobs (final)', failJobsFinalSql(t), [JSON.stringify([{ ...failure, retry_at: null }]), NOW, iso, 'c']],
       ['cascade', cascadeLevelSql(t), [[5, 6], NOW]],
       ['cancelJob', cancel.text, cancel.values],
       ['prolongJob', prolongJobSql(t), [5, 'w', NOW, 1000]],

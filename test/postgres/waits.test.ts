@@ -12,6 +12,7 @@ import { backendOf } from '../../src/queue.js';
 import { normalizeJob } from '../../src/validation.js';
 import { usePostgres } from './support.js';
 import { waitFor } from '../helpers/wait.js';
+import { failOne } from '../helpers/fail.js';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
 const MINUTE = 60_000;
@@ -288,7 +289,7 @@ describe('durable waits (postgres)', () => {
     expect(await backend.saveStep({ jobId, workerId: 'stale', stepName: 'c', value: 3, now: T0 })).toBe(false);
     expect((await row(jobId)).step_data).toEqual({ a: 2, b: null });
 
-    await backend.failJob({
+    await failOne(backend, {
       jobId,
       workerId: WORKER,
       message: 'boom',

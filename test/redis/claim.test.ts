@@ -10,6 +10,7 @@ import { ManualClock } from '../../src/clock.js';
 import { backendOf } from '../../src/queue.js';
 import { expectConsistent } from './consistency.js';
 import { useRedis } from './support.js';
+import { failOne } from '../helpers/fail.js';
 
 const WORKER = 'w1';
 
@@ -141,7 +142,7 @@ describe('redis claim walk', () => {
       { jobType: 'x', payload: 2, dependsOn: { jobIds: [-1] } },
     ]);
     await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
-    await backendOf(q).failJob({
+    await failOne(backendOf(q), {
       jobId: prerequisite!,
       workerId: WORKER,
       message: 'boom',

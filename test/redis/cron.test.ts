@@ -16,6 +16,7 @@ import { REDIS_URL } from '../helpers/backends.js';
 import { expectConsistent } from './consistency.js';
 import { storeOf, useRedis, wakeUps } from './support.js';
 import { waitFor } from '../helpers/wait.js';
+import { failOne } from '../helpers/fail.js';
 
 const WORKER = 'w1';
 const START = Date.UTC(2030, 0, 1);
@@ -285,7 +286,7 @@ describe('redis cron schedules', () => {
     expect(await enqueue()).toBeNull(); // waiting
     clock.advance(1);
     await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
-    await backendOf(q).failJob({
+    await failOne(backendOf(q), {
       jobId: first!,
       workerId: WORKER,
       message: 'x',
@@ -296,7 +297,7 @@ describe('redis cron schedules', () => {
     expect(await enqueue()).toBeNull(); // failed, retry due
     clock.advance(1);
     await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
-    await backendOf(q).failJob({
+    await failOne(backendOf(q), {
       jobId: first!,
       workerId: WORKER,
       message: 'x',

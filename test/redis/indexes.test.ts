@@ -8,6 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { backendOf } from '../../src/queue.js';
 import { expectConsistent } from './consistency.js';
 import { useRedis } from './support.js';
+import { failOne } from '../helpers/fail.js';
 
 const WORKER = 'w1';
 
@@ -38,7 +39,7 @@ describe('redis indexes', () => {
     await check();
 
     // root fails for good: dead letter, cascade to child, grandchild and the tag-barrier job.
-    const failed = await backendOf(q).failJob({
+    const failed = await failOne(backendOf(q), {
       jobId: root!,
       workerId: WORKER,
       message: 'x',
@@ -50,7 +51,7 @@ describe('redis indexes', () => {
     await check();
 
     // grouped: a retry is scheduled, then claimed again and reclaimed when stuck.
-    await backendOf(q).failJob({
+    await failOne(backendOf(q), {
       jobId: grouped!,
       workerId: WORKER,
       message: 'x',

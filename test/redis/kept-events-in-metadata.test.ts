@@ -11,6 +11,7 @@ import { redisKeys } from '../../src/backends/redis/keys.js';
 import { backendOf } from '../../src/queue.js';
 import { ManualClock } from '../helpers/backends.js';
 import { storeOf, useRedis } from './support.js';
+import { failOne } from '../helpers/fail.js';
 
 const T0 = new Date('2030-06-01T12:00:00.000Z');
 const DAY = 86_400_000;
@@ -33,7 +34,7 @@ describe('the processing and completed events kept in the job metadata (redis)',
     storeOf(queue).claimJobs({ workerId: WORKER, batchSize, now });
   /** A failure of a claimed job, retried at `now`. */
   const fail = (queue: ReturnType<typeof ctx.queue>, jobId: number, now: Date) =>
-    storeOf(queue).failJob({ jobId, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: now, now });
+    failOne(storeOf(queue), { jobId, workerId: WORKER, message: 'boom', reason: 'handler_error', retryAt: now, now });
   const complete = (queue: ReturnType<typeof ctx.queue>, ids: number[], now: Date) =>
     storeOf(queue).completeJobs(
       ids.map((jobId) => ({ jobId, workerId: WORKER })),

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { pad, redisKeys } from '../../src/backends/redis/keys.js';
 import { storeOf, useRedis } from './support.js';
+import { failOne } from '../helpers/fail.js';
 
 /** The metadata of a pending job as stores wrote it before: every field, nulls included. */
 function oldLayout(meta: Record<string, unknown>): string {
@@ -89,7 +90,7 @@ describe('redis job metadata written by earlier versions', () => {
     expect(await claimOne()).toBe(id);
     await expectLean(id, 'claimed');
     const retryAt = new Date(Date.now() - 1000);
-    await store.failJob({ jobId: id, workerId: W, message: 'no', reason: 'handler_error', retryAt, now: new Date() });
+    await failOne(store, { jobId: id, workerId: W, message: 'no', reason: 'handler_error', retryAt, now: new Date() });
     await expectLean(id, 'failed for a retry');
     expect(await claimOne()).toBe(id);
     await expectLean(id, 'claimed again');
@@ -103,7 +104,7 @@ describe('redis job metadata written by earlier versions', () => {
     await expectLean(id, 'waiting');
     expect(await claimOne()).toBe(id);
     await expectLean(id, 'resumed');
-    await store.failJob({
+    await failOne(store, {
       jobId: id,
       workerId: W,
       message: 'no',

@@ -10,6 +10,7 @@ import { backendOf } from '../../src/queue.js';
 import type { JobOptions } from '../../src/types.js';
 import { expectConsistent } from './consistency.js';
 import { useRedis } from './support.js';
+import { failOne } from '../helpers/fail.js';
 
 /** A small deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -74,7 +75,7 @@ describe('redis parked jobs, random operations', () => {
         } else if (op < 0.72 && ids.length > 0) {
           const jobId = pick(ids);
           const retryAt = rnd() < 0.5 ? new Date(now + 2000) : null;
-          await store.failJob({
+          await failOne(store, {
             jobId,
             workerId: running.get(jobId)!,
             message: 'x',

@@ -10,6 +10,7 @@ import type { JobQueue } from '../../src/index.js';
 import { backendOf } from '../../src/queue.js';
 import { expectConsistent } from './consistency.js';
 import { useRedis } from './support.js';
+import { failOne } from '../helpers/fail.js';
 
 const W = 'w';
 const NOW = new Date('2030-01-01T00:00:00.000Z');
@@ -41,7 +42,7 @@ describe('redis parked jobs', () => {
       NOW,
     );
   const fail = (q: JobQueue, jobId: number, retryAt: Date | null) =>
-    backendOf(q).failJob({ jobId, workerId: W, message: 'no', reason: 'handler_error', retryAt, now: NOW });
+    failOne(backendOf(q), { jobId, workerId: W, message: 'no', reason: 'handler_error', retryAt, now: NOW });
 
   /** The ids in `parked`, in member order. */
   async function parkedIds(): Promise<number[]> {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { backendOf } from '../../src/queue.js';
 import { useRedis } from './support.js';
+import { failOne } from '../helpers/fail.js';
 
 const WORKER = 'w1';
 
@@ -58,7 +59,7 @@ describe('payload exactness on redis', () => {
     const id = await q.addJob({ jobType: 'exact', payload: TRICKY, maxAttempts: 1, deadLetterJobType: 'dead' });
     await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: new Date() });
     const now = new Date();
-    const result = await backendOf(q).failJob({
+    const result = await failOne(backendOf(q), {
       jobId: id,
       workerId: WORKER,
       message: 'bad "thing" ✓',

@@ -9,6 +9,7 @@ import { REDIS_URL, deleteKeys, uniqueName } from '../helpers/backends.js';
 import { ManualClock } from '../../src/clock.js';
 import { backendOf, initJobQueue } from '../../src/queue.js';
 import { storeOf, useRedis } from './support.js';
+import { failOne } from '../helpers/fail.js';
 
 const WORKER = 'w1';
 
@@ -39,7 +40,7 @@ describe('queues with different prefixes on one Redis', () => {
     expect(claimed.map((j) => j.jobType)).toEqual(['a-type', 'a-type']);
     expect((await b.getJob(b1))?.status).toBe('pending');
     await backendOf(a).completeJobs([{ jobId: a1!, workerId: WORKER }], new Date());
-    await backendOf(a).failJob({
+    await failOne(backendOf(a), {
       jobId: a2!,
       workerId: WORKER,
       message: 'boom',
@@ -106,7 +107,7 @@ describe('keys written by a queue', () => {
       await backendOf(q).setOutput({ jobId: grouped!, workerId: WORKER, output: { partial: true }, now: clock.now() });
       await backendOf(q).prolongJob({ jobId: grouped!, workerId: WORKER, timeoutMs: 5000, now: clock.now() });
       // Ends failed for good: dead letter, cascade to `second`.
-      await backendOf(q).failJob({
+      await failOne(backendOf(q), {
         jobId: first!,
         workerId: WORKER,
         message: 'boom',

@@ -15,10 +15,11 @@ import { library } from '../../src/backends/redis/lua.generated.js';
 import { redisKeys } from '../../src/backends/redis/keys.js';
 import { scriptSlice } from '../../src/backends/redis/slices.js';
 import { systemClock } from '../../src/clock.js';
-import { CompletionBuffer } from '../../src/completion-buffer.js';
+import { completionBuffer, failureBuffer } from '../../src/write-buffer.js';
 import { backendOf, initJobQueue, type JobQueue } from '../../src/queue.js';
 import type { JobRecord } from '../../src/types.js';
 import { commandCalls, usePrivateRedis } from './counters.js';
+import { failOne } from '../helpers/fail.js';
 
 const SLICE = 10;
 const DEFAULT_SLICE = { ...scriptSlice };
@@ -117,7 +118,7 @@ describe('redis bounded script slices', () => {
     const now = new Date();
     const claimed = await backend.claimJobs({ workerId: 'w', batchSize: JOBS, now });
     for (const job of claimed) {
-      await backend.failJob({
+      await failOne(backend, {
         jobId: job.id,
         workerId: 'w',
         message: 'x',
@@ -357,7 +358,7 @@ describe('redis bounded script slices', () => {
     const ids = await q.addJobs(Array.from({ length: 25 }, (_, i) => ({ jobType: 'mail', payload: { i } })));
     await backendOf(q).claimJobs({ workerId: 'w', batchSize: 25, now: new Date() });
     const errors: Error[] = [];
-    const buffer = new CompletionBuffer(backendOf(q), systemClock, (e) => errors.push(e));
+    const buffer = completionBuffer(backendOf(q), systemClock, (e) => errors.push(e));
     const { result, calls } = await counted(WHOLE, () => {
       scriptSlice.process = SLICE;
       return Promise.all(ids.map((jobId) => buffer.add({ jobId, workerId: 'w', output: { jobId } })));
@@ -367,5 +368,36 @@ describe('redis bounded script slices', () => {
     expect(errors).toEqual([]);
     const jobs = await Promise.all(ids.map((id) => q.getJob(id)));
     expect(jobs.map((j) => [j?.status, j?.output])).toEqual(ids.map((jobId) => ['completed', { jobId }]));
+  });
+
+  it('records a flush of more failures than scriptSlice.fail in ceil(n / slice) script calls', async () => {
+    n += 1;
+    const q = initJobQueue({ backend: 'redis', client, keyPrefix: `slices${String(n)}:` });
+    const ids = await q.addJobs(Array.from({ length: 25 }, (_, i) => ({ jobType: 'mail', payload: { i } })));
+    await backendOf(q).claimJobs({ workerId: 'w', batchSize: 25, now: new Date() });
+    const errors: Error[] = [];
+    const buffer = failureBuffer(backendOf(q), systemClock, (e) => errors.push(e));
+    const retryAt = new Date(Date.now() + 60_000);
+    const { result, calls } = await counted(WHOLE, () => {
+      scriptSlice.fail = SLICE;
+      return Promise.all(
+        ids.map((jobId, i) =>
+          buffer.add({
+            jobId,
+            workerId: 'w',
+            message: `m${jobId}`,
+            reason: 'handler_error',
+            retryAt: i % 2 ? retryAt : null,
+          }),
+        ),
+      );
+    });
+    expect(result).toEqual(ids.map(() => ({ deadLetterJobId: null, cascaded: [] })));
+    expect(calls).toBe(3); // 10, 10, 5
+    expect(errors).toEqual([]);
+    const jobs = await Promise.all(ids.map((id) => q.getJob(id)));
+    expect(jobs.map((j) => [j?.status, j?.nextAttemptAt, j?.errorHistory.map((e) => e.message)])).toEqual(
+      ids.map((jobId, i) => ['failed', i % 2 ? retryAt : null, [`m${jobId}`]]),
+    );
   });
 });

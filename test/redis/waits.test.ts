@@ -13,6 +13,7 @@ import { pad } from '../../src/backends/redis/keys.js';
 import { expectConsistent } from './consistency.js';
 import { storeOf, useRedis, wakeUps } from './support.js';
 import { waitFor } from '../helpers/wait.js';
+import { failOne } from '../helpers/fail.js';
 
 const WORKER = 'w1';
 const START = Date.UTC(2030, 0, 1);
@@ -456,7 +457,7 @@ describe('redis durable waits', () => {
       const [afterWait] = await backendOf(q).claimJobs({ workerId: WORKER, batchSize: 1, now: clock.now() });
       expect(afterWait?.stepData).toEqual({ one: 1 / 3, 'wait:0': { until: 1e21 } });
 
-      await backendOf(q).failJob({
+      await failOne(backendOf(q), {
         jobId: id,
         workerId: WORKER,
         message: 'x',
@@ -479,7 +480,7 @@ describe('redis durable waits', () => {
     it('is removed with the job by cleanupOldJobs, and a manual retry keeps it', async () => {
       const { q, clock, id, store } = await claimedJob();
       await store.saveStep({ jobId: id, workerId: WORKER, stepName: 'kept', value: [1, 2], now: clock.now() });
-      await backendOf(q).failJob({
+      await failOne(backendOf(q), {
         jobId: id,
         workerId: WORKER,
         message: 'x',

@@ -19,7 +19,7 @@ import { cancelJobsSql, editJobsSql, failedBatchSql, retryFailedSql } from './qu
 import { toCascaded, toId } from './rows.js';
 
 export type KindRow = { kind: string; id: string };
-type Cascaded = { jobId: number; cascadeFrom: number }[];
+export type Cascaded = { jobId: number; cascadeFrom: number }[];
 
 /** Failed jobs a retry by filter reads per statement. Internal: tests lower it. */
 export const retryBatch = { size: 500 };

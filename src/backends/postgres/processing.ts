@@ -4,7 +4,8 @@
  */
 import type { ClaimInput, ClaimedJob, CompleteInput, FailInput, FailResult } from '../../backend.js';
 import type { PostgresContext } from './context.js';
-import { cascade, idsOfKind, type KindRow } from './manage.js';
+import type { Transaction } from './connection.js';
+import { cascade, type Cascaded } from './manage.js';
 import { claimWindow, groupClaimLockSql } from './queries/processing.js';
 import { rowToClaimedJob, toId, type ClaimedJobRow } from './rows.js';
 
@@ -83,37 +84,74 @@ async function completeJobs(ctx: PostgresContext, completions: CompleteInput[], 
   return rows.map((r) => toId(r.id));
 }
 
-async function failJob(
-  ctx: PostgresContext,
-  { jobId, workerId, message, stack, reason, retryAt, now }: FailInput,
-): Promise<FailResult | null> {
-  if (retryAt !== null) {
-    const values = [
-      jobId,
-      workerId,
-      message,
-      reason,
-      retryAt,
-      now,
-      now.toISOString(),
-      ctx.names.channel,
-      stack ?? null,
-    ];
-    const { rows } = await ctx.conn.query(ctx.sql.failJobForRetry, values, true);
-    return rows.length > 0 ? { deadLetterJobId: null, cascaded: [] } : null;
-  }
-  return ctx.conn.transaction(async (tx) => {
-    const { rows } = await tx.query(
-      ctx.sql.failJobFinal,
-      [jobId, workerId, message, reason, now, now.toISOString(), ctx.names.channel, stack ?? null],
-      true,
-    );
-    if (!(rows as KindRow[]).some((r) => r.kind === 'failed')) return null;
-    return {
-      deadLetterJobId: idsOfKind(rows as KindRow[], 'dead_letter')[0] ?? null,
-      cascaded: await cascade(ctx, tx, [jobId], now),
-    };
+/**
+ * Failures with a retry to come are one statement, committed on its own. Final failures are
+ * one statement too, and their cascade follows in its transaction, level by level (manage.ts),
+ * with the retries of the same call. A refusal of the values (SQLSTATE 22/23) becomes
+ * StoreRejectedError at the seam (store-errors.ts).
+ */
+async function failJobs(ctx: PostgresContext, failures: FailInput[], now: Date): Promise<(FailResult | null)[]> {
+  if (failures.length === 0) return [];
+  const toRow = (f: FailInput) => ({
+    job_id: f.jobId,
+    worker_id: f.workerId,
+    message: f.message,
+    reason: f.reason,
+    retry_at: f.retryAt,
+    stack: f.stack ?? null,
   });
+  const retries = failures.filter((f) => f.retryAt !== null).map(toRow);
+  const finals = failures.filter((f) => f.retryAt === null).map(toRow);
+  const params = (rows: ReturnType<typeof toRow>[]) => [
+    JSON.stringify(rows),
+    now,
+    now.toISOString(),
+    ctx.names.channel,
+  ];
+  const results = new Map<number, FailResult>();
+  const failRetries = async (conn: Pick<Transaction, 'query'>) => {
+    if (retries.length === 0) return;
+    const { rows } = await conn.query<{ id: string }>(ctx.sql.failJobsForRetry, params(retries), true);
+    for (const r of rows) results.set(toId(r.id), { deadLetterJobId: null, cascaded: [] });
+  };
+  if (finals.length === 0) {
+    await failRetries(ctx.conn);
+  } else {
+    await ctx.conn.transaction(async (tx) => {
+      await failRetries(tx);
+      const { rows } = await tx.query<{ kind: string; id: string; dl_id: string | null }>(
+        ctx.sql.failJobsFinal,
+        params(finals),
+        true,
+      );
+      const ended = rows.filter((r) => r.kind === 'failed');
+      const endedIds = ended.map((r) => toId(r.id));
+      const byRoot = cascadesByRoot(endedIds, await cascade(ctx, tx, endedIds, now));
+      for (const r of ended) {
+        const id = toId(r.id);
+        results.set(id, { deadLetterJobId: r.dl_id === null ? null : toId(r.dl_id), cascaded: byRoot.get(id) ?? [] });
+      }
+    });
+  }
+  return failures.map((f) => results.get(f.jobId) ?? null);
+}
+
+/**
+ * The cascade of several ended jobs, split by the ended job each cancelled job descends from
+ * (following `cascadeFrom` up), so each failure reports its own dependents.
+ */
+function cascadesByRoot(ended: number[], cascaded: Cascaded): Map<number, Cascaded> {
+  const parentOf = new Map(cascaded.map((c) => [c.jobId, c.cascadeFrom]));
+  const endedSet = new Set(ended);
+  const byRoot = new Map<number, Cascaded>();
+  for (const c of cascaded) {
+    let root = c.cascadeFrom;
+    while (!endedSet.has(root)) root = parentOf.get(root)!;
+    const list = byRoot.get(root) ?? [];
+    list.push(c);
+    byRoot.set(root, list);
+  }
+  return byRoot;
 }
 
 type Fenced = { jobId: number; workerId: string; now: Date };
@@ -158,7 +196,7 @@ async function heldJobIds(
 export const processingOperations = {
   claimJobs,
   completeJobs,
-  failJob,
+  failJobs,
   prolongJob,
   setProgress,
   setOutput,

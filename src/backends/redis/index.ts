@@ -119,6 +119,9 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
     get maxCompletionsPerCall() {
       return scriptSlice.process;
     },
+    get maxFailuresPerCall() {
+      return scriptSlice.fail;
+    },
     subscribeJobAvailable: (listener) => subscriptions.subscribe(listener),
     getPool() {
       throw new StoreFact({ kind: 'unsupported-on-backend', operation: 'getPool' });

@@ -53,24 +53,31 @@ async function completeJobs(ctx: BackendContext, completions: CompleteInput[], n
   return ctx.run<number[]>('completeJobs', [now.getTime(), JSON.stringify(batch)]);
 }
 
-async function failJob(ctx: BackendContext, input: FailInput): Promise<FailResult | null> {
-  const reply = await ctx.run<0 | [number, [number, number][]]>('failJob', [
-    input.jobId,
-    input.workerId,
-    input.message,
-    input.reason,
-    input.retryAt === null ? '' : input.retryAt.getTime(),
-    input.now.getTime(),
-    input.now.toISOString(),
-    input.stack ?? '',
+async function failJobs(ctx: BackendContext, failures: FailInput[], now: Date): Promise<(FailResult | null)[]> {
+  if (failures.length === 0) return [];
+  const batch = failures.map((f) => ({
+    id: f.jobId,
+    workerId: f.workerId,
+    message: f.message,
+    reason: f.reason,
+    ...(f.retryAt === null ? {} : { retryAt: f.retryAt.getTime() }),
+    ...(f.stack === undefined ? {} : { stack: f.stack }),
+  }));
+  const reply = await ctx.run<(0 | [number, [number, number][]])[]>('failJobs', [
+    now.getTime(),
+    now.toISOString(),
+    JSON.stringify(batch),
   ]);
-  if (reply === 0) return null;
-  const [deadLetterJobId, cascaded] = reply;
-  ctx.sawJobIds([deadLetterJobId === 0 ? null : deadLetterJobId]);
-  return {
-    deadLetterJobId: deadLetterJobId === 0 ? null : deadLetterJobId,
-    cascaded: cascaded.map(([jobId, cascadeFrom]) => ({ jobId, cascadeFrom })),
-  };
+  const results = reply.map((r) => {
+    if (r === 0) return null;
+    const [deadLetterJobId, cascaded] = r;
+    return {
+      deadLetterJobId: deadLetterJobId === 0 ? null : deadLetterJobId,
+      cascaded: cascaded.map(([jobId, cascadeFrom]) => ({ jobId, cascadeFrom })),
+    };
+  });
+  ctx.sawJobIds(results.map((r) => r?.deadLetterJobId ?? null));
+  return results;
 }
 
 interface Fenced {
@@ -97,7 +104,7 @@ async function setOutput(ctx: BackendContext, input: Fenced & { output: unknown 
 export const processingOperations = {
   claimJobs,
   completeJobs,
-  failJob,
+  failJobs,
   prolongJob,
   setProgress,
   setOutput,

@@ -9,9 +9,11 @@
  * entry and event (`cleanup`), or events (`events`); counting job types (`count`, getJobCounts)
  * only reads and decodes each job. A claim or a record of completions (`process`) takes at most
  * so many jobs per call, each with its indexes and event (about 25 µs a job, docs/performance.md),
- * whatever the processor's batchSize. Internal: tests lower them to count slices.
+ * whatever the processor's batchSize. A record of failures (`fail`) takes fewer: each adds to
+ * the job's error history and writes its event, and a final one may route the job to its
+ * dead-letter type and cancel its dependents. Internal: tests lower them to count slices.
  */
-export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250, count: 500, process: 50 };
+export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250, count: 500, process: 50, fail: 10 };
 
 /**
  * The next slice of a bulk change whose last slice of `size` candidates did `work` job changes

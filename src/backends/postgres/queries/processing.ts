@@ -271,84 +271,92 @@ notified AS (
 SELECT id, (SELECT count(*) FROM notified) AS notified FROM done ORDER BY id`;
 }
 
+/** The failures of a failJobs call: $1, a JSON array of { job_id, worker_id, message, reason, retry_at, stack }. */
+const FAIL_INPUT = `input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb)
+    AS x(job_id bigint, worker_id text, message text, reason text, retry_at timestamptz, stack text)
+)`;
+
 /**
- * Records a failure of job $1 by worker $2 that an automatic retry at $5 follows: message $3,
- * reason $4, now $6, now as ISO text $7, channel $8, stack $9 (NULL: none). The lock is
- * cleared. Rows: id; none when the job was no longer this worker's.
+ * Records failures that an automatic retry follows, at each one's `retry_at`: $1 the failures
+ * (FAIL_INPUT), $2 now, $3 now as ISO text, $4 channel. Each job changes only while processing
+ * and locked by its worker; the lock is cleared. Rows: id of each failure recorded.
  */
-export function failJobForRetrySql(t: SchemaNames): string {
+export function failJobsForRetrySql(t: SchemaNames): string {
   return `
-WITH failed AS (
+WITH ${FAIL_INPUT},
+failed AS (
   UPDATE ${t.jobs} j
-  SET status = 'failed', failure_reason = $4::text, next_attempt_at = $5::timestamptz,
-      last_failed_at = $6::timestamptz, updated_at = $6::timestamptz, locked_at = NULL, locked_by = NULL,
-      error_history = j.error_history || jsonb_build_array(${errorEntry('$3::text', '$7::text', '$9::text')})
-  WHERE j.id = $1 AND j.status = 'processing' AND j.locked_by = $2
-  RETURNING j.id
+  SET status = 'failed', failure_reason = x.reason, next_attempt_at = x.retry_at,
+      last_failed_at = $2::timestamptz, updated_at = $2::timestamptz, locked_at = NULL, locked_by = NULL,
+      error_history = j.error_history || jsonb_build_array(${errorEntry('x.message', '$3::text', 'x.stack')})
+  FROM input x
+  WHERE j.id = x.job_id AND j.status = 'processing' AND j.locked_by = x.worker_id
+  RETURNING j.id, x.message, x.reason
 ),
 failed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'failed', $6::timestamptz, jsonb_build_object('message', $3::text, 'failureReason', $4::text,
+  SELECT id, 'failed', $2::timestamptz, jsonb_build_object('message', message, 'failureReason', reason,
     'willRetry', true, 'deadLetterJobId', NULL)
-  FROM failed
+  FROM failed ORDER BY id
 ),
 counted AS (
-  ${countAttemptsSql(t, 'failed', '$6::timestamptz', 'failed')}
+  ${countAttemptsSql(t, 'failed', '$2::timestamptz', 'failed')}
 ),
 notified AS (
-  SELECT pg_notify($8, '') FROM failed
+  SELECT pg_notify($4, '') WHERE EXISTS (SELECT 1 FROM failed)
 )
-SELECT id, (SELECT count(*) FROM notified) AS notified FROM failed`;
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM failed ORDER BY id`;
 }
 
 /**
- * Records the final failure of job $1 by worker $2 (no retry follows): message $3, reason $4,
- * now $5, now as ISO text $6, channel $7, stack $8 (NULL: none). The lock is cleared. Routes the job to its dead-letter type (its dependents
- * are cancelled afterwards by cascadeLevelSql, in the same transaction).
- * Rows: kind 'failed' | 'dead_letter' | 'notified', id; no 'failed' row when the job was no
- * longer this worker's.
+ * Records final failures (no retry follows): $1 the failures (FAIL_INPUT, retry_at NULL), $2
+ * now, $3 now as ISO text, $4 channel. Each job changes only while processing and locked by its
+ * worker; the lock is cleared, and a job with a dead-letter type is routed to it. Its dependents
+ * are cancelled afterwards by cascadeLevelSql, in the same transaction.
+ * Rows: kind 'failed' with id and dl_id (its dead-letter job, or NULL); one 'notified' row.
  */
-export function failJobFinalSql(t: SchemaNames): string {
+export function failJobsFinalSql(t: SchemaNames): string {
   return `
-WITH src AS MATERIALIZED (
-  SELECT j.id, j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type
-  FROM ${t.jobs} j
-  WHERE j.id = $1 AND j.status = 'processing' AND j.locked_by = $2
-  FOR UPDATE
+WITH ${FAIL_INPUT},
+src AS MATERIALIZED (
+  SELECT j.id, j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type, x.message, x.reason, x.stack
+  FROM input x JOIN ${t.jobs} j ON j.id = x.job_id
+  WHERE j.status = 'processing' AND j.locked_by = x.worker_id
+  ORDER BY j.id
+  FOR UPDATE OF j
 ),
 dl AS MATERIALIZED (
   SELECT s.id AS src_id, nextval('${t.jobIdSeq}'::regclass) AS id, s.dead_letter_job_type AS job_type,
-    ${deadLetterEnvelope('s', '$3::text', '$4::text', '$6::text')} AS payload
-  FROM src s
-  WHERE s.dead_letter_job_type IS NOT NULL
+    ${deadLetterEnvelope('s', 's.message', 's.reason', '$3::text')} AS payload
+  FROM (SELECT * FROM src WHERE dead_letter_job_type IS NOT NULL ORDER BY id) s
 ),
 failed AS (
   UPDATE ${t.jobs} j
-  SET status = 'failed', failure_reason = $4::text, next_attempt_at = NULL,
-      last_failed_at = $5::timestamptz, updated_at = $5::timestamptz, locked_at = NULL, locked_by = NULL,
-      error_history = j.error_history || jsonb_build_array(${errorEntry('$3::text', '$6::text', '$8::text')}),
+  SET status = 'failed', failure_reason = s.reason, next_attempt_at = NULL,
+      last_failed_at = $2::timestamptz, updated_at = $2::timestamptz, locked_at = NULL, locked_by = NULL,
+      error_history = j.error_history || jsonb_build_array(${errorEntry('s.message', '$3::text', 's.stack')}),
       dead_letter_job_id = COALESCE(dl.id, j.dead_letter_job_id),
-      dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $5::timestamptz END
+      dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $2::timestamptz END
   FROM src s LEFT JOIN dl ON dl.src_id = s.id
   WHERE j.id = s.id
-  RETURNING j.id, dl.id AS dl_id
+  RETURNING j.id, dl.id AS dl_id, s.message, s.reason
 ),
 failed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'failed', $5::timestamptz, jsonb_build_object('message', $3::text, 'failureReason', $4::text,
+  SELECT id, 'failed', $2::timestamptz, jsonb_build_object('message', message, 'failureReason', reason,
     'willRetry', false, 'deadLetterJobId', dl_id)
-  FROM failed
+  FROM failed ORDER BY id
 ),
 counted AS (
-  ${countAttemptsSql(t, 'failed', '$5::timestamptz', 'failed')}
+  ${countAttemptsSql(t, 'failed', '$2::timestamptz', 'failed')}
 ),
-${deadLetterInsertCtes(t, 'dl', '$5::timestamptz')},
+${deadLetterInsertCtes(t, 'dl', '$2::timestamptz')},
 notified AS (
-  SELECT pg_notify($7, '') FROM (SELECT 1 FROM dead_letters LIMIT 1) s
+  SELECT pg_notify($4, '') FROM (SELECT 1 FROM dead_letters LIMIT 1) s
 )
-SELECT 'failed' AS kind, id FROM failed
-UNION ALL SELECT 'dead_letter', id FROM dead_letters
-UNION ALL SELECT 'notified', count(*) FROM notified`;
+SELECT 'failed' AS kind, id, dl_id FROM failed
+UNION ALL SELECT 'notified', count(*), NULL FROM notified`;
 }
 
 /** $1 id, $2 worker, $3 now, $4 timeoutMs (NULL: heartbeat only). Rows: id when still ours. */

@@ -1,4 +1,4 @@
--- Recording a failed attempt (fail-job, reclaim-stuck): error history, retry scheduling or the
+-- Recording a failed attempt (fail-jobs, reclaim-stuck): error history, retry scheduling or the
 -- final failure with dead-letter routing (SPEC §2.5) and the dependency cascade.
 --- @include "insert"
 --- @include "cascade"

@@ -1,11 +1,12 @@
 /**
- * The completion buffer when PostgreSQL refuses one row of a batched completion. Validation
- * refuses such values before they get here; these tests hand the buffer a value that slipped
- * past it (a lone surrogate, which jsonb refuses) to prove the store-side safety net.
+ * The outcome buffers when PostgreSQL refuses one row of a batched completion or failure.
+ * Validation and failureMessage() keep such values out before they get here; these tests hand
+ * the buffers a value that slipped past them (a lone surrogate, which jsonb refuses) to prove
+ * the store-side safety net.
  */
 import { expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { CompletionBuffer } from '../../src/completion-buffer.js';
+import { completionBuffer, failureBuffer, REFUSED_FAILURE_MESSAGE } from '../../src/write-buffer.js';
 import { StoreRejectedError } from '../../src/errors.js';
 import { backendOf } from '../../src/queue.js';
 import { usePostgres } from './support.js';
@@ -18,8 +19,9 @@ async function claimed(count: number) {
   const jobs = await backendOf(queue).claimJobs({ workerId: 'w1', batchSize: count, now: new Date() });
   expect(jobs.map((j) => j.id).sort()).toEqual(ids);
   const errors: Error[] = [];
-  const buffer = new CompletionBuffer(backendOf(queue), systemClock, (e) => errors.push(e));
-  return { queue, ids, buffer, errors };
+  const buffer = completionBuffer(backendOf(queue), systemClock, (e) => errors.push(e));
+  const failures = failureBuffer(backendOf(queue), systemClock, (e) => errors.push(e));
+  return { queue, ids, buffer, failures, errors };
 }
 
 it('writes a refused batch job by job: the others complete with their output, the refused one without it', async () => {
@@ -57,4 +59,32 @@ it('flush(), which start() awaits, resolves with every job of a refused batch re
   await buffer.flush();
   expect(await Promise.all(added)).toEqual([true, true, true]);
   expect((await queue.getJobsByStatus('completed')).map((j) => j.id).sort()).toEqual(ids);
+});
+
+it('writes a refused batch of failures job by job: the refused one is recorded without its error', async () => {
+  const { queue, ids, failures, errors } = await claimed(3);
+  const [plain, refused, retried] = ids as [number, number, number];
+  const retryAt = new Date(Date.now() + 60_000);
+  const results = await Promise.all([
+    failures.add({ jobId: plain, workerId: 'w1', message: 'plain', reason: 'handler_error', retryAt: null }),
+    failures.add({
+      jobId: refused,
+      workerId: 'w1',
+      message: 'x\ud800',
+      stack: 'Error: x',
+      reason: 'handler_error',
+      retryAt: null,
+    }),
+    failures.add({ jobId: retried, workerId: 'w1', message: 'again', reason: 'handler_error', retryAt }),
+  ]);
+  expect(results).toEqual(ids.map(() => ({ deadLetterJobId: null, cascaded: [] })));
+  const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
+  expect(jobs.map((j) => [j?.status, j?.nextAttemptAt, j?.errorHistory.map((e) => [e.message, e.stack])])).toEqual([
+    ['failed', null, [['plain', undefined]]],
+    ['failed', null, [[REFUSED_FAILURE_MESSAGE, undefined]]],
+    ['failed', retryAt, [['again', undefined]]],
+  ]);
+  expect(errors).toHaveLength(1);
+  expect(errors[0]!.message).toContain(`error of job ${refused}`);
+  expect(errors[0]!.cause).toBeInstanceOf(StoreRejectedError);
 });
