@@ -39,6 +39,10 @@ local nowIso = ARGV[2]
 local results = {}
 local recorded = 0
 local wake = false
+-- The events (each failure's own, and the `processing` event it writes out of the job's
+-- metadata) are read by nothing here: they go out as one command per key at the end, with
+-- their ids taken by one INCRBY (includes/writes.lua, includes/events.lua).
+deferWrites({ K['events'], K['job-events'], K['event-times'] })
 for i, f in ipairs(cjson.decode(ARGV[3])) do
   local job = loadJob(f.id)
   if not job or job.status ~= 'processing' or job.lockedBy ~= f.workerId then
@@ -55,6 +59,7 @@ for i, f in ipairs(cjson.decode(ARGV[3])) do
     results[i] = { deadLetterId or 0, cascaded }
   end
 end
+flushWrites()
 countAttempts('failed', recorded, now)
 -- So may a released parked job.
 if wake or releasedAny() then signalWake() end
