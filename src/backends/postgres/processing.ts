@@ -145,8 +145,11 @@ function cascadesByRoot(ended: number[], cascaded: Cascaded): Map<number, Cascad
   const endedSet = new Set(ended);
   const byRoot = new Map<number, Cascaded>();
   for (const c of cascaded) {
+    // Each level's jobs name one of the level before as cascadeFrom, the first level an ended job.
     let root = c.cascadeFrom;
-    while (!endedSet.has(root)) root = parentOf.get(root)!;
+    for (let parent = parentOf.get(root); !endedSet.has(root) && parent !== undefined; parent = parentOf.get(root)) {
+      root = parent;
+    }
     const list = byRoot.get(root) ?? [];
     list.push(c);
     byRoot.set(root, list);
