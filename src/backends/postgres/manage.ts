@@ -18,7 +18,7 @@ import { withIndexReads } from './index-walk.js';
 import { cancelJobsSql, editJobsSql, failedBatchSql, retryFailedSql } from './queries/manage.js';
 import { toCascaded, toId } from './rows.js';
 
-export type KindRow = { kind: string; id: string };
+type KindRow = { kind: string; id: string };
 export type Cascaded = { jobId: number; cascadeFrom: number }[];
 
 /** Failed jobs a retry by filter reads per statement. Internal: tests lower it. */
@@ -157,6 +157,6 @@ export async function cascade(ctx: PostgresContext, tx: Transaction, ended: numb
   return cascaded.sort((a, b) => a.jobId - b.jobId);
 }
 
-export function idsOfKind(rows: KindRow[], kind: string): number[] {
+function idsOfKind(rows: KindRow[], kind: string): number[] {
   return rows.filter((r) => r.kind === kind).map((r) => toId(r.id));
 }
