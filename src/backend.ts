@@ -276,11 +276,6 @@ export interface Backend extends CronStore, WaitStore {
    */
   claimJobs(input: ClaimInput): Promise<ClaimedJob[]>;
   /**
-   * How many claims a background processor keeps in flight while the store holds more work than
-   * its last claim took: the jobs of one claim run while the next is on its way. Absent: one.
-   */
-  readonly claimsInFlight?: number;
-  /**
    * Records completions, fenced: only jobs still processing and locked by `workerId`. Returns the
    * ids recorded. Throws StoreRejectedError when the store refuses the values written (nothing
    * of the call is recorded); other errors mean the store could not be reached.

@@ -114,10 +114,8 @@ class JobProcessor implements Processor {
   private abandoned = 0;
   private readonly held: HeldRuns;
   private readonly repeated = new RepeatedErrors();
-  /** The background loop's claims in flight (at most Backend.claimsInFlight). */
-  private readonly claiming = new Set<Promise<unknown>>();
-  /** The jobs the claims in flight asked for: room they may fill. */
-  private requested = 0;
+  /** The background loop's claim while it is in flight. */
+  private claiming: Promise<unknown> | undefined;
   /** The last claim failed: the store is failing, and a claim in flight may hang for long. */
   private claimFailing = false;
   /** When the background loop last enqueued due cron jobs (real time, ms). */
@@ -134,7 +132,7 @@ class JobProcessor implements Processor {
   private leftWork = true;
   /** The job announced by the only wake-up since the loop's last claim began, if it named one. */
   private hintedJobId: number | undefined;
-  private readonly sleepers = new Set<() => void>();
+  private wakeSleeper: (() => void) | undefined;
   private unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
   /** The store's wake-ups reach this processor: its subscription is in place. */
   private subscribed = false;
@@ -244,8 +242,9 @@ class JobProcessor implements Processor {
    * CLAIM_WAIT_MS: a healthy claim takes milliseconds.
    */
   private async claimInFlight(): Promise<void> {
-    if (this.claiming.size === 0 || this.claimFailing) return;
-    await settledWithin(Promise.all(this.claiming), CLAIM_WAIT_MS);
+    const claim = this.claiming;
+    if (!claim || this.claimFailing) return;
+    await settledWithin(claim, CLAIM_WAIT_MS);
   }
 
   stats(): ProcessorStats {
@@ -260,55 +259,30 @@ class JobProcessor implements Processor {
     };
   }
 
-  /**
-   * The background loop: one lane, or as many as the store keeps claims in flight
-   * (Backend.claimsInFlight). With more than one, a lane claims while another lane's claim is in
-   * flight only when the store was left with work (the last claim came back full): the jobs of
-   * one claim then run while the next is on its way, and an idle processor still sends one claim
-   * per wake-up or poll.
-   */
   private async loop(): Promise<void> {
     // A stop() followed at once by startInBackground() must not leave two loops running.
     const generation = ++this.loopGeneration;
-    const lanes = Math.max(1, this.host.backend.claimsInFlight ?? 1);
-    await Promise.all(Array.from({ length: lanes }, () => this.lane(generation, lanes)));
-  }
-
-  private async lane(generation: number, lanes: number): Promise<void> {
     let errors = 0;
     const ahead = this.options.claimAhead;
-    // Each lane claims at most its share of the slots and the buffer, so that the lanes' claims
-    // overlap instead of one taking all the room.
-    const share = Math.ceil((this.options.concurrency + ahead) / lanes);
     while (this.running && generation === this.loopGeneration) {
       this.startBuffered();
-      // Free slots (none while jobs are buffered) plus the room left in the claim-ahead buffer,
-      // less what the claims in flight may bring.
-      const room = this.options.concurrency - this.handlersRunning + ahead - this.buffered.size - this.requested;
+      // Free slots (none while jobs are buffered) plus the room left in the claim-ahead buffer.
+      const room = this.options.concurrency - this.handlersRunning + ahead - this.buffered.size;
       // The buffer is refilled once half empty, in one claim rather than a job at a time.
       if (room <= 0 || (ahead > 0 && this.buffered.size > ahead / 2)) {
         this.leftWork = true;
         await this.sleep(this.options.pollInterval); // a job ending wakes it
         continue;
       }
-      if (this.claiming.size > 0 && !this.leftWork) {
-        // Whether there is more to claim is that claim's answer: full, this lane claims next; short
-        // and no wake-up since, it waits as a lane does after a short claim.
-        await Promise.race(this.claiming).catch(() => undefined);
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the claim and wake-ups change both meanwhile
-        if (!this.leftWork && !this.wakeRequested) await this.sleep(this.options.pollInterval);
-        continue;
-      }
       // Straight from the wake-up to the claim: no timer between them.
       const jobId = this.hintedJobId;
       this.hintedJobId = undefined;
       this.wakeRequested = false;
-      const wanted = Math.min(this.options.batchSize, room, share);
+      const wanted = Math.min(this.options.batchSize, room);
       let jobs: ClaimedJob[];
-      const claim = this.claim(wanted, jobId);
-      this.claiming.add(claim);
-      this.requested += wanted;
       try {
+        const claim = this.claim(wanted, jobId);
+        this.claiming = claim;
         jobs = await claim;
         this.leftWork = jobs.length === wanted;
         errors = 0;
@@ -322,8 +296,7 @@ class JobProcessor implements Processor {
         await this.sleep(ERROR_BACKOFF_MS[Math.min(errors++, ERROR_BACKOFF_MS.length - 1)]!, false);
         continue;
       } finally {
-        this.claiming.delete(claim);
-        this.requested -= wanted;
+        this.claiming = undefined;
       }
       // Claimed jobs run even if stop() came meanwhile: they are locked to this worker.
       const claimedAt = Date.now();
@@ -472,17 +445,13 @@ class JobProcessor implements Processor {
     return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.sleepers.delete(sleeper);
+        if (this.wakeSleeper === sleeper) this.wakeSleeper = undefined;
         resolve();
       };
       const sleeper = wakeable ? done : () => (this.running ? undefined : done());
       const timer = setTimeout(done, ms);
-      this.sleepers.add(sleeper);
+      this.wakeSleeper = sleeper;
     });
-  }
-
-  private wakeSleepers(): void {
-    for (const sleeper of [...this.sleepers]) sleeper();
   }
 
   /**
@@ -492,7 +461,7 @@ class JobProcessor implements Processor {
   private wake(jobId?: number): void {
     this.hintedJobId = this.wakeRequested ? undefined : jobId;
     this.wakeRequested = true;
-    this.wakeSleepers();
+    this.wakeSleeper?.();
   }
 
   /** Reports a background-loop error once while it repeats (see RepeatedErrors). */

@@ -115,9 +115,6 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
 
   const backend: Backend & CronStore & WaitStore = {
     ...bindOperations(ctx, OPERATIONS),
-    // Redis runs one script at a time and a claim's fixed cost is small: with two claims in
-    // flight, the processor's work on the jobs of one overlaps the server's work on the next.
-    claimsInFlight: 2,
     // Read at each write: tests lower the slice.
     get maxCompletionsPerCall() {
       return scriptSlice.process;
