@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobQuery } from '../../src/backend.js';
 import { RECENT_WINDOW, listJobsSql, prefixTypesSql } from '../../src/backends/postgres/queries/list.js';
 import { schemaNames } from '../../src/backends/postgres/queries/names.js';
+import { INDEX_READS } from '../../src/backends/postgres/index-walk.js';
 import { usePostgres } from './support.js';
 import { rowWork, type PlanNode } from './plans.js';
 
@@ -84,7 +85,10 @@ describe('listing plans (postgres)', () => {
   }
 
   /** The listing's statement as the backend sends it: a type prefix read as its types first. */
-  async function pageSql(schema: string, query: JobQuery): Promise<{ text: string; values: unknown[] }> {
+  async function pageSql(
+    schema: string,
+    query: JobQuery,
+  ): Promise<{ text: string; values: unknown[]; indexReads?: boolean }> {
     const t = schemaNames(schema);
     const prefix = query.filter?.jobTypePrefix;
     if (prefix === undefined) return listJobsSql(t, query);
@@ -99,8 +103,17 @@ describe('listing plans (postgres)', () => {
   async function measure(schema: string): Promise<Cost> {
     const cost: Cost = {};
     for (const [name, query] of Object.entries(pages)) {
-      const { text, values } = await pageSql(schema, { ...query, limit: PAGE });
-      const { rows } = await ctx.sql.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
+      const { text, values, indexReads } = await pageSql(schema, { ...query, limit: PAGE });
+      // Planned as the backend runs it: with INDEX_READS when the statement asks for them.
+      const client = await ctx.sql.connect();
+      let rows: unknown[];
+      try {
+        await client.query(indexReads ? `BEGIN; ${INDEX_READS}` : 'BEGIN');
+        ({ rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values));
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
       const plan = (rows[0] as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0]!.Plan;
       cost[name] = {
         rows: rowWork(plan),

@@ -131,8 +131,9 @@ async function getJobs(ctx: PostgresContext, query: JobQuery): Promise<JobRecord
     prefixTypes = found.rows.map((r) => r.job_type);
     if (prefixTypes.length === 0) return [];
   }
-  const { text, values } = listJobsSql(ctx.names, query, prefixTypes);
-  const { rows } = await ctx.conn.query<JobRow>(text, values);
+  const { text, values, indexReads } = listJobsSql(ctx.names, query, prefixTypes);
+  const read = async (db: Queryable) => (await db.query(text, values)).rows as JobRow[];
+  const rows = indexReads ? await withIndexReads(ctx, read) : await read(ctx.conn);
   return rows.map(rowToJob);
 }
 

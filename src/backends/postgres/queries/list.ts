@@ -115,13 +115,16 @@ export const RECENT_WINDOW = 5000;
  *
  * A single condition other than tags skips the window: a status or a type is served in order by
  * its index, and priority, run time and tags in `none` mode have no index to choose (the walk of
- * the primary key is their plan). So does a page deeper than the window.
+ * the primary key is their plan). So does a page deeper than the window. Such a page, when no
+ * tag index serves a condition, is read with INDEX_READS (`indexReads`, index-walk.ts): the walk
+ * in id order is then the only plan, whatever the statistics (before ANALYZE the planner could
+ * take a condition for rare and sort a scan of the whole table instead).
  */
 export function listJobsSql(
   t: SchemaNames,
   query: JobQuery,
   prefixTypes?: string[],
-): { text: string; values: unknown[] } {
+): { text: string; values: unknown[]; indexReads?: boolean } {
   if (query.payloadContains !== undefined) return payloadSearchSql(t, query, prefixTypes);
   const values: unknown[] = [];
   const param = (value: unknown): string => {
@@ -145,8 +148,13 @@ export function listJobsSql(
   // for among the newest jobs first, as a combination of conditions is.
   const combined = members > 1 || indexedTags !== null || prefixTypes !== undefined;
   const windowed = combined && reach <= RECENT_WINDOW;
-  if (!windowed)
-    return { text: `${select(source, others)} ORDER BY j.id DESC LIMIT ${limit} OFFSET ${offset}`, values };
+  if (!windowed) {
+    return {
+      text: `${select(source, others)} ORDER BY j.id DESC LIMIT ${limit} OFFSET ${offset}`,
+      values,
+      indexReads: indexedTags === null && prefixTypes === undefined,
+    };
+  }
 
   const needed = `${param(reach)}::bigint`;
   const text = `
