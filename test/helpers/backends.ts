@@ -164,9 +164,15 @@ export function itUnless(ctx: BackendContext, reasons: Partial<Record<TargetName
 
 /** The queue's tables, emptied between tests. */
 const TABLES = ['job_queue', 'job_events', 'cron_schedules', 'waitpoint_tokens', 'job_throughput'];
-/** The ids start again at 1 after the truncate, so the cleanup's floor of job ids does too (migration 014). */
-const RESET_ADDED_EVENTS_FLOOR = (schema: string) =>
-  `UPDATE "${schema}".job_queue_added_events_floor SET below_job_id = 0, added_before = '-infinity'`;
+/**
+ * The ids start again at 1 after the truncate, so the cleanup's floors start again too: of job
+ * ids for the `added` events kept in rows (migration 014), of finish times and ids for the
+ * `processing` and `completed` events (migration 018).
+ */
+const RESET_EVENTS_FLOORS = (schema: string) => [
+  `UPDATE "${schema}".job_queue_added_events_floor SET below_job_id = 0, added_before = '-infinity'`,
+  `UPDATE "${schema}".job_queue_run_events_floor SET below_finished_at = '-infinity', below_job_id = 0`,
+];
 
 export interface PostgresSchemas {
   /** The file's schemas, migrated with the package's migrate(), as users migrate. */
@@ -229,7 +235,7 @@ export function usePostgresSchemas(options: {
     if (options.truncate === false) return;
     for (const schema of schemas) {
       await sql.query(`TRUNCATE ${TABLES.map((t) => `"${schema}".${t}`).join(', ')} RESTART IDENTITY`);
-      await sql.query(RESET_ADDED_EVENTS_FLOOR(schema));
+      for (const reset of RESET_EVENTS_FLOORS(schema)) await sql.query(reset);
     }
   });
   afterAll(async () => {
@@ -369,7 +375,7 @@ export function usePGliteSchema(options: { prefix: string }): PGliteSchema {
   });
   beforeEach(async () => {
     await sql.query(`TRUNCATE ${TABLES.map((t) => `"${schema}".${t}`).join(', ')} RESTART IDENTITY`);
-    await sql.query(RESET_ADDED_EVENTS_FLOOR(schema));
+    for (const reset of RESET_EVENTS_FLOORS(schema)) await sql.query(reset);
   });
   afterAll(async () => {
     await instance.close();

@@ -31,12 +31,14 @@ const ALL_MIGRATIONS = [
   '015_unpark_wakes',
   '016_lane_plans_kept',
   '017_cascade_hint',
+  '018_run_events_in_row',
 ];
 const ALL_TABLES = [
   'cron_schedules',
   'job_events',
   'job_queue',
   'job_queue_added_events_floor',
+  'job_queue_run_events_floor',
   'job_throughput',
   'queuedev_migrations',
   'waitpoint_tokens',
@@ -104,10 +106,11 @@ describe('queue-cli migrate (postgres)', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(await tablesIn('public')).toEqual(ALL_TABLES);
 
-    // The migrations after 002 add no table but 012's job_throughput and 014's floor.
+    // The migrations after 002 add no table but 012's job_throughput and the floors of 014 and 018.
     const tableOf: Record<string, string> = {
       '012_overview': 'job_throughput',
       '014_added_events_floor': 'job_queue_added_events_floor',
+      '018_run_events_in_row': 'job_queue_run_events_floor',
     };
     for (let last = ALL_MIGRATIONS.length - 1; last >= 2; last--) {
       const downIndexes = await cli(['migrate', 'down'], { PG_QUEUE_DATABASE: dbUrl });
@@ -369,35 +372,56 @@ async function dropAddedEventColumn(pool: pg.Pool, schema: string): Promise<void
   await pool.query(`ALTER TABLE "${schema}".job_queue DROP COLUMN added_event_id`);
 }
 
-/**
- * On a schema short of 017, the function this version's cascade asks first (tests that cancel
- * or fail jobs there), from 017's own up part; and its removal, before migrating on.
- */
-async function addCascadeHint(pool: pg.Pool, schema: string): Promise<void> {
-  const sql = readFileSync(new URL('../../migrations/017_cascade_hint.sql', import.meta.url), 'utf8');
+/** Runs the up or the down part of a migration file on `schema`, as `queue-cli migrate` would. */
+async function runMigrationPart(pool: pg.Pool, schema: string, file: string, part: 'up' | 'down'): Promise<void> {
+  const sql = readFileSync(new URL(`../../migrations/${file}`, import.meta.url), 'utf8');
+  const split = sql.indexOf('-- Down Migration');
   const client = await pool.connect();
   try {
     await client.query(`SET search_path TO "${schema}"`);
-    await client.query(sql.slice(0, sql.indexOf('-- Down Migration')));
+    await client.query(part === 'up' ? sql.slice(0, split) : sql.slice(split));
   } finally {
     await client.query('RESET search_path');
     client.release();
   }
 }
 
+/**
+ * On a schema short of 017, the function this version's cascade asks first (tests that cancel
+ * or fail jobs there), from 017's own up part; and its removal, before migrating on.
+ */
+async function addCascadeHint(pool: pg.Pool, schema: string): Promise<void> {
+  await runMigrationPart(pool, schema, '017_cascade_hint.sql', 'up');
+}
+
 async function dropCascadeHint(pool: pg.Pool, schema: string): Promise<void> {
   await pool.query(`DROP FUNCTION "${schema}".job_queue_has_live_dependents(bigint[])`);
+}
+
+/**
+ * On a schema short of 018, the columns and floor this version's claims, completions and
+ * history read (the events a job keeps in its row), from 018's own up part; and its down part,
+ * which writes those events back to job_events, before migrating on.
+ */
+async function addRunEventsInRow(pool: pg.Pool, schema: string): Promise<void> {
+  await runMigrationPart(pool, schema, '018_run_events_in_row.sql', 'up');
+}
+
+async function dropRunEventsInRow(pool: pg.Pool, schema: string): Promise<void> {
+  await runMigrationPart(pool, schema, '018_run_events_in_row.sql', 'down');
 }
 
 /** This version's queue on a schema short of 013, storing jobs as an older version would have. */
 async function queueBefore013(pool: pg.Pool, schema: string): Promise<ReturnType<typeof initJobQueue>> {
   await addAddedEventColumn(pool, schema);
   await addCascadeHint(pool, schema);
+  await addRunEventsInRow(pool, schema);
   const queue = initJobQueue({ backend: 'postgres', pool, schema });
   const close = queue.close.bind(queue);
   return Object.assign(queue, {
     close: async () => {
       await close();
+      await dropRunEventsInRow(pool, schema);
       await dropAddedEventColumn(pool, schema);
       await dropCascadeHint(pool, schema);
     },
@@ -570,8 +594,11 @@ describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
       const { jobs, events } = await snapshot();
       return { jobs: jobs.map((j) => j.id as string), events: events.map((e) => e.id as string) };
     };
+    // 018's down part first: it writes the events the claims and the completion above kept in
+    // their rows out to job_events.
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
     const after = await ids();
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 3 });
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 4 });
     expect(await ids()).toEqual(after);
     expect(await eventIndexes()).toEqual(indexesBefore);
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(3).map((name) => ({ name })));
@@ -724,6 +751,7 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
     await addClaimedColumns(db.pool, schema);
     await addAddedEventColumn(db.pool, schema);
     await addCascadeHint(db.pool, schema);
+    await addRunEventsInRow(db.pool, schema);
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     const backend = backendOf(queue);
     const claim = async (jobTypes?: string[]) =>
@@ -762,6 +790,7 @@ describe('009_parked_group_turns on a schema with parked jobs (postgres)', () =>
       expect(await count('parked')).toBe(2);
       const jobs = await count('true');
 
+      await dropRunEventsInRow(db.pool, schema);
       await dropClaimedColumns(db.pool, schema);
       await dropAddedEventColumn(db.pool, schema);
       await dropCascadeHint(db.pool, schema);
@@ -904,7 +933,16 @@ describe('011_trace_context on a schema with jobs (postgres)', () => {
     const run = await runCli(['migrate', '-s', schema], ROOT, { PG_QUEUE_DATABASE: PG_URL });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Applied 011_trace_context');
-    expect(await jobs()).toEqual(stored.map((row) => ({ ...row, trace_context: null, added_event_id: null })));
+    expect(await jobs()).toEqual(
+      stored.map((row) => ({
+        ...row,
+        trace_context: null,
+        added_event_id: null,
+        processing_event_id: null,
+        processing_event_at: null,
+        completed_event_id: null,
+      })),
+    );
 
     const exporter = new InMemorySpanExporter();
     const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -959,6 +997,7 @@ describe('013_added_event_in_row on a schema with jobs (postgres)', () => {
       { name: '013_added_event_in_row' },
       { name: '014_added_events_floor' },
     ]);
+    await addRunEventsInRow(db.pool, schema);
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema });
     let fresh: number;
     let history: { id: number; eventType: string }[];
@@ -972,6 +1011,7 @@ describe('013_added_event_in_row on a schema with jobs (postgres)', () => {
       expect(history[0]!.id).toBeGreaterThan(oldEvents[0]!.id);
     } finally {
       await queue.close();
+      await dropRunEventsInRow(db.pool, schema);
     }
 
     await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 2 });
@@ -1015,6 +1055,7 @@ describe('014_added_events_floor on a schema with jobs (postgres)', () => {
         (r) => r.indexname as string,
       );
     expect(await indexes()).not.toContain('job_queue_added_event_idx');
+    await addRunEventsInRow(db.pool, schema);
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema, clock: { now: () => NOW } });
     try {
       for (const id of [...old, recent])
@@ -1026,6 +1067,7 @@ describe('014_added_events_floor on a schema with jobs (postgres)', () => {
       expect(await keptInRows()).toEqual([...old, recent]);
     } finally {
       await queue.close();
+      await dropRunEventsInRow(db.pool, schema);
     }
 
     // Down: the events below the floor are cleared in their rows, so 013's down part brings
@@ -1130,7 +1172,7 @@ describe('017_cascade_hint on a schema with jobs (postgres)', () => {
     const lone = await insert('tags', `'{z}'`);
     const byId = await insert('depends_on_job_ids', `ARRAY[${parent}]::bigint[]`);
     const byTags = await insert('depends_on_tags', `'{x,y}'`);
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '017_cascade_hint' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '017_cascade_hint' }]);
     const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM "${schema}".job_queue`);
     expect(rows).toEqual([{ n: 5 }]);
 
@@ -1153,6 +1195,88 @@ describe('017_cascade_hint on a schema with jobs (postgres)', () => {
       [schema],
     );
     expect(fns).toEqual([]);
+  });
+});
+
+describe('018_run_events_in_row on a schema with jobs (postgres)', () => {
+  const db = useUpgradeSchema();
+  const { schema } = db;
+  const NOW = new Date('2030-01-01T00:00:00.000Z');
+  const DAY = 86_400_000;
+  const stored = async () =>
+    (await db.pool.query(`SELECT id::int, job_id::int, event_type, created_at FROM "${schema}".job_events ORDER BY id`))
+      .rows as { id: number; job_id: number; event_type: string; created_at: Date }[];
+  const finishedIndex = async () =>
+    (
+      await db.pool.query(
+        `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'job_queue_finished_idx'`,
+        [schema],
+      )
+    ).rows[0].indexdef as string;
+
+  it('keeps every job and event; claims and completions then keep theirs in the row; the down part writes them out, ids and all', async () => {
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 17 })).toHaveLength(17);
+    const at017 = await finishedIndex();
+    // A job as 017 stored it: claimed and completed, each event a row of job_events.
+    const { rows } = await db.pool.query(
+      `INSERT INTO "${schema}".job_queue (job_type, payload, status, run_at, created_at, updated_at, started_at, completed_at, attempts)
+       VALUES ('a', '{}', 'completed', $1, $1, $1, $1, $1, 1) RETURNING id::int`,
+      [new Date(NOW.getTime() - 10 * DAY)],
+    );
+    const old = rows[0].id as number;
+    await db.pool.query(
+      `INSERT INTO "${schema}".job_events (job_id, event_type, created_at)
+       SELECT $1, e, $2 FROM unnest(ARRAY['added', 'processing', 'completed']) AS e`,
+      [old, new Date(NOW.getTime() - 10 * DAY)],
+    );
+    const before = await stored();
+
+    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '018_run_events_in_row' }]);
+    expect(await stored()).toEqual(before);
+    expect(await finishedIndex()).toContain('(updated_at, id)');
+    const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema, clock: { now: () => NOW } });
+    let recent: number;
+    let cleaned: number;
+    let recentHistory: { id: number; eventType: string; createdAt: Date }[];
+    try {
+      expect((await queue.getJobEvents(old)).map((e) => e.eventType)).toEqual(['added', 'processing', 'completed']);
+      const backend = backendOf(queue);
+      [cleaned, recent] = (await queue.addJobs([
+        { jobType: 'a', payload: {}, runAt: new Date(NOW.getTime() - 10 * DAY) },
+        { jobType: 'a', payload: {}, runAt: new Date(NOW.getTime() - 10 * DAY) },
+      ])) as [number, number];
+      expect(
+        (await backend.claimJobs({ workerId: 'w', batchSize: 2, now: new Date(NOW.getTime() - 9 * DAY) })).map(
+          (j) => j.id,
+        ),
+      ).toEqual([cleaned, recent]);
+      await backend.completeJobs([{ jobId: cleaned, workerId: 'w' }], new Date(NOW.getTime() - 9 * DAY));
+      await backend.completeJobs([{ jobId: recent, workerId: 'w' }], NOW);
+      expect(await stored()).toEqual(before);
+      recentHistory = (await queue.getJobEvents(recent)).map((e) => ({
+        id: e.id,
+        eventType: e.eventType,
+        createdAt: e.createdAt,
+      }));
+      expect(recentHistory.map((e) => e.eventType)).toEqual(['added', 'processing', 'completed']);
+      // The cleanup removes the old job's rows and the two events the job completed 9 days ago
+      // kept in its row (its `added` event, kept there too, is from now).
+      expect(await queue.cleanupOldJobEvents(7, 10)).toBe(3 + 2);
+      expect(await queue.getJobEvents(old)).toEqual([]);
+      expect((await queue.getJobEvents(cleaned)).map((e) => e.eventType)).toEqual(['added']);
+    } finally {
+      await queue.close();
+    }
+
+    // Down: the kept events still shown become rows of job_events with their ids and times;
+    // those below the floor stay removed.
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    expect(await finishedIndex()).toEqual(at017);
+    const written = (await stored()).filter((e) => e.job_id === recent);
+    expect(written.map((e) => ({ id: e.id, eventType: e.event_type, createdAt: e.created_at }))).toEqual(
+      recentHistory.filter((e) => e.eventType !== 'added'),
+    );
+    expect((await stored()).filter((e) => e.job_id === cleaned)).toEqual([]);
   });
 });
 

@@ -50,12 +50,19 @@ describe('durable waits (postgres)', () => {
   }
 
   async function events(jobId: number) {
-    // With the `added` event a plain add keeps in the job's row (migration 013).
+    // With the events a job keeps in its row: `added` (migration 013), the attempt's
+    // `processing` and `completed` (migration 018).
     const { rows } = await ctx.sql.query(
       `SELECT event_type, metadata FROM (
          SELECT id, event_type, metadata FROM ${ctx.table('job_events')} WHERE job_id = $1
          UNION ALL
          SELECT added_event_id, 'added', NULL FROM ${ctx.table('job_queue')} WHERE id = $1 AND added_event_id IS NOT NULL
+         UNION ALL
+         SELECT processing_event_id, 'processing', NULL FROM ${ctx.table('job_queue')}
+         WHERE id = $1 AND processing_event_id IS NOT NULL
+         UNION ALL
+         SELECT completed_event_id, 'completed', NULL FROM ${ctx.table('job_queue')}
+         WHERE id = $1 AND completed_event_id IS NOT NULL
        ) e ORDER BY id`,
       [jobId],
     );

@@ -18,7 +18,7 @@ import {
   recordCronJobsSql,
   removeCronScheduleSql,
 } from './queries/cron.js';
-import { cleanupAddedEventsSql, cleanupEventsSql, jobEventsSql } from './queries/events.js';
+import { cleanupAddedEventsSql, cleanupEventsSql, cleanupRunEventsSql, jobEventsSql } from './queries/events.js';
 import {
   addJobsSql,
   addOnePlainJobSql,
@@ -96,6 +96,7 @@ function buildStatements(t: SchemaNames) {
     cleanupJobs: cleanupJobsSql(t),
     cleanupEvents: cleanupEventsSql(t),
     cleanupAddedEvents: cleanupAddedEventsSql(t),
+    cleanupRunEvents: cleanupRunEventsSql(t),
     reclaim: reclaimSql(t),
     cascadeHint: cascadeHintSql(t),
     cascadeLevel: cascadeLevelSql(t),

@@ -85,16 +85,17 @@ async function cleanupOldJobs(ctx: PostgresContext, { olderThan, batchSize }: Cl
 }
 
 async function cleanupOldJobEvents(ctx: PostgresContext, { olderThan, batchSize }: CleanupInput): Promise<number> {
-  // The events of job_events, then the `added` events kept in job rows (migrations 013, 014).
+  // The events of job_events, then those kept in job rows: `added` (migrations 013, 014), then
+  // `processing` and `completed` (migration 018).
   let removed = await deleteInBatches(ctx, ctx.sql.cleanupEvents, olderThan, batchSize);
-  for (;;) {
-    const { rows } = await ctx.conn.query<{ n: number; more: boolean }>(ctx.sql.cleanupAddedEvents, [
-      olderThan,
-      batchSize,
-    ]);
-    removed += rows[0]?.n ?? 0;
-    if (!rows[0]?.more) return removed;
+  for (const text of [ctx.sql.cleanupAddedEvents, ctx.sql.cleanupRunEvents]) {
+    for (;;) {
+      const { rows } = await ctx.conn.query<{ n: number; more: boolean }>(text, [olderThan, batchSize]);
+      removed += rows[0]?.n ?? 0;
+      if (!rows[0]?.more) break;
+    }
   }
+  return removed;
 }
 
 /** Batches keep each statement's locks and WAL small; loop until a batch comes back short. */

@@ -2,7 +2,7 @@
  * Adding and reading jobs (SPEC §4.1, §4.2).
  */
 import { jobColumns } from '../rows.js';
-import { addedMetadata } from './events.js';
+import { addedMetadata, nextEventId } from './events.js';
 import type { SchemaNames } from './names.js';
 
 /**
@@ -52,9 +52,6 @@ const addedEvents = (t: SchemaNames, where = '') => `added_events AS (
   SELECT id, 'added', $2, ${addedMetadata('')}
   FROM inserted ${where}
 )`;
-
-/** A new id of job_events' sequence: the id of an `added` event kept in its job's row. */
-const nextEventId = (t: SchemaNames) => `nextval('${t.eventIdSeq}'::regclass)`;
 
 /**
  * The `added_event_id` of a job the plain add statements insert (no idempotency key and no

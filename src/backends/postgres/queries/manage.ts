@@ -4,6 +4,7 @@
 import type { JobEdit, JobSelector } from '../../../backend.js';
 import type { JobFilter } from '../../../types.js';
 import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
+import { CLEAR_KEPT_PROCESSING, keptProcessingEvent, writeOutKeptProcessing } from './events.js';
 import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
 import { countAttemptsSql } from './overview.js';
@@ -244,7 +245,8 @@ export function reclaimSql(t: SchemaNames): string {
 WITH stuck AS MATERIALIZED (
   SELECT j.id, j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type,
     j.attempts < j.max_attempts AS will_retry,
-    round(GREATEST($2::double precision, COALESCE(j.timeout_ms, 0)))::bigint AS limit_ms
+    round(GREATEST($2::double precision, COALESCE(j.timeout_ms, 0)))::bigint AS limit_ms,
+    ${keptProcessingEvent('j')}
   FROM ${t.jobs} j
   WHERE j.status = 'processing'
     -- The first bound alone lets job_queue_locked_at_idx serve the scan.
@@ -254,7 +256,7 @@ WITH stuck AS MATERIALIZED (
   FOR UPDATE SKIP LOCKED
 ),
 requeued AS (
-  UPDATE ${t.jobs} j SET status = 'pending', locked_at = NULL, locked_by = NULL, updated_at = $1
+  UPDATE ${t.jobs} j SET status = 'pending', locked_at = NULL, locked_by = NULL, updated_at = $1, ${CLEAR_KEPT_PROCESSING}
   FROM stuck s
   WHERE j.id = s.id AND s.will_retry
   RETURNING j.id
@@ -270,10 +272,15 @@ failed AS (
       locked_at = NULL, locked_by = NULL,
       error_history = j.error_history || jsonb_build_array(${errorEntry(message, '$3::text')}),
       dead_letter_job_id = COALESCE(dl.id, j.dead_letter_job_id),
-      dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $1 END
+      dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $1 END,
+      ${CLEAR_KEPT_PROCESSING}
   FROM stuck s LEFT JOIN dl ON dl.src_id = s.id
   WHERE j.id = s.id AND NOT s.will_retry
   RETURNING j.id
+),
+kept_events AS (
+  -- The attempt's processing event, kept in the row (migration 018), before its failed event.
+  ${writeOutKeptProcessing(t, 'stuck')}
 ),
 failed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)

@@ -37,9 +37,13 @@ export interface SchemaNames {
   addedEventsFloor: string;
   /** `"schema".job_queue_added_events_cleanup`, one batch of the cleanup of `added` events kept in rows (migration 014). */
   addedEventsCleanup: string;
+  /** `"schema".job_queue_run_events_floor`: the events kept in the rows of finished jobs below it are removed (migration 018). */
+  runEventsFloor: string;
+  /** `"schema".job_queue_run_events_cleanup`, one batch of the cleanup of the run events kept in rows (migration 018). */
+  runEventsCleanup: string;
   /** Text of the regclass literal of the job id sequence, for `nextval('...')`. */
   jobIdSeq: string;
-  /** Text of the regclass literal of the event id sequence (an `added` event kept in its job's row, migration 013). */
+  /** Text of the regclass literal of the event id sequence (the events a job keeps in its row, migrations 013 and 018). */
   eventIdSeq: string;
   /** NOTIFY channel announcing that jobs may be available (case-sensitive, at most 63 bytes). */
   channel: string;
@@ -67,6 +71,8 @@ export function schemaNames(schema: string): SchemaNames {
     countNewest: `${s}.job_queue_count_newest`,
     addedEventsFloor: `${s}.job_queue_added_events_floor`,
     addedEventsCleanup: `${s}.job_queue_added_events_cleanup`,
+    runEventsFloor: `${s}.job_queue_run_events_floor`,
+    runEventsCleanup: `${s}.job_queue_run_events_cleanup`,
     channel: notifyChannel(schema),
   };
 }

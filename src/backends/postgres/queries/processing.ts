@@ -5,6 +5,7 @@
  */
 import { CLAIMED_COLUMNS } from '../rows.js';
 import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
+import { CLEAR_KEPT_PROCESSING, keptProcessingEvent, nextEventId, writeOutKeptProcessing } from './events.js';
 import type { SchemaNames } from './names.js';
 import { countAttemptsSql } from './overview.js';
 
@@ -22,13 +23,18 @@ const IN_DUE_LANE = 'j.ready_at <= COALESCE(j.promoted_at, j.created_at) AND NOT
 /** How many jobs at the head of the due lane one claim examines (migration 006): $6. */
 const WINDOW = '$6::integer';
 
-/** What a claim writes to a job it takes: $1 now, $2 worker. */
-const CLAIM_SET = `SET status = 'processing',
+/**
+ * What a claim writes to a job it takes: $1 now, $2 worker. The job keeps the attempt's
+ * `processing` event in its row (migration 018); the claim writes out an event kept there
+ * before (see claimJobsSql).
+ */
+const claimSet = (t: SchemaNames) => `SET status = 'processing',
       -- Resuming from a wait (a due timed wait, or a job its token put back to pending) does
       -- not consume an attempt.
       attempts = j.attempts + CASE WHEN j.status = 'waiting' OR j.pending_reason = 'resumed' THEN 0 ELSE 1 END,
       locked_at = $1, locked_by = $2, started_at = COALESCE(j.started_at, $1),
-      next_attempt_at = NULL, pending_reason = NULL, wait_until = NULL, wait_token_id = NULL, updated_at = $1`;
+      next_attempt_at = NULL, pending_reason = NULL, wait_until = NULL, wait_token_id = NULL, updated_at = $1,
+      processing_event_id = ${nextEventId(t)}, processing_event_at = $1`;
 
 /**
  * Claims up to $3 eligible jobs for worker $2 at $1, in ONE statement.
@@ -63,6 +69,10 @@ const CLAIM_SET = `SET status = 'processing',
  * - Group limit: a candidate is skipped when its group is full, and within the batch each group
  *   gets at most its free slots. Exact across processes only under groupClaimLockSql.
  * - A job resuming from a wait does not consume an attempt; its wait fields are cleared.
+ * - History (migration 018): each claimed job keeps its attempt's `processing` event in its row
+ *   (claimSet), so a claim writes no row of job_events, but for an event a job kept there
+ *   before and never wrote out (a process of an earlier version failed it), which it writes
+ *   out first.
  */
 /**
  * The window of a claim of `batchSize` jobs: a few times the batch, so concurrent claimers find
@@ -96,7 +106,8 @@ export function claimJobsSql(t: SchemaNames, { grouped }: { grouped: boolean }):
 WITH newly_due AS MATERIALIZED (
   -- The scheduled lane up to now: jobs that became due since a claim last looked, with what
   -- the checks below read, so they are never looked up again.
-  SELECT ${candidate}, j.job_type, j.ready_at, j.depends_on_job_ids, j.depends_on_tags, j.ctid AS row_ctid
+  SELECT ${candidate}, j.job_type, j.ready_at, j.depends_on_job_ids, j.depends_on_tags, j.ctid AS row_ctid,
+    ${keptProcessingEvent('j')}
   FROM ${t.jobs} j
   WHERE j.ctid = ANY(ARRAY(SELECT ${t.becameDue}($1::timestamptz)))
     AND j.ready_at > COALESCE(j.promoted_at, j.created_at) AND j.ready_at <= $1::timestamptz
@@ -113,11 +124,11 @@ walked AS MATERIALIZED (
   FROM ${t.dueHead}($4::text[], ${WINDOW}) j
 ),
 candidates AS MATERIALIZED (
-  SELECT c.id, c.group_id, c.priority, c.created_at, c.row_ctid FROM (
+  SELECT c.id, c.group_id, c.priority, c.created_at, c.row_ctid, c.kept_event_id, c.kept_event_at FROM (
     SELECT * FROM (
       -- The eligible jobs of the window, locked: a job claimed or parked meanwhile fails the
       -- test. Not the lane's predicate: the planner would walk job_queue_due_idx for these rows.
-      SELECT ${candidate}, j.ctid AS row_ctid FROM ${t.jobs} j
+      SELECT ${candidate}, j.ctid AS row_ctid, ${keptProcessingEvent('j')} FROM ${t.jobs} j
       WHERE j.ctid = ANY(ARRAY(SELECT w.row_ctid FROM walked w WHERE w.blocked_by IS NULL))
         AND j.ready_at <= $1::timestamptz AND NOT j.parked
       ${best} LIMIT $3
@@ -127,7 +138,7 @@ candidates AS MATERIALIZED (
     SELECT * FROM (
       -- Sorted first, then checked until $3 pass: the planner cannot tell how many jobs
       -- became due, and costing the checks for all of them would make it JIT-compile.
-      SELECT ${candidate}, j.row_ctid FROM (
+      SELECT ${candidate}, j.row_ctid, j.kept_event_id, j.kept_event_at FROM (
         SELECT * FROM newly_due n WHERE $4::text[] IS NULL OR n.job_type = ANY($4::text[])
         ORDER BY n.priority DESC, n.created_at, n.id
         OFFSET 0
@@ -140,8 +151,8 @@ candidates AS MATERIALIZED (
   LIMIT $3
 ),
 admitted AS (
-  SELECT r.id, r.row_ctid FROM (
-    SELECT c.id, c.group_id, c.row_ctid,
+  SELECT r.id, r.row_ctid, r.kept_event_id, r.kept_event_at FROM (
+    SELECT c.id, c.group_id, c.row_ctid, c.kept_event_id, c.kept_event_at,
       row_number() OVER (PARTITION BY c.group_id ORDER BY c.priority DESC, c.created_at, c.id) AS n
     FROM candidates c
   ) r
@@ -162,7 +173,7 @@ parked AS (
 ),
 claimed AS (
   UPDATE ${t.jobs} j
-  ${CLAIM_SET}
+  ${claimSet(t)}
   -- By address: a join could hash the whole table, a lookup by id become a scan of it.
   WHERE j.ctid = ANY(ARRAY(SELECT a.row_ctid FROM admitted a))
   RETURNING ${CLAIMED_COLUMNS.map((c) => `j.${c}`).join(', ')}
@@ -174,8 +185,9 @@ promoted AS (
   WHERE j.ctid = ANY(ARRAY(SELECT n.row_ctid FROM newly_due n WHERE NOT EXISTS (SELECT 1 FROM admitted a WHERE a.id = n.id)))
 ),
 claimed_events AS (
-  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'processing', $1, NULL FROM claimed ORDER BY id
+  -- A job keeps its attempt's event in its row; one it kept there before (left by a process of
+  -- an earlier version, which wrote its own events) becomes a row of job_events first.
+  ${writeOutKeptProcessing(t, '(SELECT a.* FROM admitted a WHERE a.kept_event_id IS NOT NULL AND a.id IN (SELECT id FROM claimed))')}
 )
 SELECT ${CLAIMED_COLUMNS.map((c) => `c.${c}`).join(', ')}, p.passed_over
 FROM (
@@ -202,7 +214,7 @@ export function claimJobByIdSql(t: SchemaNames): string {
   return `
 -- claim by id (the job a wake-up announced)
 WITH target AS MATERIALIZED (
-  SELECT j.id FROM ${t.jobs} j
+  SELECT j.id, ${keptProcessingEvent('j')} FROM ${t.jobs} j
   WHERE j.id = $3::bigint AND j.ready_at <= $1::timestamptz AND ${IN_DUE_LANE}
     AND j.depends_on_job_ids IS NULL AND j.depends_on_tags IS NULL
     AND ($5::integer IS NULL OR j.group_id IS NULL)
@@ -219,13 +231,12 @@ WITH target AS MATERIALIZED (
 ),
 claimed AS (
   UPDATE ${t.jobs} j
-  ${CLAIM_SET}
+  ${claimSet(t)}
   WHERE j.id = (SELECT id FROM target)
   RETURNING ${CLAIMED_COLUMNS.map((c) => `j.${c}`).join(', ')}
 ),
 claimed_events AS (
-  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'processing', $1, NULL FROM claimed
+  ${writeOutKeptProcessing(t, '(SELECT g.* FROM target g WHERE g.kept_event_id IS NOT NULL AND g.id IN (SELECT id FROM claimed))')}
 )
 SELECT ${CLAIMED_COLUMNS.map((c) => `c.${c}`).join(', ')} FROM claimed c`;
 }
@@ -259,14 +270,12 @@ WITH input AS (
 done AS (
   UPDATE ${t.jobs} j
   SET status = 'completed', completed_at = $2, updated_at = $2, step_data = NULL, locked_at = NULL, locked_by = NULL,
-      output = CASE WHEN x.has_output THEN COALESCE(x.output, 'null'::jsonb) ELSE j.output END
+      output = CASE WHEN x.has_output THEN COALESCE(x.output, 'null'::jsonb) ELSE j.output END,
+      -- The completed event, kept in the row beside the attempt's processing event (migration 018).
+      completed_event_id = ${nextEventId(t)}
   FROM input x
   WHERE ${HELD_INPUT_ROWS}
   RETURNING j.id, j.tags
-),
-done_events AS (
-  INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
-  SELECT id, 'completed', $2, NULL FROM done ORDER BY id
 ),
 counted AS (
   ${countAttemptsSql(t, 'completed', '$2::timestamptz', 'done')}
@@ -300,14 +309,24 @@ const FAIL_INPUT = `input AS (
 export function failJobsForRetrySql(t: SchemaNames): string {
   return `
 WITH ${FAIL_INPUT},
+src AS MATERIALIZED (
+  -- Locked first, so the kept processing event read here is the one the update clears.
+  SELECT j.id, x.message, x.reason, x.retry_at, x.stack, ${keptProcessingEvent('j')}
+  FROM input x JOIN ${t.jobs} j ON ${HELD_INPUT_ROWS}
+  ORDER BY j.id
+  FOR UPDATE OF j
+),
 failed AS (
   UPDATE ${t.jobs} j
-  SET status = 'failed', failure_reason = x.reason, next_attempt_at = x.retry_at,
+  SET status = 'failed', failure_reason = s.reason, next_attempt_at = s.retry_at,
       last_failed_at = $2::timestamptz, updated_at = $2::timestamptz, locked_at = NULL, locked_by = NULL,
-      error_history = j.error_history || jsonb_build_array(${errorEntry('x.message', '$3::text', 'x.stack')})
-  FROM input x
-  WHERE ${HELD_INPUT_ROWS}
-  RETURNING j.id, x.message, x.reason
+      error_history = j.error_history || jsonb_build_array(${errorEntry('s.message', '$3::text', 's.stack')}),
+      ${CLEAR_KEPT_PROCESSING}
+  FROM src s
+  WHERE j.id = s.id
+  RETURNING j.id, s.message, s.reason
+),
+kept_events AS (${writeOutKeptProcessing(t, 'src')}
 ),
 failed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)
@@ -335,7 +354,8 @@ export function failJobsFinalSql(t: SchemaNames): string {
   return `
 WITH ${FAIL_INPUT},
 src AS MATERIALIZED (
-  SELECT j.id, j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type, x.message, x.reason, x.stack
+  SELECT j.id, j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type, x.message, x.reason, x.stack,
+    ${keptProcessingEvent('j')}
   FROM input x JOIN ${t.jobs} j ON ${HELD_INPUT_ROWS}
   ORDER BY j.id
   FOR UPDATE OF j
@@ -351,10 +371,13 @@ failed AS (
       last_failed_at = $2::timestamptz, updated_at = $2::timestamptz, locked_at = NULL, locked_by = NULL,
       error_history = j.error_history || jsonb_build_array(${errorEntry('s.message', '$3::text', 's.stack')}),
       dead_letter_job_id = COALESCE(dl.id, j.dead_letter_job_id),
-      dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $2::timestamptz END
+      dead_lettered_at = CASE WHEN dl.id IS NULL THEN j.dead_lettered_at ELSE $2::timestamptz END,
+      ${CLEAR_KEPT_PROCESSING}
   FROM src s LEFT JOIN dl ON dl.src_id = s.id
   WHERE j.id = s.id
   RETURNING j.id, dl.id AS dl_id, s.message, s.reason
+),
+kept_events AS (${writeOutKeptProcessing(t, 'src')}
 ),
 failed_events AS (
   INSERT INTO ${t.events} (job_id, event_type, created_at, metadata)

@@ -10,6 +10,7 @@
  * snapshot is taken before it waits for the lock.)
  */
 import { TOKEN_COLUMNS } from '../rows.js';
+import { CLEAR_KEPT_PROCESSING, keptProcessingEvent, writeOutKeptProcessing } from './events.js';
 import type { SchemaNames } from './names.js';
 
 const TOKEN = TOKEN_COLUMNS.join(', ');
@@ -32,14 +33,25 @@ RETURNING id`;
  */
 export function enterWaitSql(t: SchemaNames): string {
   return `
-WITH waited AS (
+WITH held AS MATERIALIZED (
+  -- Locked first, so the kept processing event read here is the one the update clears.
+  SELECT j.id, ${keptProcessingEvent('j')} FROM ${t.jobs} j
+  WHERE j.id = $1 AND j.status = 'processing' AND j.locked_by = $2
+  FOR UPDATE
+),
+waited AS (
   UPDATE ${t.jobs} j
   SET status = 'waiting', wait_until = $4::timestamptz, wait_token_id = $5::text,
       locked_at = NULL, locked_by = NULL, updated_at = $3::timestamptz,
       step_data = CASE WHEN $6::text IS NULL THEN j.step_data
-                       ELSE COALESCE(j.step_data, '{}'::jsonb) || jsonb_build_object($6::text, $7::jsonb) END
-  WHERE j.id = $1 AND j.status = 'processing' AND j.locked_by = $2
+                       ELSE COALESCE(j.step_data, '{}'::jsonb) || jsonb_build_object($6::text, $7::jsonb) END,
+      ${CLEAR_KEPT_PROCESSING}
+  WHERE j.id = (SELECT h.id FROM held h) AND j.status = 'processing' AND j.locked_by = $2
   RETURNING j.id, j.group_id
+),
+kept_events AS (
+  -- The attempt's processing event, kept in the row (migration 018), before its waiting event.
+  ${writeOutKeptProcessing(t, 'held')}
 ),
 token AS (
   UPDATE ${t.tokens} k SET job_id = w.id FROM waited w WHERE k.id = $5::text
