@@ -30,6 +30,14 @@ describe('the processing and completed events kept in the job row (postgres)', (
       )
     ).rows[0] as { processing: boolean; completed: boolean };
 
+  /** A queue on a manual clock at T0, with `n` plain jobs (and `options`) added. */
+  async function withJobs(n: number, options: { maxAttempts?: number } = {}) {
+    const clock = new ManualClock(T0);
+    const queue = ctx.queue({ clock });
+    const ids = await queue.addJobs(Array.from({ length: n }, () => ({ jobType: 'a', payload: {}, ...options })));
+    return { clock, queue, backend: backendOf(queue), ids };
+  }
+
   const ascendingIds = (events: { id: number }[]) => {
     const ids = events.map((e) => e.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
@@ -37,10 +45,8 @@ describe('the processing and completed events kept in the job row (postgres)', (
   };
 
   it('a claim and a completion write no row of job_events; the history reads both events in their place', async () => {
-    const clock = new ManualClock(T0);
-    const queue = ctx.queue({ clock });
-    const backend = backendOf(queue);
-    const jobId = await queue.addJob({ jobType: 'a', payload: {} });
+    const { clock, queue, backend, ids } = await withJobs(1);
+    const jobId = ids[0]!;
     clock.set(at(1_000));
     const [claimed] = await backend.claimJobs({ workerId: 'w', batchSize: 1, now: clock.now() });
     expect(claimed!.id).toBe(jobId);
@@ -64,10 +70,8 @@ describe('the processing and completed events kept in the job row (postgres)', (
   });
 
   it('a failure, a reclaim and a wait write the kept event out; each next attempt keeps its own', async () => {
-    const clock = new ManualClock(T0);
-    const queue = ctx.queue({ clock });
-    const backend = backendOf(queue);
-    const jobId = await queue.addJob({ jobType: 'a', payload: {}, maxAttempts: 3 });
+    const { clock, queue, backend, ids } = await withJobs(1, { maxAttempts: 3 });
+    const jobId = ids[0]!;
     const claim = async () => {
       const [job] = await backend.claimJobs({ workerId: 'w', batchSize: 1, now: clock.now() });
       expect(job!.id).toBe(jobId);
@@ -137,13 +141,8 @@ describe('the processing and completed events kept in the job row (postgres)', (
   });
 
   it('a claim writes out an event an earlier version left kept in the row before keeping its own', async () => {
-    const clock = new ManualClock(T0);
-    const queue = ctx.queue({ clock });
-    const backend = backendOf(queue);
-    const [viaOrdered, viaHint] = (await queue.addJobs([
-      { jobType: 'a', payload: {} },
-      { jobType: 'a', payload: {} },
-    ])) as [number, number];
+    const { clock, queue, backend, ids } = await withJobs(2);
+    const [viaOrdered, viaHint] = ids as [number, number];
     for (const jobId of [viaOrdered, viaHint]) {
       const [job] = await backend.claimJobs({ workerId: 'w', batchSize: 1, now: clock.now() });
       expect(job!.id).toBe(jobId);
@@ -176,10 +175,7 @@ describe('the processing and completed events kept in the job row (postgres)', (
   });
 
   it('removes old kept events by raising a floor: exact counts across jobs finished at one instant, no job row written', async () => {
-    const clock = new ManualClock(T0);
-    const queue = ctx.queue({ clock });
-    const backend = backendOf(queue);
-    const ids = await queue.addJobs(Array.from({ length: 5 }, () => ({ jobType: 'a', payload: {} })));
+    const { clock, queue, backend, ids } = await withJobs(5);
     const claimed = await backend.claimJobs({ workerId: 'w', batchSize: 4, now: clock.now() });
     expect(claimed.map((j) => j.id)).toEqual(ids.slice(0, 4));
     // Three complete in one call (one instant); the fourth is still processing; the fifth is pending.
@@ -213,13 +209,8 @@ describe('the processing and completed events kept in the job row (postgres)', (
   });
 
   it('a cleanup walks past a job another transaction holds, without waiting for it', async () => {
-    const clock = new ManualClock(T0);
-    const queue = ctx.queue({ clock });
-    const backend = backendOf(queue);
-    const [held, free] = (await queue.addJobs([
-      { jobType: 'a', payload: {} },
-      { jobType: 'a', payload: {} },
-    ])) as [number, number];
+    const { clock, queue, backend, ids } = await withJobs(2);
+    const [held, free] = ids as [number, number];
     await backend.claimJobs({ workerId: 'w', batchSize: 2, now: clock.now() });
     await backend.completeJobs(
       [held, free].map((jobId) => ({ jobId, workerId: 'w' })),
