@@ -236,7 +236,8 @@ SELECT count(*)::int AS n FROM gone`;
  * Reclaims jobs processing for longer than $2 ms (or their own longer timeout_ms) at $1:
  * attempts left → pending; none left → failed with reason 'timeout', routed to their dead-letter
  * type (their dependents are cancelled afterwards by cascadeLevelSql, in the same transaction).
- * Every reclaimed job gets a `failed` event. $3 now as ISO text, $4 channel.
+ * Every reclaimed job gets a `failed` event, after its attempt's kept `processing` event, written
+ * out of its row (migration 018). $3 now as ISO text, $4 channel.
  * Rows: kind 'requeued' | 'failed' | 'dead_letter' | 'notified', id.
  */
 export function reclaimSql(t: SchemaNames): string {

@@ -258,7 +258,8 @@ const HELD_INPUT_ROWS = `j.id = ANY(ARRAY(SELECT job_id FROM input)) AND j.id = 
 
 /**
  * Records completions: $1 JSON array of { job_id, worker_id, has_output, output }, $2 now,
- * $3 channel. Progress is kept, step data and the lock cleared. Adds them to the minute's
+ * $3 channel. Progress is kept, step data and the lock cleared; the `completed` event is kept in
+ * the row beside the attempt's `processing` event (migration 018). Adds them to the minute's
  * throughput counter. Wakes processors when a pending job depends on
  * a completed one (by id or tag barrier). Rows: id.
  */
@@ -304,7 +305,8 @@ const FAIL_INPUT = `input AS (
 /**
  * Records failures that an automatic retry follows, at each one's `retry_at`: $1 the failures
  * (FAIL_INPUT), $2 now, $3 now as ISO text, $4 channel. Each job changes only while processing
- * and locked by its worker; the lock is cleared. Rows: id of each failure recorded.
+ * and locked by its worker; the lock is cleared, and the attempt's kept `processing` event is
+ * written out of the row (migration 018). Rows: id of each failure recorded.
  */
 export function failJobsForRetrySql(t: SchemaNames): string {
   return `
@@ -346,7 +348,8 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM failed ORDER BY id`;
 /**
  * Records final failures (no retry follows): $1 the failures (FAIL_INPUT, retry_at NULL), $2
  * now, $3 now as ISO text, $4 channel. Each job changes only while processing and locked by its
- * worker; the lock is cleared, and a job with a dead-letter type is routed to it. Its dependents
+ * worker; the lock is cleared, the attempt's kept `processing` event written out of the row
+ * (migration 018), and a job with a dead-letter type is routed to it. Its dependents
  * are cancelled afterwards by cascadeLevelSql, in the same transaction.
  * Rows: kind 'failed' with id and dl_id (its dead-letter job, or NULL); one 'notified' row.
  */

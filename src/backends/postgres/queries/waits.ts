@@ -27,8 +27,9 @@ RETURNING id`;
 /**
  * processing → waiting, fenced: $1 job id, $2 worker, $3 now, $4 wait_until (or NULL),
  * $5 token id (or NULL), $6 step name (or NULL: no step), $7 step value (JSON text), $8 the
- * `waiting` event's metadata (JSON text), $9 channel. Clears the lock, keeps `attempts`, and
- * points the token (locked by the caller) at the job. Wakes processors when a group slot was
+ * `waiting` event's metadata (JSON text), $9 channel. Clears the lock, keeps `attempts`, writes
+ * out the attempt's kept `processing` event (migration 018), and points the token (locked by
+ * the caller) at the job. Wakes processors when a group slot was
  * freed or the wait is already over, as a processor may run something now. Rows: id.
  */
 export function enterWaitSql(t: SchemaNames): string {
