@@ -174,6 +174,43 @@ describe('the processing and completed events kept in the job row (postgres)', (
     }
   });
 
+  it('a retry keeps an event left kept in the row for the next claim, unless the cleanup removed it', async () => {
+    const { clock, queue, backend, ids } = await withJobs(2);
+    const [removed, kept] = ids as [number, number];
+    await backend.claimJobs({ workerId: 'w', batchSize: 2, now: clock.now() });
+    // A process of an earlier version fails both for good, leaving their kept events; the first
+    // one earlier, so that a cleanup passes it alone.
+    const failByEarlierVersion = (jobId: number, at: Date) =>
+      ctx.sql.query(
+        `UPDATE ${ctx.table('job_queue')} SET status = 'failed', locked_by = NULL, locked_at = NULL, updated_at = $2
+         WHERE id = $1`,
+        [jobId, at],
+      );
+    await failByEarlierVersion(removed, T0);
+    await failByEarlierVersion(kept, at(2 * DAY));
+    clock.set(at(3 * DAY));
+    // Both `added` events and the first job's kept processing event.
+    expect(await backend.cleanupOldJobEvents({ olderThan: at(DAY), batchSize: 10 })).toBe(3);
+    expect(await queue.getJobEvents(removed)).toEqual([]);
+
+    for (const jobId of [removed, kept]) await queue.retryJob(jobId);
+    expect((await queue.getJobEvents(removed)).map((e) => e.eventType)).toEqual(['retried']);
+    expect((await queue.getJobEvents(kept)).map((e) => e.eventType)).toEqual(['processing', 'retried']);
+    // The next claim writes the kept one out and keeps its own.
+    clock.set(at(4 * DAY));
+    expect((await backend.claimJobs({ workerId: 'w', batchSize: 2, now: clock.now() })).map((j) => j.id)).toEqual([
+      removed,
+      kept,
+    ]);
+    expect(await storedEvents(removed)).toEqual(['retried']);
+    expect(await storedEvents(kept)).toEqual(['processing', 'retried']);
+    expect((await queue.getJobEvents(kept)).map((e) => [e.eventType, e.createdAt.getTime()])).toEqual([
+      ['processing', T0.getTime()],
+      ['retried', at(3 * DAY).getTime()],
+      ['processing', at(4 * DAY).getTime()],
+    ]);
+  });
+
   it('removes old kept events by raising a floor: exact counts across jobs finished at one instant, no job row written', async () => {
     const { clock, queue, backend, ids } = await withJobs(5);
     const claimed = await backend.claimJobs({ workerId: 'w', batchSize: 4, now: clock.now() });

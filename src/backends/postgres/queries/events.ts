@@ -43,7 +43,7 @@ export const writeOutKeptProcessing = (t: SchemaNames, source: string) => `
  * Whether the events kept in the row `j` are removed: the job is finished and below the floor
  * `f` of job_queue_run_events_floor (migration 018, cleanupRunEventsSql).
  */
-const belowRunEventsFloor = (j: string, f: string) =>
+export const belowRunEventsFloor = (j: string, f: string) =>
   `(${j}.status IN ('completed', 'cancelled', 'failed')
     AND (${j}.updated_at, ${j}.id) < (${f}.below_finished_at, ${f}.below_job_id))`;
 

@@ -4,7 +4,7 @@
 import type { JobEdit, JobSelector } from '../../../backend.js';
 import type { JobFilter } from '../../../types.js';
 import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
-import { CLEAR_KEPT_PROCESSING, keptProcessingEvent, writeOutKeptProcessing } from './events.js';
+import { belowRunEventsFloor, CLEAR_KEPT_PROCESSING, keptProcessingEvent, writeOutKeptProcessing } from './events.js';
 import { filterConditions } from './list.js';
 import type { SchemaNames } from './names.js';
 import { countAttemptsSql } from './overview.js';
@@ -12,15 +12,22 @@ import { countAttemptsSql } from './overview.js';
 /**
  * The retry of the jobs `target` selects (SPEC §3): back to pending, due now at the latest, with a
  * fresh attempt budget, a `retried` event each and one wake-up. CTEs `retried` (ids),
- * `retried_events` and `notified`; `now` and `channel` are parameter references.
+ * `retried_events` and `notified`; `now` and `channel` are parameter references. A `processing`
+ * event kept in the row (only a process of an earlier version leaves one on a job it failed,
+ * migration 018) stays for the next claim to write out, unless the cleanup removed it: the job
+ * was finished and below the floor, and once it is pending again the floor no longer hides it.
  */
 function retryCtes(t: SchemaNames, target: string, now: string, channel: string): string {
+  const removed = belowRunEventsFloor('j', 'f');
   return `
 retried AS (
   UPDATE ${t.jobs} j
   SET status = 'pending', attempts = 0, next_attempt_at = NULL, last_retried_at = ${now}, updated_at = ${now},
       run_at = LEAST(j.run_at, ${now}), locked_at = NULL, locked_by = NULL, pending_reason = NULL,
-      wait_until = NULL, wait_token_id = NULL, parked = false, parked_reason = NULL
+      wait_until = NULL, wait_token_id = NULL, parked = false, parked_reason = NULL,
+      processing_event_id = CASE WHEN ${removed} THEN NULL ELSE j.processing_event_id END,
+      processing_event_at = CASE WHEN ${removed} THEN NULL ELSE j.processing_event_at END
+  FROM ${t.runEventsFloor} f
   WHERE ${target}
   RETURNING j.id
 ),
