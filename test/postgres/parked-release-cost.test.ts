@@ -98,10 +98,10 @@ describe('cost of a full group giving its turn back (postgres)', () => {
       expect(cancelled.released).toEqual(TYPES);
     }
     // A hundred times the parked jobs: one more btree level for some index probes (131 and 96
-    // blocks at 1,000, 143 and 107 at 100,000 when measured; 153 for the completion once, in a
-    // full suite run with other files writing meanwhile), nothing that follows the jobs: the
-    // 100,000 parked rows alone fill over 1,000 blocks.
-    expect(large.completed.blocks).toBeLessThanOrEqual(small.completed.blocks + 40);
-    expect(large.cancelled.blocks).toBeLessThanOrEqual(small.cancelled.blocks + 40);
+    // blocks at 1,000, 148 and 112 at 100,000 when measured alone; in full suite runs, with other
+    // files writing meanwhile, up to 153 for the completion and 141 for the cancel), nothing that
+    // follows the jobs: the 100,000 parked rows alone fill over 1,000 blocks.
+    expect(large.completed.blocks).toBeLessThanOrEqual(small.completed.blocks + 100);
+    expect(large.cancelled.blocks).toBeLessThanOrEqual(small.cancelled.blocks + 100);
   }, 120_000);
 });
