@@ -31,13 +31,14 @@ export const CLEAR_KEPT_PROCESSING = 'processing_event_id = NULL, processing_eve
 
 /**
  * The INSERT that writes the kept `processing` events of the rows `source` yields (with
- * keptProcessingEvent's columns and the job's `id`) out as rows of job_events, with their ids
- * and times: for a job that leaves processing other than completed, so that its next attempt can
- * keep its own event.
+ * keptProcessingEvent's columns and the job's `id`, as `s`, those meeting `condition` when given)
+ * out as rows of job_events, with their ids and times: for a job that leaves processing other
+ * than completed, so that its next attempt can keep its own event.
  */
-export const writeOutKeptProcessing = (t: SchemaNames, source: string) => `
+export const writeOutKeptProcessing = (t: SchemaNames, source: string, condition?: string) => `
   INSERT INTO ${t.events} (id, job_id, event_type, created_at, metadata)
-  SELECT s.kept_event_id, s.id, 'processing', s.kept_event_at, NULL FROM ${source} s WHERE s.kept_event_id IS NOT NULL`;
+  SELECT s.kept_event_id, s.id, 'processing', s.kept_event_at, NULL FROM ${source} s
+  WHERE s.kept_event_id IS NOT NULL${condition === undefined ? '' : ` AND ${condition}`}`;
 
 /**
  * Whether the events kept in the row `j` are removed: the job is finished and below the floor

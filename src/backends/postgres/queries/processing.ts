@@ -187,7 +187,7 @@ promoted AS (
 claimed_events AS (
   -- A job keeps its attempt's event in its row; one it kept there before (left by a process of
   -- an earlier version, which wrote its own events) becomes a row of job_events first.
-  ${writeOutKeptProcessing(t, '(SELECT a.* FROM admitted a WHERE a.kept_event_id IS NOT NULL AND a.id IN (SELECT id FROM claimed))')}
+  ${writeOutKeptProcessing(t, 'admitted', 's.id IN (SELECT id FROM claimed)')}
 )
 SELECT ${CLAIMED_COLUMNS.map((c) => `c.${c}`).join(', ')}, p.passed_over
 FROM (
@@ -236,7 +236,7 @@ claimed AS (
   RETURNING ${CLAIMED_COLUMNS.map((c) => `j.${c}`).join(', ')}
 ),
 claimed_events AS (
-  ${writeOutKeptProcessing(t, '(SELECT g.* FROM target g WHERE g.kept_event_id IS NOT NULL AND g.id IN (SELECT id FROM claimed))')}
+  ${writeOutKeptProcessing(t, 'target', 's.id IN (SELECT id FROM claimed)')}
 )
 SELECT ${CLAIMED_COLUMNS.map((c) => `c.${c}`).join(', ')} FROM claimed c`;
 }
@@ -303,6 +303,18 @@ const FAIL_INPUT = `input AS (
 )`;
 
 /**
+ * CTE `src`: the jobs of the failures (FAIL_INPUT) still processing and locked by their worker,
+ * locked first, with the failure's fields, the job's `columns` (a list ending in a comma, or '')
+ * and its kept `processing` event: the event the update then clears is the one written out.
+ */
+const lockedFailures = (t: SchemaNames, columns: string) => `src AS MATERIALIZED (
+  SELECT j.id, ${columns}x.message, x.reason, x.retry_at, x.stack, ${keptProcessingEvent('j')}
+  FROM input x JOIN ${t.jobs} j ON ${HELD_INPUT_ROWS}
+  ORDER BY j.id
+  FOR UPDATE OF j
+)`;
+
+/**
  * Records failures that an automatic retry follows, at each one's `retry_at`: $1 the failures
  * (FAIL_INPUT), $2 now, $3 now as ISO text, $4 channel. Each job changes only while processing
  * and locked by its worker; the lock is cleared, and the attempt's kept `processing` event is
@@ -311,13 +323,7 @@ const FAIL_INPUT = `input AS (
 export function failJobsForRetrySql(t: SchemaNames): string {
   return `
 WITH ${FAIL_INPUT},
-src AS MATERIALIZED (
-  -- Locked first, so the kept processing event read here is the one the update clears.
-  SELECT j.id, x.message, x.reason, x.retry_at, x.stack, ${keptProcessingEvent('j')}
-  FROM input x JOIN ${t.jobs} j ON ${HELD_INPUT_ROWS}
-  ORDER BY j.id
-  FOR UPDATE OF j
-),
+${lockedFailures(t, '')},
 failed AS (
   UPDATE ${t.jobs} j
   SET status = 'failed', failure_reason = s.reason, next_attempt_at = s.retry_at,
@@ -356,13 +362,7 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM failed ORDER BY id`;
 export function failJobsFinalSql(t: SchemaNames): string {
   return `
 WITH ${FAIL_INPUT},
-src AS MATERIALIZED (
-  SELECT j.id, j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type, x.message, x.reason, x.stack,
-    ${keptProcessingEvent('j')}
-  FROM input x JOIN ${t.jobs} j ON ${HELD_INPUT_ROWS}
-  ORDER BY j.id
-  FOR UPDATE OF j
-),
+${lockedFailures(t, 'j.job_type, j.payload, j.attempts, j.max_attempts, j.dead_letter_job_type, ')},
 dl AS MATERIALIZED (
   SELECT s.id AS src_id, nextval('${t.jobIdSeq}'::regclass) AS id, s.dead_letter_job_type AS job_type,
     ${deadLetterEnvelope('s', 's.message', 's.reason', '$3::text')} AS payload
