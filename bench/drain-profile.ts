@@ -17,10 +17,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { keyName } from '../src/backends/redis/keys.js';
-import { library, scripts } from '../src/backends/redis/lua.generated.js';
+import { scripts } from '../src/backends/redis/lua.generated.js';
 import { initJobQueue, type ProcessorOptions } from '../src/index.js';
 import { backendOf } from '../src/queue.js';
 import { openStore, REDIS_URL } from './setup.js';
+import { scriptOf, timeScripts } from './store-calls.js';
 
 const JOBS = 20_000;
 const SETTINGS: { label: string; options: Partial<ProcessorOptions> }[] = [
@@ -46,42 +47,6 @@ async function scriptStats(admin: Redis): Promise<{ calls: number; usec: number 
     usec += Number(m[2]);
   }
   return { calls, usec };
-}
-
-/**
- * Script name of a call: by the function an FCALL names (`<library>_<script>`), or by the SHA1
- * an EVALSHA sends (where the server refuses Functions).
- */
-const scriptByCall = new Map<string, string>([
-  ...Object.values(scripts).map((script) => [`fcall ${library.name}_${script.name}`, script.name] as const),
-  ...Object.values(scripts).map(
-    (script) => [`evalsha ${createHash('sha1').update(script.source).digest('hex')}`, script.name] as const,
-  ),
-]);
-const scriptOf = (command: string, first: unknown) => scriptByCall.get(`${command.toLowerCase()} ${String(first)}`);
-
-interface SentCommand {
-  name: string;
-  args: unknown[];
-  promise: Promise<unknown>;
-}
-
-/** Round trips of the claim and completion scripts `client` sends, from send to reply, in ms. */
-function timeScripts(client: Redis): Record<'claimJobs' | 'completeJobs', number[]> {
-  const times = { claimJobs: [] as number[], completeJobs: [] as number[] };
-  const send = client.sendCommand.bind(client) as (command: SentCommand, ...rest: unknown[]) => unknown;
-  Object.assign(client, {
-    sendCommand: (command: SentCommand, ...rest: unknown[]) => {
-      const name = scriptOf(command.name, command.args[0]);
-      if (name === 'claimJobs' || name === 'completeJobs') {
-        const start = performance.now();
-        const done = () => times[name].push(performance.now() - start);
-        command.promise.then(done, done);
-      }
-      return send(command, ...rest);
-    },
-  });
-  return times;
 }
 
 async function drain(admin: Redis, options: Partial<ProcessorOptions>): Promise<string> {
