@@ -16,13 +16,15 @@ async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<Claime
   // claims again: the calls end once the batch is full or nothing is left to claim or move.
   // A call that fails after others claimed jobs ends the claim with those jobs, which are this
   // worker's now, rather than leave them to the reclaim of stuck jobs; the error is reported,
-  // and the next claim meets it again if it lasts. A first call that fails throws.
+  // and the next claim meets it again if it lasts. A first call that fails throws. A job whose
+  // metadata a call could not read is passed over and reported (reportUnreadable), so it holds
+  // up no other job (claim-jobs.lua).
   const jobs: ClaimedJob[] = [];
   while (jobs.length < input.batchSize) {
     const wanted = Math.min(input.batchSize - jobs.length, scriptSlice.process);
-    let reply: [JobRow[], number];
+    let reply: [JobRow[], number, number[]];
     try {
-      reply = await ctx.run<[JobRow[], number]>('claimJobs', [
+      reply = await ctx.run<[JobRow[], number, number[]]>('claimJobs', [
         input.now.getTime(),
         input.workerId,
         wanted,
@@ -34,12 +36,41 @@ async function claimJobs(ctx: BackendContext, input: ClaimInput): Promise<Claime
       ctx.reportPassed(error, 'claimJobs', `claiming jobs failed after ${String(jobs.length)} were claimed, which run`);
       break;
     }
-    const [rows, moved] = reply;
+    const [rows, moved, unreadable] = reply;
+    for (const id of unreadable) reportUnreadable(ctx, id);
     jobs.push(...rows.map((row) => toClaimedJob(...row)));
     if (rows.length < wanted && moved === 0) break;
   }
   ctx.sawJobIds(jobs.map((j) => j.id));
   return jobs;
+}
+
+/** The unreadable jobs each backend has reported, so that each is reported once. */
+const reportedUnreadable = new WeakMap<BackendContext, Set<number>>();
+/** Past this many ids the set starts again: a store damaged that widely is reported anew. */
+const MAX_REPORTED_UNREADABLE = 10_000;
+
+/**
+ * Reports a job a claim passed over because its stored metadata is not a job's (claim-jobs.lua),
+ * the first time a claim of this backend meets it: a claim takes it out of its way, but one
+ * checking a tag barrier may read it again.
+ */
+function reportUnreadable(ctx: BackendContext, id: number): void {
+  let reported = reportedUnreadable.get(ctx);
+  if (!reported || reported.size >= MAX_REPORTED_UNREADABLE) {
+    reported = new Set();
+    reportedUnreadable.set(ctx, reported);
+  }
+  if (reported.has(id)) return;
+  reported.add(id);
+  ctx.reportPassed(
+    new Error(
+      `its metadata (field ${String(id)} of the \`jobs\` hash) is not a job's stored JSON, so it is not claimed; ` +
+        'repair the field, then edit or retry the job to make it due again',
+    ),
+    'claimJobs',
+    `job ${String(id)} was passed over by a claim`,
+  );
 }
 
 async function completeJobs(ctx: BackendContext, completions: CompleteInput[], now: Date): Promise<number[]> {

@@ -31,9 +31,11 @@
   or '' for any; ARGV[5] groupConcurrency, or '' for unlimited.
   ARGV[6] the store id the queue expects (includes/store.lua): a different or missing one
   raises a QUEUEDEV_STORE_RESET error before anything is written.
-  Returns { rows, moved }: rows an array of { metadata JSON, payload JSON, output JSON or
-  nil, step data JSON or nil } (includes/row.lua) in claim order, and the number of jobs this
-  call moved out of `ready` without claiming them or put back into it.
+  Returns { rows, moved, unreadable }: rows an array of { metadata JSON, payload JSON, output
+  JSON or nil, step data JSON or nil } (includes/row.lua) in claim order, the number of jobs
+  this call moved out of `ready` without claiming them or put back into it, and the ids of the
+  jobs whose metadata it could not read (includes/job.lua), whose entries it dropped from
+  `ready` or `scheduled` like those of jobs that are gone.
 ]]
 --- @include "util"
 --- @include "job"
@@ -171,7 +173,7 @@ local function consider(id, typedMember, ahead)
   local job = loadJob(id)
   local due = job and dueAt(job)
   if not job then
-    -- A stale entry: drop it.
+    -- A stale entry (the job is gone, or its metadata unreadable): drop it.
     moved = moved + 1
     redis.call('ZREM', K['ready'], pad(id))
     if typedMember then redis.call('ZREM', K['ready-by-type'], typedMember) end
@@ -232,4 +234,4 @@ flushWrites()
 if #claimed > 0 then
   for i, payload in ipairs(redis.call('HMGET', K['payloads'], unpack(claimedIds))) do claimed[i][2] = payload end
 end
-return { claimed, moved }
+return { claimed, moved, unreadableJobs }

@@ -30,8 +30,8 @@ local texts = redis.call('HMGET', K['jobs'], unpack(ids))
 local removed = 0
 for i, text in ipairs(texts) do
   -- Matched in the text first (includes/job.lua): most finished jobs need no decoding.
-  if text and string.find(text, 'EventId":', 1, true) then
-    local job = cjson.decode(text)
+  local job = text and string.find(text, 'EventId":', 1, true) and decodeJob(text)
+  if job then
     local count = (job.processingEventId and 1 or 0) + (job.completedEventId and 1 or 0)
     if count > 0 then
       job.processingEventId, job.processingEventAt, job.completedEventId = nil, nil, nil

@@ -15,9 +15,10 @@ local ids = redis.call('ZREVRANGEBYSCORE', key, ARGV[2] == '' and '+inf' or '(' 
 if #ids == 0 then return { 0 } end
 local counts, order = {}, {}
 for _, text in ipairs(redis.call('HMGET', K['jobs'], unpack(ids))) do
-  -- A job the status set names always has metadata; a missing one is not counted.
-  if text then
-    local jobType = cjson.decode(text).jobType
+  -- A job the status set names always has metadata; a missing or unreadable one is not counted.
+  local job = text and decodeJob(text)
+  if job then
+    local jobType = job.jobType
     if not counts[jobType] then order[#order + 1] = jobType end
     counts[jobType] = (counts[jobType] or 0) + 1
   end

@@ -22,8 +22,9 @@ end
 local meta = redis.call('HGET', K['jobs'], sid)
 -- Keys are matched in the text before anything is decoded: no object nested in the metadata
 -- has these keys, so they are only ever the job's own fields.
-if meta and string.find(meta, 'EventId":', 1, true) then
-  local job = cjson.decode(meta)
+-- Metadata that is not readable (decodeJob) keeps no event: those stored apart are all there are.
+local job = meta and string.find(meta, 'EventId":', 1, true) and decodeJob(meta)
+if job then
   if job.addedEventId then
     local floor = redis.call('HMGET', K['added-floor'], 'below', 'before')
     local removed = floor[1] and id < tonumber(floor[1]) and job.createdAt < tonumber(floor[2])

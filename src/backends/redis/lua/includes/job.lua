@@ -11,10 +11,19 @@ local function leanValue(value)
   return value
 end
 
+-- The ids of the jobs loadJob found unreadable (decodeJob). It returns nil for each, as for a
+-- job that is gone, so no walk (a claim, a promotion, a reclaim, a cleanup, a release) stops at
+-- one job written or damaged outside the queue; a claim returns them to be reported.
+local unreadableJobs = {}
+
 local function loadJob(id)
   local text = redis.call('HGET', K['jobs'], int(id))
   if not text then return nil end
-  local job = cjson.decode(text)
+  local job = decodeJob(text)
+  if not job then
+    unreadableJobs[#unreadableJobs + 1] = id
+    return nil
+  end
   -- Only a job saved by an earlier layout holds a null field or an empty array (or a string
   -- that looks like one, which costs this pass and nothing else): dropped here, so its next
   -- save writes it lean. A plain search of the text costs far less than the pass.

@@ -56,3 +56,15 @@ local function json(s)
   if isnull(s) then return 'null' end
   return cjson.encode(s)
 end
+
+-- A job's metadata decoded from its stored text, or nil when the text is not a job's metadata
+-- (not JSON, or without its type, status and priority): text written or damaged outside the
+-- queue. Callers treat such a job as unreadable and leave its text as it is.
+local function decodeJob(text)
+  local ok, job = pcall(cjson.decode, text)
+  if ok and type(job) == 'table' and type(job.jobType) == 'string' and type(job.status) == 'string'
+    and type(job.priority) == 'number' then
+    return job
+  end
+  return nil
+end
