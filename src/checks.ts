@@ -52,6 +52,14 @@ export function fail(errorClass: CheckErrorClass, field: string, rule: string, v
   raise(errorClass, field, expectation(field, rule, value));
 }
 
+/**
+ * Refuses a value for `field` that is described by `received` instead of quoted: a value too
+ * large to echo is named by its size (`"at least 104857602 bytes"`).
+ */
+export function failDescribed(errorClass: CheckErrorClass, field: string, rule: string, received: string): never {
+  raise(errorClass, field, expectationPrefix(field, rule) + received);
+}
+
 /** Refuses `value` for `field` unless `ok`. For rules that fit no check below. */
 export function ensure(
   errorClass: CheckErrorClass,

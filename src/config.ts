@@ -15,6 +15,7 @@ import {
   isObject,
 } from './checks.js';
 import { ConfigError } from './errors.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES_SETTING, type InputLimits } from './input-limits.js';
 import { Log, checkLogger } from './log.js';
 import { resolveTelemetry, type ResolvedTelemetry } from './telemetry/config.js';
 import type { Pool } from 'pg';
@@ -48,7 +49,7 @@ function notBoth(config: Record<string, unknown>, a: string, b: string, why: str
   }
 }
 
-const COMMON_KEYS = ['backend', 'verbose', 'logger', 'clock', 'telemetry'];
+const COMMON_KEYS = ['backend', 'verbose', 'logger', 'clock', 'telemetry', 'maxPayloadBytes'];
 const POSTGRES_KEYS = ['databaseConfig', 'pool', 'pglite', 'migrate', 'schema'];
 const PGLITE_KEYS = ['dataDir'];
 const REDIS_KEYS = ['redisConfig', 'client', 'keyPrefix'];
@@ -121,6 +122,7 @@ export interface ResolvedPostgresConfig {
   /** The queue's log: `logger` (or the console) with `verbose`. */
   log: Log;
   telemetry: ResolvedTelemetry;
+  limits: InputLimits;
 }
 
 export interface ResolvedRedisConfig {
@@ -132,6 +134,16 @@ export interface ResolvedRedisConfig {
   /** The queue's log: `logger` (or the console) with `verbose`. */
   log: Log;
   telemetry: ResolvedTelemetry;
+  limits: InputLimits;
+}
+
+/** The options both backends take that bound one call's input (input-limits.ts). */
+function resolveLimits(c: { maxPayloadBytes?: unknown }): InputLimits {
+  const maxPayloadBytes =
+    c.maxPayloadBytes === undefined
+      ? DEFAULT_MAX_PAYLOAD_BYTES
+      : checkInteger(E, 'maxPayloadBytes', c.maxPayloadBytes, 1, MAX_PAYLOAD_BYTES_SETTING);
+  return { maxPayloadBytes };
 }
 
 export function resolveDatabaseConfig(
@@ -188,6 +200,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
   if (c.clock !== undefined && (!isObject(c.clock) || typeof c.clock.now !== 'function')) {
     fail(E, 'clock', 'an object with a now() method', c.clock);
   }
+  const limits = resolveLimits(c);
   // Whatever a JavaScript caller gave: anything but the two names is refused below.
   const backend: unknown = c.backend ?? 'postgres';
   if (backend === 'postgres') {
@@ -223,6 +236,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       migrate: pc.migrate ?? false,
       log,
       telemetry: resolveTelemetry(pc.telemetry),
+      limits,
     };
   }
   if (backend === 'redis') {
@@ -292,6 +306,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       keyPrefix,
       log,
       telemetry: resolveTelemetry(rc.telemetry),
+      limits,
     };
   }
   return fail(E, 'backend', "'postgres' or 'redis'", backend);

@@ -7,6 +7,7 @@ import type { CronScheduleEdit, NewCronSchedule, NewJob } from './backend.js';
 import { nextCronRun, requireCronExpression, requireTimezone } from './cron.js';
 import { checkBoolean, checkKnownKeys, checkObject } from './checks.js';
 import { ValidationError } from './errors.js';
+import type { InputLimits } from './input-limits.js';
 import type { CronJobOptions, CronScheduleRecord, EditCronJobOptions, JobOptions } from './types.js';
 import { normalizeJob, requireNonEmptyString } from './validation.js';
 
@@ -22,14 +23,17 @@ const JOB_FIELDS = [
 const EDITABLE = ['cronExpression', 'timezone', 'allowOverlap', 'payload', ...JOB_FIELDS] as const;
 const CRON_OPTION_KEYS = ['scheduleName', 'jobType', ...EDITABLE] as const;
 
-/** Validates the job-shaped part of a schedule with the same rules as addJob. */
-function jobFields(source: Record<string, unknown>, now: Date): NewJob {
+/**
+ * Validates the job-shaped part of a schedule with the same rules as addJob; `limits` bound the
+ * payload when the caller gives it (a stored schedule's payload was checked when written).
+ */
+function jobFields(source: Record<string, unknown>, now: Date, limits?: InputLimits): NewJob {
   const options: Record<string, unknown> = { jobType: source.jobType, payload: source.payload };
   for (const key of JOB_FIELDS) if (source[key] !== undefined) options[key] = source[key];
-  return normalizeJob('', options as unknown as JobOptions, now);
+  return normalizeJob('', options as unknown as JobOptions, now, { limits });
 }
 
-export function normalizeCronJob(options: CronJobOptions, now: Date): NewCronSchedule {
+export function normalizeCronJob(options: CronJobOptions, now: Date, limits: InputLimits): NewCronSchedule {
   checkObject(ValidationError, 'options', options, 'an object of cron job options');
   checkKnownKeys(ValidationError, '', options, CRON_OPTION_KEYS, 'cron job options');
   const scheduleName = requireNonEmptyString('scheduleName', options.scheduleName);
@@ -37,7 +41,7 @@ export function normalizeCronJob(options: CronJobOptions, now: Date): NewCronSch
   const timezone = options.timezone === undefined ? 'UTC' : requireTimezone('timezone', options.timezone);
   const allowOverlap =
     options.allowOverlap === undefined ? false : checkBoolean(ValidationError, 'allowOverlap', options.allowOverlap);
-  const job = jobFields(options as unknown as Record<string, unknown>, now);
+  const job = jobFields(options as unknown as Record<string, unknown>, now, limits);
   return {
     scheduleName,
     cronExpression,
@@ -61,6 +65,7 @@ export function normalizeCronEdit(
   current: CronScheduleRecord,
   updates: EditCronJobOptions,
   now: Date,
+  limits: InputLimits,
 ): CronScheduleEdit {
   const u = checkObject(ValidationError, 'updates', updates, 'an object of cron schedule fields');
   checkKnownKeys(ValidationError, 'updates', u, EDITABLE, 'cron schedule edits');
@@ -74,7 +79,7 @@ export function normalizeCronEdit(
     ...current,
     ...Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)),
   });
-  const job = jobFields(merged, now);
+  const job = jobFields(merged, now, u.payload === undefined ? undefined : limits);
   if (u.payload !== undefined) edit.payload = job.payload;
   for (const key of JOB_FIELDS) if (u[key] !== undefined) (edit as Record<string, unknown>)[key] = job[key];
   if (edit.cronExpression !== undefined || edit.timezone !== undefined) {

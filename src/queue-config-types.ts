@@ -249,6 +249,15 @@ export interface PostgresQueueConfig {
    * @example { telemetry: { tracerProvider, meterProvider } }
    */
   telemetry?: boolean | TelemetryConfig;
+  /**
+   * Most bytes a job's payload (or a token's output) may take as JSON in UTF-8, from 1 to 256 MiB;
+   * a larger one is refused with a ValidationError before anything is written. Each payload is
+   * written, read by every claim and sent by listings, so large ones slow all of them
+   * (docs/jobs.md "Payload size").
+   * @default 1048576 (1 MiB)
+   * @example { maxPayloadBytes: 256 * 1024 }
+   */
+  maxPayloadBytes?: number;
 }
 
 /** How the queue connects to Redis when it creates its own client. */
@@ -355,6 +364,15 @@ export interface RedisQueueConfig {
    * @example { telemetry: { tracerProvider, meterProvider } }
    */
   telemetry?: boolean | TelemetryConfig;
+  /**
+   * Most bytes a job's payload (or a token's output) may take as JSON in UTF-8, from 1 to 256 MiB;
+   * a larger one is refused with a ValidationError before anything is written. Each payload is
+   * written, read by every claim and sent by listings, so large ones slow all of them
+   * (docs/jobs.md "Payload size").
+   * @default 1048576 (1 MiB)
+   * @example { maxPayloadBytes: 256 * 1024 }
+   */
+  maxPayloadBytes?: number;
 }
 
 /**

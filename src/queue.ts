@@ -13,6 +13,7 @@ import { createTelemetry } from './telemetry/config.js';
 import type { Telemetry } from './telemetry/telemetry.js';
 import { ValidationError } from './errors.js';
 import type { QueueEventListener, QueueEventName, QueueEvents } from './events.js';
+import type { InputLimits } from './input-limits.js';
 import type { Log } from './log.js';
 import { JobHooks, QueueOperations } from './operations/index.js';
 import { createProcessor, type Processor } from './processor.js';
@@ -82,7 +83,8 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
   const clock = config.clock ?? systemClock;
   const backend =
     resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
-  return openQueue<P>(backend, clock, resolved.log, createTelemetry(resolved.telemetry, resolved.backend, clock));
+  const telemetry = createTelemetry(resolved.telemetry, resolved.backend, clock);
+  return openQueue<P>(backend, clock, { log: resolved.log, telemetry, limits: resolved.limits });
 }
 
 /*
@@ -92,7 +94,14 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
  * operationsOf(), which src/index.ts does not export. The class's static block hands out these
  * privileged functions.
  */
-let openQueue: <P extends PayloadMap>(backend: Backend, clock: Clock, log: Log, telemetry: Telemetry) => JobQueue<P>;
+/** What a queue takes besides its store and clock. */
+interface QueueSettings {
+  log: Log;
+  telemetry: Telemetry;
+  limits: InputLimits;
+}
+
+let openQueue: <P extends PayloadMap>(backend: Backend, clock: Clock, settings: QueueSettings) => JobQueue<P>;
 let readBackend: <P extends PayloadMap>(queue: JobQueue<P>) => Backend;
 let readOperations: <P extends PayloadMap>(queue: JobQueue<P>) => QueueOperations;
 
@@ -108,8 +117,8 @@ export function operationsOf<P extends PayloadMap>(queue: JobQueue<P>): QueueOpe
 
 export class JobQueue<P extends PayloadMap = PayloadMap> {
   static {
-    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, log: Log, telemetry: Telemetry) =>
-      new JobQueue<Q>(backend, clock, log, telemetry);
+    openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, settings: QueueSettings) =>
+      new JobQueue<Q>(backend, clock, settings);
     readBackend = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#backend;
     readOperations = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#operations;
   }
@@ -121,20 +130,21 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
   /** Every write, through one layer that emits its hooks. */
   readonly #operations: QueueOperations;
   private readonly lifecycle: QueueLifecycle;
+  /** @internal The queue's log (`logger`, `verbose`); processors and supervisors write to it too. */
+  readonly log: Log;
 
   /** Use initJobQueue. */
   private constructor(
     backend: Backend,
     /** @internal */ readonly clock: Clock,
-    /** @internal The queue's log (`logger`, `verbose`); processors and supervisors write to it too. */
-    readonly log: Log,
-    telemetry: Telemetry,
+    { log, telemetry, limits }: QueueSettings,
   ) {
+    this.log = log;
     this.lifecycle = new QueueLifecycle(backend);
     this.#backend = this.lifecycle.backend;
     const hooks = new JobHooks(log, telemetry);
     this.events = hooks;
-    this.#operations = new QueueOperations({ backend: this.#backend, clock, hooks, log, telemetry });
+    this.#operations = new QueueOperations({ backend: this.#backend, clock, hooks, log, telemetry, limits });
     // Loud on purpose, whatever `verbose` says: data may have been lost. A risk (`quiet`) goes
     // to the verbose log; the `error` event gets both.
     backend.setErrorReporter?.((error, options) => {

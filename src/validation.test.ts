@@ -4,9 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DependencyError, ValidationError } from './errors.js';
-import { assertNoPlaceholderCycles, normalizeEdit, normalizeFilter, normalizeJob, requireJson } from './validation.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from './input-limits.js';
+import {
+  assertNoPlaceholderCycles,
+  normalizeEdit,
+  normalizeFilter,
+  normalizeJob,
+  requireJson,
+  requireSizedJson,
+} from './validation.js';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
+const LIMITS = { maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES };
 
 describe('normalizeJob', () => {
   it('applies the defaults of SPEC §2.2', () => {
@@ -44,7 +53,7 @@ describe('normalizeJob', () => {
         dependsOn: { jobIds: [5, -2, 5], tags: ['t', 't'] },
       },
       NOW,
-      { index: 0, size: 2 },
+      { batch: { index: 0, size: 2 } },
     );
     expect(job).toMatchObject({
       runAt,
@@ -76,10 +85,14 @@ describe('normalizeJob', () => {
       DependencyError,
     );
     expect(() =>
-      normalizeJob('jobs[0]', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-3] } }, NOW, { index: 0, size: 2 }),
+      normalizeJob('jobs[0]', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-3] } }, NOW, {
+        batch: { index: 0, size: 2 },
+      }),
     ).toThrow(DependencyError);
     expect(() =>
-      normalizeJob('jobs[1]', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-2] } }, NOW, { index: 1, size: 2 }),
+      normalizeJob('jobs[1]', { jobType: 'a', payload: {}, dependsOn: { jobIds: [-2] } }, NOW, {
+        batch: { index: 1, size: 2 },
+      }),
     ).toThrow(/itself/);
   });
 });
@@ -197,7 +210,7 @@ describe('requireJson', () => {
   ])('words the refusal of %s in a batch with its path', (_label, payload, field, rule) => {
     let error: unknown;
     try {
-      normalizeJob('jobs[3]', { jobType: 'a', payload }, NOW, { index: 3, size: 4 });
+      normalizeJob('jobs[3]', { jobType: 'a', payload }, NOW, { batch: { index: 3, size: 4 } });
     } catch (e) {
       error = e;
     }
@@ -213,12 +226,13 @@ describe('normalizeEdit', () => {
       normalizeEdit(
         { runAt: null, retryDelay: null, retryBackoff: null, retryDelayMax: null, deadLetterJobType: null },
         NOW,
+        LIMITS,
       ),
     ).toEqual({ runAt: NOW, retryDelay: null, retryBackoff: null, retryDelayMax: null, deadLetterJobType: null });
   });
 
   it('drops undefined fields', () => {
-    expect(normalizeEdit({ priority: undefined, tags: undefined }, NOW)).toEqual({});
+    expect(normalizeEdit({ priority: undefined, tags: undefined }, NOW, LIMITS)).toEqual({});
   });
 });
 
@@ -234,5 +248,31 @@ describe('normalizeFilter', () => {
   it('keeps only the given range operators', () => {
     const d = new Date(0);
     expect(normalizeFilter({ runAt: { gte: d, lt: undefined } })).toEqual({ runAt: { gte: d } });
+  });
+});
+
+describe('requireSizedJson', () => {
+  it('refuses a value whose JSON would be far too large from its shape alone, without serializing it', () => {
+    // 60 levels of one array held twice: JSON.stringify would write 2^60 numbers.
+    let shared: unknown = 1;
+    for (let i = 0; i < 60; i++) shared = [shared, shared];
+    expect(() => requireSizedJson('payload', shared, 1024)).toThrow(/got at least \d+ bytes$/);
+  });
+
+  it('names the size of a refused string, never its text', () => {
+    let error: unknown;
+    try {
+      requireSizedJson('payload', 'secret'.repeat(1000), 100);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toBe(
+      "Expected `payload` to be JSON of at most 100 bytes in UTF-8 (the queue's maxPayloadBytes), got at least 6002 bytes",
+    );
+  });
+
+  it('still words what is not JSON first when the value is within the limit', () => {
+    expect(() => requireSizedJson('payload', { n: Number.NaN }, 1024)).toThrow('numbers must be finite');
   });
 });

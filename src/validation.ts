@@ -14,10 +14,12 @@ import {
   checkOneOf,
   checkString,
   fail,
+  failDescribed,
   isPlainObject,
   isStorableString,
 } from './checks.js';
 import { DependencyError, ValidationError } from './errors.js';
+import { MAX_TAGS, jsonBytesFloor, jsonBytesOver, type InputLimits } from './input-limits.js';
 import { PAYLOAD_SEARCH_MAX_LENGTH } from './search-limits.js';
 import {
   MAX_DATE,
@@ -101,8 +103,10 @@ export function requireTagMode(field: string, value: unknown): TagQueryMode {
   return checkOneOf(E, field, value, TAG_QUERY_MODES);
 }
 
+/** A list of tags: at most MAX_TAGS non-empty strings; duplicates are dropped. */
 export function requireTags(field: string, value: unknown): string[] {
   if (!Array.isArray(value)) fail(E, field, 'an array of non-empty strings', value);
+  if (value.length > MAX_TAGS) fail(E, field, `an array of at most ${MAX_TAGS} tags`, value);
   const seen = new Set<string>();
   value.forEach((tag, i) => seen.add(requireNonEmptyString(`${field}[${i}]`, tag)));
   return [...seen];
@@ -167,6 +171,22 @@ export function requireJson(field: string, value: unknown): unknown {
   };
   if (value === undefined) fail(E, field, 'a JSON value', value);
   walk(field, value);
+  return value;
+}
+
+/**
+ * A JSON value the caller writes (a payload, a token's output): requireJson's rules, and at most
+ * `maxBytes` bytes as JSON in UTF-8 (the queue's `maxPayloadBytes`). A value far over the limit
+ * is refused from its strings' lengths, before it is read or serialized; the refusal names its
+ * size, never its text.
+ */
+export function requireSizedJson(field: string, value: unknown, maxBytes: number): unknown {
+  const rule = `JSON of at most ${maxBytes} bytes in UTF-8 (the queue's maxPayloadBytes)`;
+  const floor = jsonBytesFloor(value, maxBytes);
+  if (floor > maxBytes) failDescribed(E, field, rule, `at least ${floor} bytes`);
+  if (!isStorableJson(value)) requireJson(field, value);
+  const bytes = jsonBytesOver(value, maxBytes);
+  if (bytes !== null) failDescribed(E, field, rule, `${bytes} bytes`);
   return value;
 }
 
@@ -245,13 +265,15 @@ function optional<T>(value: T | undefined, check: (v: T) => unknown): void {
 
 /**
  * Validates one job's options and applies the spec's defaults (SPEC §2.2).
- * `field` prefixes error fields, e.g. `jobs[3]`. `inBatch` allows negative placeholders.
+ * `field` prefixes error fields, e.g. `jobs[3]`. `batch` allows negative placeholders.
+ * `limits` bounds the payload's size; without them (a cron slot's job, whose schedule was
+ * checked when stored) the payload's size is not checked.
  */
 export function normalizeJob(
   field: string,
   options: JobOptions,
   now: Date,
-  batch?: { index: number; size: number },
+  { batch, limits }: { batch?: { index: number; size: number }; limits?: InputLimits } = {},
 ): NewJob {
   if (!isPlainObject(options)) fail(E, field || 'job', 'an object of job options', options);
   const o = options;
@@ -261,7 +283,8 @@ export function normalizeJob(
     : requireNonEmptyString(under(field, 'jobType'), o.jobType);
   if (!('payload' in o) || o.payload === undefined)
     fail(E, under(field, 'payload'), 'a JSON value (it is required)', o.payload);
-  if (!isStorableJson(o.payload)) requireJson(under(field, 'payload'), o.payload);
+  if (limits) requireSizedJson(under(field, 'payload'), o.payload, limits.maxPayloadBytes);
+  else if (!isStorableJson(o.payload)) requireJson(under(field, 'payload'), o.payload);
 
   const maxAttempts = o.maxAttempts === undefined ? 3 : requireInteger(under(field, 'maxAttempts'), o.maxAttempts, 1);
   const priority =
@@ -396,12 +419,12 @@ const EDIT_FIELDS = [
 ] as const;
 
 /** Validates an edit (SPEC §2.6). Unknown keys such as `jobType` are rejected. */
-export function normalizeEdit(updates: EditJobOptions, now: Date): JobEdit {
+export function normalizeEdit(updates: EditJobOptions, now: Date, limits: InputLimits): JobEdit {
   if (!isPlainObject(updates)) fail(E, 'updates', 'an object of job fields', updates);
   const u = updates;
   checkKnownKeys(E, 'updates', u, EDIT_FIELDS, 'job edits', { jobType: 'the type of a job cannot be changed' });
   const edit: JobEdit = {};
-  if (u.payload !== undefined) edit.payload = requireJson('updates.payload', u.payload);
+  if (u.payload !== undefined) edit.payload = requireSizedJson('updates.payload', u.payload, limits.maxPayloadBytes);
   optional(u.maxAttempts, (v) => (edit.maxAttempts = requireInteger('updates.maxAttempts', v, 1)));
   optional(u.priority, (v) => (edit.priority = requireInteger('updates.priority', v, INT32_MIN, INT32_MAX)));
   if ('runAt' in u && u.runAt !== undefined)

@@ -12,7 +12,8 @@ import type * as Zod from 'zod';
 import { packageVersion } from '../package-root.js';
 import { parseOptions } from './args.js';
 import { readDocPages, type DocPage } from './docs-pages.js';
-import { createDocSearch, SEARCH_LIMIT, type DocSearch } from './docs-search.js';
+import { createDocSearch, QUERY_LIMITS, QueryRefusedError, SEARCH_LIMIT, type DocSearch } from './docs-search.js';
+import { BoundedLines } from './mcp-input.js';
 
 export const MCP_PEERS = ['@modelcontextprotocol/sdk', 'zod', 'minisearch'] as const;
 export const MCP_PEERS_INSTALL = `npm install --save-dev ${MCP_PEERS.join(' ')}`;
@@ -72,7 +73,15 @@ export function registerDocTools(server: McpServer, z: Z, pages: DocPage[], sear
     'search-docs',
     {
       description: `Searches the queuedev documentation and returns the ${SEARCH_LIMIT} best matching sections (page, heading, excerpt), best first.`,
-      inputSchema: { query: z.string().trim().min(1).describe('words to look for, e.g. "retry backoff"') },
+      inputSchema: {
+        query: z
+          .string()
+          .trim()
+          .min(1)
+          .describe(
+            `words to look for, e.g. "retry backoff": at most ${QUERY_LIMITS.characters} characters and ${QUERY_LIMITS.words} words of at most ${QUERY_LIMITS.wordCharacters} characters`,
+          ),
+      },
       outputSchema: {
         results: z
           .array(z.object({ page: z.string(), heading: z.string(), excerpt: z.string(), score: z.number() }))
@@ -80,7 +89,13 @@ export function registerDocTools(server: McpServer, z: Z, pages: DocPage[], sear
       },
     },
     ({ query }) => {
-      const results = search(query);
+      let results;
+      try {
+        results = search(query);
+      } catch (err) {
+        if (err instanceof QueryRefusedError) return { content: text(err.message), isError: true };
+        throw err;
+      }
       const lines = results.map((r, i) => `${i + 1}. ${r.page} > ${r.heading}\n   ${r.excerpt}`);
       return {
         content: text(
@@ -130,11 +145,18 @@ export async function runMcp(args: string[]): Promise<number> {
   const server = new McpServer({ name: 'queuedev-docs', version: packageVersion() });
   registerDocTools(server, z, pages, createDocSearch(MiniSearch, pages));
 
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
+  const input = process.stdin.pipe(new BoundedLines());
+  const transport = new StdioServerTransport(input, process.stdout);
+  const closed = new Promise<void>((resolve, reject) => {
     transport.onclose = resolve;
     // The client closing stdin ends the session.
-    process.stdin.once('end', () => void server.close().then(resolve, resolve));
+    input.once('end', () => void server.close().then(resolve, resolve));
+    // A message too long to read ends it too, with the reason on stderr and exit status 1.
+    input.once('error', (err) => {
+      reject(err);
+      process.stdin.destroy();
+      void server.close();
+    });
   });
   await server.connect(transport);
   await closed;

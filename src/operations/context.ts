@@ -3,6 +3,7 @@
  * per queue, shared by all operation families; tracing and metrics attach here.
  */
 import type { Backend } from '../backend.js';
+import type { InputLimits } from '../input-limits.js';
 import type { Log } from '../log.js';
 import type { Clock } from '../types.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -18,4 +19,6 @@ export interface OperationsContext {
   log: Log;
   /** Spans and metrics (the `telemetry` option); does nothing when off. */
   telemetry: Telemetry;
+  /** Bounds on one call's input (the `maxPayloadBytes` option). */
+  limits: InputLimits;
 }

@@ -20,9 +20,9 @@ export class CronOperations {
   constructor(private readonly ctx: OperationsContext) {}
 
   async add(options: CronJobOptions): Promise<number> {
-    const { backend, clock } = this.ctx;
+    const { backend, clock, limits } = this.ctx;
     const now = clock.now();
-    return backend.addCronSchedule(normalizeCronJob(options, now), now);
+    return backend.addCronSchedule(normalizeCronJob(options, now, limits), now);
   }
 
   async get(id: number): Promise<CronScheduleRecord | null> {
@@ -36,9 +36,9 @@ export class CronOperations {
 
   async edit(id: number, updates: EditCronJobOptions): Promise<void> {
     const current = await this.require(id);
-    const { backend, clock } = this.ctx;
+    const { backend, clock, limits } = this.ctx;
     const now = clock.now();
-    const edit = normalizeCronEdit(current, updates, now);
+    const edit = normalizeCronEdit(current, updates, now, limits);
     if (Object.keys(edit).length === 0) return;
     await backend.editCronSchedule(id, edit, now);
   }

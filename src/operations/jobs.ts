@@ -23,9 +23,9 @@ export class JobOperations {
 
   /** Adds one job; returns its id (the existing id when the idempotency key is taken). */
   async add(options: JobOptions, addOptions: AddJobOptions | undefined): Promise<number> {
-    const { backend, clock, hooks, telemetry } = this.ctx;
+    const { backend, clock, hooks, telemetry, limits } = this.ctx;
     const now = clock.now();
-    const job = normalizeJob('', options, now);
+    const job = normalizeJob('', options, now, { limits });
     const db = requireAddOptions(addOptions);
     const jobs = [job];
     const { ids, insertedIds } = await telemetry.traceAdd(jobs, false, () => backend.addJobs({ jobs, now, db }));
@@ -39,9 +39,12 @@ export class JobOperations {
   async addMany(list: JobOptions[], addOptions: AddJobOptions | undefined): Promise<number[]> {
     if (!Array.isArray(list)) throw new ValidationError('jobs', 'Expected `jobs` to be an array of job options');
     if (list.length === 0) return [];
-    const { backend, clock, hooks, telemetry } = this.ctx;
+    const { backend, clock, hooks, telemetry, limits } = this.ctx;
     const now = clock.now();
-    const jobs = list.map((o, index) => normalizeJob(`jobs[${index}]`, o, now, { index, size: list.length }));
+    // One job refused refuses the batch: nothing is written (docs/jobs.md "Adding many jobs").
+    const jobs = list.map((o, index) =>
+      normalizeJob(`jobs[${index}]`, o, now, { batch: { index, size: list.length }, limits }),
+    );
     assertNoPlaceholderCycles(jobs);
     const db = requireAddOptions(addOptions);
     const { ids, insertedIds } = await telemetry.traceAdd(jobs, true, () => backend.addJobs({ jobs, now, db }));
@@ -113,9 +116,9 @@ export class JobOperations {
   }
 
   private async editSelected(selector: JobSelector, updates: EditJobOptions): Promise<number> {
-    const { backend, clock } = this.ctx;
+    const { backend, clock, limits } = this.ctx;
     const now = clock.now();
-    const edit = normalizeEdit(updates, now);
+    const edit = normalizeEdit(updates, now, limits);
     if (Object.keys(edit).length === 0) return 0;
     return (await backend.editJobs(selector, edit, now)).length;
   }

@@ -9,7 +9,7 @@ import { ValidationError } from '../errors.js';
 import { checkKnownKeys, checkObject } from '../checks.js';
 import { requireTokenId } from '../tokens.js';
 import type { CreateTokenOptions, WaitToken } from '../types.js';
-import { requireJson, requireTags } from '../validation.js';
+import { requireSizedJson, requireTags } from '../validation.js';
 import type { OperationsContext } from './context.js';
 
 /** @internal */
@@ -34,7 +34,7 @@ export class TokenOperations {
   /** Completes an open token; its waiting job resumes. A token that is not open is left as it is. */
   async complete(tokenId: string, output: unknown): Promise<void> {
     requireTokenId('tokenId', tokenId);
-    const value = output === undefined ? null : requireJson('output', output);
+    const value = output === undefined ? null : requireSizedJson('output', output, this.ctx.limits.maxPayloadBytes);
     await this.ctx.backend.completeToken({ tokenId, output: value, now: this.ctx.clock.now() });
   }
 

@@ -3,11 +3,13 @@
  * runs it: the three tools with their input schemas, each called, search ranked and capped at
  * 5, and nothing but protocol messages on stdout (the client's reader fails on anything else).
  */
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_MESSAGE_BYTES } from '../../src/cli/mcp-input.js';
 import { CLI, ROOT, TSX, tempProject } from './run-cli.js';
 
 interface TextResult {
@@ -124,8 +126,64 @@ describe('queue-cli mcp over stdio', () => {
     expect(none.structuredContent!.results).toEqual([]);
   });
 
+  it('search-docs refuses a 1 MB query, a 200 kB word and too many or too long words with a worded error', async () => {
+    const refusals = [
+      [`${'ab '.repeat(333_333)}a`, 'The query is 1000000 characters long; search-docs takes at most 500'],
+      ['y'.repeat(200_000), 'The query is 200000 characters long; search-docs takes at most 500'],
+      [`retry ${'z'.repeat(51)}`, 'The query has a word of 51 characters; search-docs takes words of at most 50'],
+      ['a '.repeat(21), 'The query has 21 words; search-docs takes at most 20'],
+    ];
+    for (const [query, message] of refusals) {
+      const result = await call('search-docs', { query });
+      expect(result.isError).toBe(true);
+      expect(result.content[0]!.text).toBe(`${message}. Search with a few words, e.g. "retry backoff".`);
+    }
+    // Within the bounds, and after the refusals, the server answers as before.
+    const result = await call('search-docs', { query: `retry ${'b'.repeat(50)} ${'delay '.repeat(18)}` });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent!.results).toHaveLength(5);
+  });
+
   it('wrote nothing but protocol messages on stdout, and nothing on stderr', () => {
     expect(transportErrors).toEqual([]);
     expect(stderr).toBe('');
+  });
+});
+
+describe('queue-cli mcp reading a message too long', () => {
+  const dir = tempProject('mcp-line');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Starts the server, writes `bytes` bytes of one unfinished message line, and waits for it to exit. */
+  function sendLine(bytes: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, ['--import', TSX, CLI, 'mcp'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // The server stops reading once the line is too long: the rest of the write is refused.
+    child.stdin.on('error', () => undefined);
+    const head = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search-docs","arguments":{"query":"';
+    child.stdin.end(head + 'q'.repeat(bytes - head.length));
+    return new Promise((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  it.each([
+    ['just past the limit of 4 MiB', MAX_MESSAGE_BYTES + 1],
+    ['past 10 MiB', 10 * 1024 * 1024 + 1],
+  ])('exits with status 1 and says why on stderr for a line %s', async (_label, bytes) => {
+    const run = await sendLine(bytes);
+    expect(run.stderr).toBe(
+      `queue-cli mcp: a message of more than ${MAX_MESSAGE_BYTES} bytes arrived on stdin; the documentation server reads messages of at most ${MAX_MESSAGE_BYTES} bytes, one per line, and stops\n`,
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
   });
 });

@@ -172,8 +172,14 @@ describe('queue configuration keys (§2.1, §7)', () => {
         schema: 'public',
         verbose: false,
         clock: { now: () => new Date() },
+        maxPayloadBytes: 1_048_576,
       }),
-      initJobQueue({ backend: 'redis', redisConfig: { url: REDIS_URL, keyPrefix: 'qtest_keys:' }, verbose: false }),
+      initJobQueue({
+        backend: 'redis',
+        redisConfig: { url: REDIS_URL, keyPrefix: 'qtest_keys:' },
+        verbose: false,
+        maxPayloadBytes: 65_536,
+      }),
       initJobQueue({ backend: 'postgres', pglite: { dataDir: undefined }, migrate: false, schema: 'public' }),
     ];
     await Promise.all(queues.map((q) => q.close()));

@@ -83,7 +83,7 @@ export interface BackendContext {
    * Another queue on the same store and namespace (same schema / key prefix) as `queue`,
    * e.g. with a manual clock. Closed after the test.
    */
-  makeQueue(options?: { clock?: Clock }): JobQueue;
+  makeQueue(options?: { clock?: Clock; maxPayloadBytes?: number }): JobQueue;
   /** Config of the current test's store (for child processes and raw access). */
   readonly config: JobQueueConfig;
   /** Raw SQL on the test's database (postgres kind only; throws on redis). Tables live in `schema`. */
@@ -455,7 +455,7 @@ function targetContext(parts: TargetParts): BackendContext {
       return queue;
     },
     makeQueue(options) {
-      return track(initJobQueue({ ...parts.config(), clock: options?.clock }));
+      return track(initJobQueue({ ...parts.config(), ...options }));
     },
     get config() {
       return parts.config();
