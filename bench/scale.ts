@@ -296,6 +296,7 @@ try {
       () => queue.getJobsByTags(['tenant:3', 'tenant:4'], 'any', PAGE, Math.floor(N / 50)),
       1,
     );
+    await read('getJobCounts (the dashboard overview)', () => queue.getJobCounts());
     await read('getJob', () => queue.getJob(someId));
     await read('getJobEvents (processed job)', () => queue.getJobEvents(processedId));
   };

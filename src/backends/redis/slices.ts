@@ -13,7 +13,7 @@
  * the job's error history and writes its event, and a final one may route the job to its
  * dead-letter type and cancel its dependents. Internal: tests lower them to count slices.
  */
-export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250, count: 500, process: 50, fail: 10 };
+export const scriptSlice = { read: 250, write: 25, cleanup: 50, events: 250, count: 250, process: 50, fail: 10 };
 
 /**
  * The next slice of a bulk change whose last slice of `size` candidates did `work` job changes

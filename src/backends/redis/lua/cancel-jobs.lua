@@ -29,6 +29,10 @@
 local now = tonumber(ARGV[1])
 local cancelled, cascaded = {}, {}
 local ids, cursor = selectedIds('pending', 4)
+-- Writes nothing here reads back go out as one command per key at the end (includes/writes.lua):
+-- the events, and the entries of the jobs' new status and place. A job is cancelled once per
+-- call, so the removal of its old place (store(), at once) comes before the new entry.
+deferWrites({ K['events'], K['job-events'], K['event-times'], K['status:cancelled'], K['finished'] })
 for _, id in ipairs(ids) do
   local job = loadJob(id)
   -- A dependent cancelled by an earlier slice's cascade is no longer pending.
@@ -38,6 +42,7 @@ for _, id in ipairs(ids) do
   end
 end
 cascadeCancel(cancelled, now, cascaded)
+flushWrites()
 -- Parked jobs a cancelled job held back may run now.
 if releasedAny() then signalWake() end
 return { cancelled, cascaded, cursor }

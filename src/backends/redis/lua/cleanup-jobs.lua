@@ -2,7 +2,7 @@
   Removes up to a batch of finished jobs (completed, cancelled, failed with no retry left)
   last updated before a time, with every index entry, payload, output, step data,
   idempotency key and event (SPEC §4.3, DETAILS "Retries, failures, reclaim"), as deleteJob
-  removes one (includes/remove.lua).
+  removes one (includes/remove.lua), each key's removals of the whole slice in one command.
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] idem, KEYS[6] all,
   KEYS[7] status:pending, KEYS[8] status:processing, KEYS[9] status:completed,
   KEYS[10] status:failed, KEYS[11] status:cancelled, KEYS[12] status:waiting, KEYS[13] types,
@@ -24,6 +24,7 @@
 
 local members = redis.call('ZRANGEBYSCORE', K['finished'], '-inf', '(' .. ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 local removed = 0
+deferWrites(removalDeferredKeys())
 for _, m in ipairs(members) do
   local job = loadJob(tonumber(m))
   if job then
@@ -33,4 +34,5 @@ for _, m in ipairs(members) do
     redis.call('ZREM', K['finished'], m)
   end
 end
+flushWrites()
 return { removed, #members }

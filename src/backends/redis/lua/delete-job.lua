@@ -25,5 +25,7 @@ local job = loadJob(tonumber(ARGV[1]))
 if not job then return { 0, '', 0 } end
 local retryDue = (job.status == 'failed' and not isnull(job.nextAttemptAt)) and 1 or 0
 if not isFinished(job) then return { 0, job.status, retryDue } end
+deferWrites(removalDeferredKeys())
 removeJob(job)
+flushWrites()
 return { 1, job.status, 0 }

@@ -47,9 +47,15 @@ local function dependentsOf(src, srcJob)
   return ids
 end
 
+-- Whether any job depends on another (`deps`) or has a tag barrier (`tag-deps`), read once per
+-- call: a store without either spends no range read or decode per cancelled job on a cascade.
+local anyDependencies = nil
+
 -- Cancels the pending/waiting dependents of `roots`, transitively. Appends { jobId, cascadeFrom }
 -- pairs to `out`.
 local function cascadeCancel(roots, now, out)
+  if anyDependencies == nil then anyDependencies = redis.call('EXISTS', K['deps'], K['tag-deps']) > 0 end
+  if not anyDependencies then return out end
   local queue = {}
   for i, id in ipairs(roots) do queue[i] = id end
   local head = 1

@@ -1,8 +1,8 @@
 -- Deferred writes. A script that writes many jobs names the keys it never reads back before
--- it returns (deferWrites); write() and remove() then gather the HSET/ZADD arguments or ZREM
--- members per key and flushWrites() sends each key's writes as one variadic command, instead
--- of one command per job. Without deferWrites, both send the command at once. One deferred
--- key takes one kind of command.
+-- it returns (deferWrites); write(), remove() and removeField() then gather the HSET/ZADD
+-- arguments, ZREM members or HDEL fields per key and flushWrites() sends each key's writes as
+-- one variadic command, instead of one command per job. Without deferWrites, each sends its
+-- command at once. One deferred key takes one kind of command.
 local deferred = {} -- key -> false (deferred, nothing gathered yet) or { cmd, args... }
 local deferredKeys = {}
 local FLUSH_ARGS = 4000 -- arguments per command, even (field/value, score/member pairs)
@@ -44,6 +44,13 @@ local function remove(key, member)
   if deferred[key] == nil then return redis.call('ZREM', key, member) end
   local d = gathered('ZREM', key)
   d[#d + 1] = member
+end
+
+-- HDEL key field.
+local function removeField(key, field)
+  if deferred[key] == nil then return redis.call('HDEL', key, field) end
+  local d = gathered('HDEL', key)
+  d[#d + 1] = field
 end
 
 local function flushWrites()
