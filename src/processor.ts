@@ -46,12 +46,16 @@ export interface Processor {
   start(): Promise<number>;
   /** Processes until stopped: claims while there is work, otherwise waits for a wake-up or `pollInterval`. */
   startInBackground(): void;
-  /** Stops claiming; running handlers are not awaited (their outcomes are still recorded). */
+  /**
+   * Stops claiming and starts no job it has not started: jobs claimed ahead go back to pending at
+   * once (no attempt used). Running handlers are not awaited (their outcomes are still recorded).
+   */
   stop(): void;
   /**
-   * Stops claiming and resolves as soon as running handlers have ended and their outcomes are
-   * recorded, or after `timeoutMs`. A claim in flight is awaited (its jobs are already locked to
-   * this worker), except while the store fails: then nothing runs yet and nothing is awaited.
+   * Stops as stop() does and resolves as soon as running handlers have ended, their outcomes are
+   * recorded and the jobs claimed ahead are handed back, or after `timeoutMs`. A claim in flight
+   * is awaited (its jobs, locked to this worker, are handed back), except while the store fails:
+   * then nothing runs yet and nothing is awaited.
    */
   stopAndDrain(timeoutMs?: number): Promise<void>;
   /** Whether the background loop is active. */
