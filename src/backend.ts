@@ -312,6 +312,22 @@ export interface Backend extends CronStore, WaitStore {
    * the processor's periodic check that the jobs its handlers run are still its own. Read-only.
    */
   heldJobIds(input: { workerId: string; jobIds: number[] }): Promise<number[]>;
+  /**
+   * Renews the leases of jobs claimed ahead that have not started (the processor's claim-ahead
+   * buffer): of `jobIds`, the ones still processing and locked by `workerId` get `locked_at` =
+   * `now`, so the reclaim counts from `now`. No event. One statement or script. Returns the ids
+   * renewed; a job missing from the answer is no longer this worker's.
+   */
+  renewLeases(input: { workerId: string; jobIds: number[]; now: Date }): Promise<number[]>;
+  /**
+   * Hands back jobs claimed ahead that never started: of `jobIds`, the ones still processing and
+   * locked by `workerId` go back to pending with `pendingReason` 'released', their lock cleared
+   * and a `released` event each; `attempts` stays as the claim left it and their next claim
+   * counts none, so the hand-back uses no attempt. Any other job (reclaimed meanwhile, perhaps
+   * claimed by another worker) is left as it is. Signals the wake-up when any went back. One
+   * statement or script. Returns the ids handed back.
+   */
+  releaseJobs(input: { workerId: string; jobIds: number[]; now: Date }): Promise<number[]>;
 
   // Overview (src/overview.ts). completeJobs, failJobs and reclaimStuckJobs also add what they
   // record to the throughput counter of the minute of their `now`, in the same write.

@@ -62,10 +62,11 @@ export interface ProcessorOptions {
    * Jobs to keep claimed ahead of free slots, in a local buffer, so a slot that frees starts the
    * next job at once instead of after a claim round trip. The buffer is refilled (up to
    * `batchSize` per claim) when it is half empty. Claimed-ahead jobs are `processing` in the
-   * store, locked to this worker: they count towards group limits, a crash leaves them to
-   * reclaim, and `stop()` lets them run. A job that waited in the buffer longer than
-   * `leaseCheckInterval` (at most 1 s) renews its lock before its handler starts. A buffered job
-   * may run before a higher-priority job added after it was claimed. See docs/processing.md.
+   * store, locked to this worker: they count towards group limits and a crash leaves them to
+   * reclaim. While they wait their locks are renewed every `leaseCheckInterval` (at most 1 s), so
+   * the reclaim passes over them; `stop()`, `stopAndDrain()` and `queue.close()` hand them back
+   * to pending without using an attempt. A buffered job may run before a higher-priority job
+   * added after it was claimed. See docs/processing.md.
    * @default 0 (claim only for free slots)
    * @example { batchSize: 500, claimAhead: 500 }
    */

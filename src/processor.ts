@@ -5,6 +5,7 @@
  * backend only makes each step atomic.
  */
 import type { Backend, ClaimedJob } from './backend.js';
+import { ClaimBuffer, type BufferedJob } from './claim-buffer.js';
 import type { JobLostError } from './errors.js';
 import { toError, type QueueEvents } from './events.js';
 import { describeThrown } from './failure.js';
@@ -45,12 +46,16 @@ export interface Processor {
   start(): Promise<number>;
   /** Processes until stopped: claims while there is work, otherwise waits for a wake-up or `pollInterval`. */
   startInBackground(): void;
-  /** Stops claiming; running handlers are not awaited (their outcomes are still recorded). */
+  /**
+   * Stops claiming and starts no job it has not started: jobs claimed ahead go back to pending at
+   * once (no attempt used). Running handlers are not awaited (their outcomes are still recorded).
+   */
   stop(): void;
   /**
-   * Stops claiming and resolves as soon as running handlers have ended and their outcomes are
-   * recorded, or after `timeoutMs`. A claim in flight is awaited (its jobs are already locked to
-   * this worker), except while the store fails: then nothing runs yet and nothing is awaited.
+   * Stops as stop() does and resolves as soon as running handlers have ended, their outcomes are
+   * recorded and the jobs claimed ahead are handed back, or after `timeoutMs`. A claim in flight
+   * is awaited (its jobs, locked to this worker, are handed back), except while the store fails:
+   * then nothing runs yet and nothing is awaited.
    */
   stopAndDrain(timeoutMs?: number): Promise<void>;
   /** Whether the background loop is active. */
@@ -78,7 +83,7 @@ export interface ProcessorHost {
 
 /** Waits after consecutive store errors in the loop, growing up to the last value. */
 const ERROR_BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
-/** Longest a claimed-ahead job waits before it renews its lock when it starts. */
+/** Longest a claimed-ahead job goes without renewing its lock, waiting or when it starts (claim-buffer.ts). */
 const RENEW_AFTER_MAX_MS = 1000;
 /** Longest a drain waits for a claim in flight (see claimInFlight). */
 const CLAIM_WAIT_MS = 2000;
@@ -106,10 +111,12 @@ class JobProcessor implements Processor {
   /** Handlers running now: what `concurrency` limits. A slot frees when its handler ends or is given up. */
   private handlersRunning = 0;
   /**
-   * Jobs claimed ahead of free slots (`claimAhead`), oldest claim first, by id, with when they
-   * were claimed (real time, ms). Locked to this worker in the store; they start as slots free.
+   * Jobs claimed ahead of free slots (`claimAhead`), oldest claim first: locked to this worker
+   * in the store, their leases kept; they start as slots free, or go back to pending on stop().
    */
-  private readonly buffered = new Map<number, { job: ClaimedJob; claimedAt: number }>();
+  private readonly buffered: ClaimBuffer;
+  /** Hand-backs of buffered jobs under way (stop()); a drain waits for them. */
+  private readonly handBacks = new Set<Promise<void>>();
   /** Runs given up whose handler code has not returned (see ProcessorStats.abandoned). */
   private abandoned = 0;
   private readonly held: HeldRuns;
@@ -121,8 +128,6 @@ class JobProcessor implements Processor {
   /** When the background loop last enqueued due cron jobs (real time, ms). */
   private lastCronCheck = Number.NEGATIVE_INFINITY;
   private readonly processing: ProcessingOperations;
-  /** How long a job may wait in the claim-ahead buffer before it renews its lock at start. */
-  private readonly renewAfterMs: number;
   private wakeRequested = false;
   /**
    * The store may hold jobs this processor left there for lack of room: its last claim came
@@ -150,7 +155,17 @@ class JobProcessor implements Processor {
       report: (e) => this.report(e),
       log: this.logger,
     });
-    this.renewAfterMs = Math.min(options.leaseCheckInterval, RENEW_AFTER_MAX_MS);
+    this.buffered = new ClaimBuffer(
+      {
+        renewLeases: (jobIds) => this.processing.renewLeases(jobIds),
+        release: (jobs) => this.processing.release(jobs),
+        renewalFailed: (e) => (e ? this.reportRepeated('lease renewal', e) : this.repeated.recovered('lease renewal')),
+        report: (e) => this.report(e),
+        log: (message, job) => this.log(message, { jobId: job.id, jobType: job.jobType }),
+        dropped: () => this.wake(),
+      },
+      Math.min(options.leaseCheckInterval, RENEW_AFTER_MAX_MS),
+    );
     this.held = new HeldRuns(host.backend, options.workerId, options.leaseCheckInterval, (e) =>
       e ? this.reportRepeated('lease check', e) : this.repeated.recovered('lease check'),
     );
@@ -203,6 +218,8 @@ class JobProcessor implements Processor {
     if (!this.running) return;
     this.running = false;
     this.subscribed = false;
+    // No buffered job starts from now on: they go back to pending at once, for any processor.
+    this.handBack();
     this.wake();
     void this.unsubscribe.then(async (unsubscribe) => {
       try {
@@ -219,9 +236,9 @@ class JobProcessor implements Processor {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
     const drained = (async () => {
+      // A claim in flight hands its jobs back when it lands (see loop).
       await this.claimInFlight();
-      this.startBuffered();
-      while (this.active.size > 0) await Promise.all(this.active);
+      while (this.active.size > 0 || this.handBacks.size > 0) await Promise.all([...this.active, ...this.handBacks]);
       await this.processing.flush();
     })();
     try {
@@ -281,7 +298,14 @@ class JobProcessor implements Processor {
       const wanted = Math.min(this.options.batchSize, room);
       let jobs: ClaimedJob[];
       try {
-        const claim = this.claim(wanted, jobId);
+        // The claimed jobs are buffered before the claim counts as settled, so a drain waiting
+        // for it finds them handed back (or starting).
+        const claim = this.claim(wanted, jobId).then((claimed) => {
+          this.buffered.add(claimed);
+          // Stopped during the claim: nothing starts; the jobs go back at once.
+          if (!this.running) this.handBack();
+          return claimed;
+        });
         this.claiming = claim;
         jobs = await claim;
         this.leftWork = jobs.length === wanted;
@@ -297,13 +321,6 @@ class JobProcessor implements Processor {
         continue;
       } finally {
         this.claiming = undefined;
-      }
-      // Claimed jobs run even if stop() came meanwhile: they are locked to this worker.
-      const claimedAt = Date.now();
-      for (const job of jobs) {
-        // A job reclaimed while buffered and claimed again keeps only its new claim.
-        this.buffered.delete(job.id);
-        this.buffered.set(job.id, { job, claimedAt });
       }
       this.startBuffered();
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a wake-up may have come during the claim
@@ -337,19 +354,26 @@ class JobProcessor implements Processor {
     return this.processing.claim({ batchSize, jobTypes, groupConcurrency, ...(jobId === undefined ? {} : { jobId }) });
   }
 
-  /** Starts buffered jobs, oldest claim first, while slots are free (also after stop()). */
+  /** Starts buffered jobs, oldest claim first, while slots are free; none after stop(). */
   private startBuffered(): void {
-    for (const [id, { job, claimedAt }] of this.buffered) {
-      if (this.handlersRunning >= this.options.concurrency) return;
-      this.buffered.delete(id);
-      void this.track(job, claimedAt);
+    while (this.running && this.handlersRunning < this.options.concurrency) {
+      const entry = this.buffered.take();
+      if (!entry) return;
+      void this.track(entry.job, entry);
     }
   }
 
+  /** Hands the buffer's jobs (and `taken`, out of it already) back to pending, tracked for a drain to wait for. */
+  private handBack(taken: ClaimedJob[] = []): void {
+    if (this.buffered.size === 0 && taken.length === 0) return;
+    const done = this.buffered.handBack(taken).finally(() => this.handBacks.delete(done));
+    this.handBacks.add(done);
+  }
+
   /** Runs a job and keeps it in `active` until its outcome is recorded. */
-  private track(job: ClaimedJob, claimedAt?: number): Promise<void> {
+  private track(job: ClaimedJob, buffered?: BufferedJob): Promise<void> {
     const entry: { run?: Promise<void> } = {};
-    const run = this.settle(entry, job, claimedAt);
+    const run = this.settle(entry, job, buffered);
     entry.run = run;
     this.active.add(run);
     return run;
@@ -359,9 +383,9 @@ class JobProcessor implements Processor {
    * process() with its errors reported, leaving `active` once settled: one promise per job
    * rather than a chain of three. `entry.run` is set before the first await of process() ends.
    */
-  private async settle(entry: { run?: Promise<void> }, job: ClaimedJob, claimedAt?: number): Promise<void> {
+  private async settle(entry: { run?: Promise<void> }, job: ClaimedJob, buffered?: BufferedJob): Promise<void> {
     try {
-      await this.process(job, claimedAt);
+      await this.process(job, buffered);
     } catch (err) {
       this.report(toError(err, `processing job ${job.id} failed`));
     } finally {
@@ -375,11 +399,9 @@ class JobProcessor implements Processor {
     }
   }
 
-  private async process(job: ClaimedJob, claimedAt?: number): Promise<void> {
+  private async process(job: ClaimedJob, buffered?: BufferedJob): Promise<void> {
     this.handlersRunning++;
-    // A job that waited in the claim-ahead buffer renews its lock first, so its lease counts
-    // from its start; a job reclaimed meanwhile is someone else's now and does not run here.
-    if (claimedAt !== undefined && Date.now() - claimedAt >= this.renewAfterMs && !(await this.renew(job))) {
+    if (buffered && !(await this.mayStart(buffered))) {
       this.handlersRunning--;
       this.startBuffered();
       this.wake();
@@ -426,17 +448,16 @@ class JobProcessor implements Processor {
     }
   }
 
-  /** Renews the lock of a job about to start; false when it is no longer this worker's (or the store failed). */
-  private async renew(job: ClaimedJob): Promise<boolean> {
-    try {
-      if (await this.processing.run(job).prolong(null)) return true;
-      this.log(`job ${job.id} was reclaimed while claimed ahead; it does not run here`, {
-        jobId: job.id,
-        jobType: job.jobType,
-      });
-    } catch (err) {
-      this.report(toError(err, `renewing the lock of claimed-ahead job ${job.id} failed; it is left to reclaim`));
-    }
+  /**
+   * Whether a job taken from the claim-ahead buffer starts. One whose lease has gone a while
+   * without renewal renews it first, so its lease counts from its start; one reclaimed meanwhile
+   * is someone else's now and does not run here. One whose renewal outlasted a stop() goes back.
+   */
+  private async mayStart(entry: BufferedJob): Promise<boolean> {
+    if (!this.buffered.needsRenewal(entry)) return true;
+    if (!(await this.buffered.renewOne(entry))) return false;
+    if (this.running) return true;
+    this.handBack([entry.job]);
     return false;
   }
 

@@ -13,7 +13,8 @@ export interface CloseOptions {
   /**
    * Longest wait, in milliseconds, for running handlers to end and their outcomes to be
    * recorded before the connections close. A handler still running then is left to the
-   * supervisor's reclaim. @default 30000
+   * supervisor's reclaim; jobs claimed ahead and not started go back to pending at once.
+   * @default 30000
    * @example await queue.close({ timeoutMs: 5000 })
    */
   timeoutMs?: number;

@@ -45,7 +45,16 @@ export type JobHoldReason = 'scheduled' | 'dependencies' | 'group' | 'due';
 
 /** Event types recorded in a job's history (SPEC §6.1). */
 export type JobEventType =
-  'added' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'retried' | 'edited' | 'prolonged' | 'waiting';
+  | 'added'
+  | 'processing'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'retried'
+  | 'edited'
+  | 'prolonged'
+  | 'waiting'
+  | 'released';
 
 /** Maps job types to their payload types, for typed `addJob` and handlers. */
 // `any` (not `unknown`) so that payload maps declared as interfaces are accepted too.

@@ -57,6 +57,33 @@ export class ProcessingOperations {
     return jobs;
   }
 
+  /**
+   * Renews the leases of claimed jobs that have not started (the claim-ahead buffer), so the
+   * reclaim counts from now; returns the ids still this worker's.
+   */
+  renewLeases(jobIds: number[]): Promise<number[]> {
+    const { backend, clock } = this.ctx;
+    return backend.renewLeases({ workerId: this.worker.workerId, jobIds, now: clock.now() });
+  }
+
+  /**
+   * Hands claimed jobs that never started back to pending, without using an attempt (a
+   * `released` event each); returns the ids handed back. A job no longer this worker's is left
+   * as it is.
+   */
+  async release(jobs: ClaimedJob[]): Promise<number[]> {
+    const { backend, clock } = this.ctx;
+    const jobIds = jobs.map((j) => j.id);
+    const released = await backend.releaseJobs({ workerId: this.worker.workerId, jobIds, now: clock.now() });
+    if (released.length > 0 && this.worker.log.verbose) {
+      this.worker.log.debug(
+        `${this.prefix}handed back ${released.length} claimed-ahead job(s) that had not started: ${released.join(', ')}`,
+        this.fields({ jobIds: released }),
+      );
+    }
+    return released;
+  }
+
   /** Starts the telemetry of a claimed job's run (its span, pickup latency); end it with the outcome. */
   startRun(job: ClaimedJob): RunTelemetry {
     return this.ctx.telemetry.startRun(job, this.worker.workerId);

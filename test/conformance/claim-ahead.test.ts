@@ -1,8 +1,8 @@
 /**
  * Claiming ahead (`claimAhead`, docs/processing.md): a processor keeps jobs claimed beyond its
  * free slots, and they keep every guarantee of a claimed job: locked to the worker in the store,
- * counted by group limits, run by stop() and stopAndDrain(), dropped (never run twice) when
- * reclaimed while buffered, and fewer claims for the same work. The kill -9 case is in
+ * counted by group limits, and fewer claims for the same work. Their leases, the hand-back at a
+ * stop and a reclaim while buffered are in claim-ahead-leases.test.ts; the kill -9 case is in
  * multiprocess.test.ts.
  */
 import { expect, it } from 'vitest';
@@ -50,70 +50,6 @@ forEachBackend('claiming ahead', (ctx) => {
     gate.resolve();
     await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 6, { what: '6 jobs' });
     expect(ran).toEqual([0, 1, 2, 3, 4, 5]);
-    await processor.stopAndDrain();
-  });
-
-  it('stopAndDrain runs the claimed-ahead jobs and leaves none processing', async () => {
-    await add(8);
-    const gate = deferred();
-    const ran: number[] = [];
-    const processor = track(
-      ctx.queue.createProcessor(
-        {
-          work: async (p: { n: number }) => {
-            ran.push(p.n);
-            await gate.promise;
-          },
-        },
-        { concurrency: 2, batchSize: 8, claimAhead: 6, pollInterval: 100 },
-      ),
-    );
-    processor.startInBackground();
-    await waitFor(() => processor.stats().claimedAhead === 6, { what: '6 jobs claimed ahead' });
-    const drained = processor.stopAndDrain(10_000);
-    gate.resolve();
-    await drained;
-    expect(ran.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    expect(await ctx.queue.getJobsByStatus('processing')).toHaveLength(0);
-    expect(await ctx.queue.getJobsByStatus('completed')).toHaveLength(8);
-  });
-
-  it('a job reclaimed while claimed ahead does not run in the processor that buffered it', async () => {
-    const ids = await add(4);
-    const gate = deferred();
-    const ranHere: number[] = [];
-    const processor = track(
-      ctx.queue.createProcessor(
-        {
-          work: async (p: { n: number }) => {
-            ranHere.push(p.n);
-            if (p.n === 0) await gate.promise;
-          },
-        },
-        // leaseCheckInterval 1: every buffered job renews its lock when it starts.
-        { workerId: 'slow', concurrency: 1, batchSize: 4, claimAhead: 3, pollInterval: 100, leaseCheckInterval: 1 },
-      ),
-    );
-    processor.startInBackground();
-    await waitFor(() => processor.stats().claimedAhead === 3, { what: '3 jobs claimed ahead' });
-    // No more claims here, so the rescuer gets every reclaimed job; the buffered ones still start.
-    processor.stop();
-    // Everything processing counts as stuck: the running job and the three buffered ones.
-    expect((await ctx.queue.createSupervisor({ stuckJobsTimeoutMinutes: 0 }).start()).reclaimedJobs).toBe(4);
-    const rescued: number[] = [];
-    const rescuer = ctx.queue.createProcessor(
-      { work: async (p: { n: number }) => void rescued.push(p.n) },
-      { workerId: 'rescuer', batchSize: 10 },
-    );
-    expect(await rescuer.start()).toBe(4);
-    gate.resolve();
-    await waitFor(() => processor.stats().claimedAhead === 0 && processor.stats().slotsInUse === 0, {
-      what: 'the buffer to empty',
-    });
-    // Only job 0 had started here before the reclaim; the buffered ones were dropped.
-    expect(ranHere).toEqual([0]);
-    expect(rescued.sort((a, b) => a - b)).toEqual([0, 1, 2, 3]);
-    for (const id of ids) expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 2 });
     await processor.stopAndDrain();
   });
 

@@ -208,6 +208,73 @@ forEachBackend(MULTIPLE_PROCESSES, (ctx) => {
   );
 
   it(
+    'a reclaim every 250 ms at a 3 s threshold passes over the jobs waiting in a large buffer; each runs once',
+    { timeout: 60_000 },
+    async () => {
+      // One slot and ten more claimed ahead, 400 ms a job: the last waits about 4 s, longer than
+      // the threshold. One attempt each, so a buffered job the reclaim took would fail unrun.
+      const hoarder = await spawnWorker('hoarder', {
+        QD_CONCURRENCY: '1',
+        QD_BATCH_SIZE: '11',
+        QD_CLAIM_AHEAD: '10',
+        QD_NAP_MS: '400',
+      });
+      await ctx.queue.addJobs(
+        Array.from({ length: 11 }, (_, n) => ({ jobType: 'nap', payload: { n }, maxAttempts: 1 })),
+      );
+      await waitFor(async () => (await ctx.queue.getJobsByStatus('processing')).length === 11, {
+        what: 'eleven jobs locked to the hoarder',
+      });
+      // Ten idle slots next to it, and twenty jobs of their own.
+      const helper = await spawnWorker('helper', { QD_CONCURRENCY: '10', QD_NAP_MS: '400' });
+      await ctx.queue.addJobs(
+        Array.from({ length: 20 }, (_, i) => ({ jobType: 'nap', payload: { n: 11 + i }, maxAttempts: 1 })),
+      );
+      const supervisor = track(ctx.queue.createSupervisor({ intervalMs: 250, stuckJobsTimeoutMinutes: 0.05 }));
+      supervisor.startInBackground();
+      await waitFor(async () => (await ctx.queue.getJobsByStatus('completed')).length === 31, {
+        timeoutMs: 30_000,
+        what: '31 completed jobs',
+      });
+      await supervisor.stopAndDrain();
+      await stopWorkers([hoarder, helper]);
+      expect(await ctx.queue.getJobsByStatus('failed')).toEqual([]);
+      const all = await runs();
+      expect(all.map((r) => r.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 31 }, (_, n) => n));
+      expect(all.filter((r) => r.n < 11).every((r) => r.worker === 'hoarder')).toBe(true);
+    },
+  );
+
+  it(
+    'a worker stopped with jobs claimed ahead hands them back before it exits; each runs once',
+    { timeout: 60_000 },
+    async () => {
+      // The drain waits 300 ms: less than the buffered jobs would take to run.
+      const worker = await spawnWorker('leaving', {
+        QD_CONCURRENCY: '1',
+        QD_BATCH_SIZE: '11',
+        QD_CLAIM_AHEAD: '10',
+        QD_NAP_MS: '300',
+        QD_DRAIN_MS: '300',
+      });
+      const ids = await ctx.queue.addJobs(Array.from({ length: 11 }, (_, n) => ({ jobType: 'nap', payload: { n } })));
+      await waitFor(async () => (await runCount()) >= 1, { what: 'the first job to start' });
+      await stopWorkers([worker]);
+      // Nothing is left to the reclaim: what did not start is pending again, at once.
+      expect(await ctx.queue.getJobsByStatus('processing')).toEqual([]);
+      const released = await ctx.queue.getJobsByStatus('pending');
+      expect(released.length).toBeGreaterThan(0);
+      expect(released.every((j) => j.pendingReason === 'released' && j.lockedBy === null)).toBe(true);
+      const ranThere = (await runs()).map((r) => r.n);
+      expect(ranThere.length + released.length).toBe(11);
+      expect(
+        await ctx.queue.createProcessor({ nap: async () => {} }, { workerId: 'next', batchSize: 20 }).start(),
+      ).toBe(released.length);
+      for (const id of ids) expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'completed', attempts: 1 });
+    },
+  );
+
+  it(
     'keeps processing when its connections are cut, reporting what fails and losing nothing',
     { timeout: 60_000 },
     async () => {

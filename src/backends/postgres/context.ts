@@ -27,7 +27,7 @@ import {
   idsByKeysSql,
   repointDependenciesSql,
 } from './queries/jobs.js';
-import { heldJobIdsSql } from './queries/leases.js';
+import { heldJobIdsSql, releaseJobsSql, renewLeasesSql } from './queries/leases.js';
 import { cleanupJobsSql, deleteJobSql, reclaimSql, retryJobSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
 import { countPerStatusSql, throughputSql, trimThroughputSql } from './queries/overview.js';
@@ -110,6 +110,8 @@ function buildStatements(t: SchemaNames) {
     setProgress: setProgressSql(t),
     setOutput: setOutputSql(t),
     heldJobIds: heldJobIdsSql(t),
+    renewLeases: renewLeasesSql(t),
+    releaseJobs: releaseJobsSql(t),
     addCronSchedule: addCronScheduleSql(t),
     cronIdByName: cronIdByNameSql(t),
     removeCronSchedule: removeCronScheduleSql(t),

@@ -196,6 +196,29 @@ async function heldJobIds(
   return rows.map((r) => toId(r.id));
 }
 
+async function renewLeases(
+  ctx: PostgresContext,
+  { workerId, jobIds, now }: { workerId: string; jobIds: number[]; now: Date },
+): Promise<number[]> {
+  if (jobIds.length === 0) return [];
+  const { rows } = await ctx.conn.query<{ id: string }>(ctx.sql.renewLeases, [jobIds, workerId, now], true);
+  return rows.map((r) => toId(r.id));
+}
+
+async function releaseJobs(
+  ctx: PostgresContext,
+  { workerId, jobIds, now }: { workerId: string; jobIds: number[]; now: Date },
+): Promise<number[]> {
+  if (jobIds.length === 0) return [];
+  const { rows } = await ctx.conn.query<{ id: string }>(ctx.sql.releaseJobs, [
+    jobIds,
+    workerId,
+    now,
+    ctx.names.channel,
+  ]);
+  return rows.map((r) => toId(r.id));
+}
+
 export const processingOperations = {
   claimJobs,
   completeJobs,
@@ -204,4 +227,6 @@ export const processingOperations = {
   setProgress,
   setOutput,
   heldJobIds,
+  renewLeases,
+  releaseJobs,
 };

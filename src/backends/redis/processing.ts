@@ -5,7 +5,7 @@
  */
 import type { ClaimInput, ClaimedJob, CompleteInput, FailInput, FailResult } from '../../backend.js';
 import type { BackendContext } from './context.js';
-import { heldJobIds } from './leases.js';
+import { heldJobIds, releaseJobs, renewLeases } from './leases.js';
 import { toClaimedJob, type JobRow } from './record.js';
 import { scriptSlice } from './slices.js';
 
@@ -140,4 +140,6 @@ export const processingOperations = {
   setProgress,
   setOutput,
   heldJobIds,
+  renewLeases,
+  releaseJobs,
 };

@@ -30,8 +30,9 @@ const WINDOW = '$6::integer';
  */
 const claimSet = (t: SchemaNames) => `SET status = 'processing',
       -- Resuming from a wait (a due timed wait, or a job its token put back to pending) does
-      -- not consume an attempt.
-      attempts = j.attempts + CASE WHEN j.status = 'waiting' OR j.pending_reason = 'resumed' THEN 0 ELSE 1 END,
+      -- not consume an attempt, nor does a job a processor handed back unstarted (its claim
+      -- counted one already).
+      attempts = j.attempts + CASE WHEN j.status = 'waiting' OR j.pending_reason IN ('resumed', 'released') THEN 0 ELSE 1 END,
       locked_at = $1, locked_by = $2, started_at = COALESCE(j.started_at, $1),
       next_attempt_at = NULL, pending_reason = NULL, wait_until = NULL, wait_token_id = NULL, updated_at = $1,
       processing_event_id = ${nextEventId(t)}, processing_event_at = $1`;

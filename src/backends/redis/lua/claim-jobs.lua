@@ -18,7 +18,8 @@
   while a call moved jobs and fell short. So a call stays short however many jobs lie ahead.
   Claimed jobs become processing with lockedAt/lockedBy, startedAt kept from the first pickup,
   attempts + 1 (not for a job resuming from a wait: a due timed wait, or a pending job with
-  pendingReason 'resumed' by its token), wait fields and pendingReason cleared, and a
+  pendingReason 'resumed' by its token; nor for one a processor handed back unstarted, with
+  pendingReason 'released'), wait fields and pendingReason cleared, and a
   `processing` event kept in the job's metadata (includes/events.lua).
   KEYS[1] jobs, KEYS[2] payloads, KEYS[3] outputs, KEYS[4] steps, KEYS[5] status:pending,
   KEYS[6] status:processing, KEYS[7] status:completed, KEYS[8] status:failed,
@@ -141,8 +142,9 @@ end
 -- `ahead`: the most jobs this walk may still claim, counting this one (keepProcessingEvent
 -- takes that many event ids at once).
 local function claim(job, ahead)
-  -- Resuming from a wait does not consume an attempt (DETAILS "Handler context").
-  local resuming = job.status == 'waiting' or job.pendingReason == 'resumed'
+  -- Resuming from a wait does not consume an attempt (DETAILS "Handler context"), nor does a
+  -- job a processor handed back unstarted (release-jobs.lua: its claim counted one already).
+  local resuming = job.status == 'waiting' or job.pendingReason == 'resumed' or job.pendingReason == 'released'
   dropTokenWaiter(job)
   transition(job, 'processing', now)
   if not resuming then job.attempts = job.attempts + 1 end
