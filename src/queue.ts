@@ -82,7 +82,12 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
   const clock = config.clock ?? systemClock;
   const backend =
     resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
-  return openQueue<P>(backend, clock, resolved.log, createTelemetry(resolved.telemetry, resolved.backend, clock));
+  return openQueue<P>(
+    backend,
+    clock,
+    resolved.log,
+    createTelemetry(resolved.telemetry, resolved.backend, clock, resolved.log),
+  );
 }
 
 /*
