@@ -4,7 +4,7 @@
  * application's that throws, every add returns once and writes its job once, every job runs
  * to completion, and each failing call is reported once through the queue's logger.
  */
-import { context } from '@opentelemetry/api';
+import { context, type Context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { MeterProvider, MetricReader, type IAttributesProcessor, type ViewOptions } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -54,6 +54,19 @@ const THROWING_VIEW: ViewOptions = {
     } satisfies IAttributesProcessor,
   ],
 };
+
+/** A context manager whose `with` throws after it ran the function (restoring the context broke). */
+class ThrowingContextManager extends AsyncLocalStorageContextManager {
+  override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    active: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    super.with(active, fn, thisArg, ...args);
+    throw new Error('restoring the context broke');
+  }
+}
 
 /** A metric reader collected on demand. */
 class CollectedReader extends MetricReader {
@@ -221,6 +234,21 @@ forEachBackend('telemetry that throws', (ctx) => {
       'telemetry: meter.createHistogram queuedev.job.pickup_latency threw, so it was skipped: no histograms',
     ]);
     await meterProvider.shutdown();
+  });
+
+  it('adds once and runs every job when the context manager throws after running the operation', async () => {
+    const lines: Line[] = [];
+    context.disable();
+    context.setGlobalContextManager(new ThrowingContextManager().enable());
+    try {
+      await addAndRun(queueWith({ tracerProvider: new BasicTracerProvider() }, lines), 20);
+    } finally {
+      context.disable();
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    }
+    expect(lines).toEqual([
+      { level: 'warn', message: 'telemetry: context.with threw, so it was skipped: restoring the context broke' },
+    ]);
   });
 
   it('goes on when the logger that would report the failure throws too', async () => {
