@@ -61,7 +61,7 @@ export class TelemetryGuard {
   /**
    * The tracer to use now, or undefined while there is none. The global provider is a proxy that
    * hands out no-op tracers until an SDK registers a delegate (maybe after the queue was built):
-   * until then it is asked each time, for the price of one property read, and no span exists.
+   * until then it is asked each time, for the price of one guarded call, and no span exists.
    * A provider whose getTracer throws leaves the queue without spans.
    */
   tracerSource(provider: TracerProvider, version: string | undefined): () => Tracer | undefined {
