@@ -101,6 +101,25 @@ describe('Log', () => {
     new Log(logger, false).error('y', { error: hostile });
     expect((calls[0]!.args[1] as { error: { message: string } }).error.message).toBe('');
   });
+
+  it('handles the rejection of a logger that returns a promise or a thenable', () => {
+    const handlers: unknown[] = [];
+    const thenable = { then: (_onFulfilled: unknown, onRejected: unknown) => void handlers.push(onRejected) };
+    const badThen = {
+      then: () => {
+        throw new Error('then broke');
+      },
+    };
+    const log = new Log(
+      { debug: () => thenable, info: () => badThen, warn: () => thenable, error: () => thenable },
+      true,
+    );
+    log.debug('d');
+    expect(() => log.info('i')).not.toThrow();
+    log.error('e');
+    expect(handlers).toHaveLength(2);
+    for (const handler of handlers) expect(handler).toBeTypeOf('function');
+  });
 });
 
 describe('checkLogger', () => {

@@ -34,8 +34,8 @@ export function checkLogger(value: unknown): Logger {
 /** What the library passes for a line: the fields of LogFields, an `error` given as the Error itself. */
 export type LogInput = Record<string, unknown>;
 
-/** Writes one line. */
-type Sink = (level: LogLevel, message: string, fields: LogFields) => void;
+/** Writes one line; returns what the logger's method returned (a promise, for an async logger). */
+type Sink = (level: LogLevel, message: string, fields: LogFields) => unknown;
 
 /** pino's shape: `bindings()` and `levels.values`. Its methods take the fields first. */
 function takesFieldsFirst(logger: Logger): boolean {
@@ -57,9 +57,9 @@ function loggerSink(logger: Logger): Sink {
   return (level, message, fields) => {
     // Called as a method: pino and winston need their `this`.
     const target = logger as unknown as Record<LogLevel, (...args: unknown[]) => unknown>;
-    if (fieldsFirst) target[level](fields, message);
-    else if (Object.keys(fields).length === 0) target[level](message);
-    else target[level](message, fields);
+    if (fieldsFirst) return target[level](fields, message);
+    if (Object.keys(fields).length === 0) return target[level](message);
+    return target[level](message, fields);
   };
 }
 
@@ -108,10 +108,14 @@ export class Log {
   }
 
   private write(level: LogLevel, message: string, fields: LogInput = {}): void {
+    // A logger that throws, or returns a promise that rejects (an async transport), must not
+    // change what the queue does, nor end the process with an unhandled rejection; there is
+    // nowhere left to say so.
     try {
-      this.sink(level, this.mask(message), this.maskFields(fields));
+      const returned = this.sink(level, this.mask(message), this.maskFields(fields));
+      if (isThenable(returned)) returned.then(undefined, ignore);
     } catch {
-      // A logger that throws must not change what the queue does; there is nowhere left to say so.
+      // as above
     }
   }
 
@@ -137,6 +141,19 @@ export class Log {
     if (stack !== undefined) logged.stack = this.mask(stack);
     return logged;
   }
+}
+
+/** A promise, or any object with a `then` method (a thenable). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+function ignore(): void {
+  // a rejected log line: see Log.write
 }
 
 /** A string property read that may throw (a hostile getter); undefined when it is not a string. */

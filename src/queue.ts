@@ -83,7 +83,7 @@ export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueue
   const clock = config.clock ?? systemClock;
   const backend =
     resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
-  const telemetry = createTelemetry(resolved.telemetry, resolved.backend, clock);
+  const telemetry = createTelemetry(resolved.telemetry, resolved.backend, clock, resolved.log);
   return openQueue<P>(backend, clock, { log: resolved.log, telemetry, limits: resolved.limits });
 }
 

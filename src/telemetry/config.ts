@@ -7,6 +7,7 @@ import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { checkKnownKeys, fail, isObject } from '../checks.js';
 import { ConfigError } from '../errors.js';
 import { loadDriver, loadDriverIfInstalled } from '../load-driver.js';
+import type { Log } from '../log.js';
 import { packageVersion } from '../package-root.js';
 import type { Clock, TelemetryConfig } from '../types.js';
 import { OtelTelemetry } from './otel.js';
@@ -59,7 +60,12 @@ function hasMethod(value: unknown, name: string): boolean {
 }
 
 /** @internal The queue's telemetry for a checked option. */
-export function createTelemetry(resolved: ResolvedTelemetry, backend: 'postgres' | 'redis', clock: Clock): Telemetry {
+export function createTelemetry(
+  resolved: ResolvedTelemetry,
+  backend: 'postgres' | 'redis',
+  clock: Clock,
+  log: Log,
+): Telemetry {
   if (resolved === null) return NO_TELEMETRY;
   const { api } = resolved;
   return new OtelTelemetry({
@@ -68,6 +74,7 @@ export function createTelemetry(resolved: ResolvedTelemetry, backend: 'postgres'
     meterProvider: resolved.meterProvider ?? api.metrics.getMeterProvider(),
     backend,
     clock,
+    log,
     version: scopeVersion(),
   });
 }

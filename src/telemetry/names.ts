@@ -52,7 +52,11 @@ export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
  * own class), a low-cardinality value as the conventions ask, never its message.
  */
 export function errorType(error: Error): string {
-  if (error.name && error.name !== 'Error') return error.name;
-  const ctor = (error as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof ctor === 'string' && ctor.length > 0 ? ctor : 'Error';
+  try {
+    if (typeof error.name === 'string' && error.name && error.name !== 'Error') return error.name;
+    const ctor = (error as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof ctor === 'string' && ctor.length > 0 ? ctor : 'Error';
+  } catch {
+    return 'Error'; // a getter that throws: the class cannot be told
+  }
 }

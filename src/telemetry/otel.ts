@@ -11,34 +11,21 @@
  *   and on failure the exception, `error.type` and an error status.
  *
  * Nothing is allocated per job until a tracer exists: with the global provider and no SDK
- * registered, no span is started and no trace context is written (tracerSource). Metrics are
- * recorded only when the meter is not the API's no-op one (instrumentsFor).
+ * registered, no span is started and no trace context is written (TelemetryGuard.tracerSource).
+ * Metrics are recorded only when the meter is not the API's no-op one (TelemetryGuard.meter).
+ *
+ * Every call into the API goes through the queue's TelemetryGuard (guard.ts): a span processor,
+ * view or context manager that throws costs that span or measurement, never the operation.
  */
-import type {
-  Attributes,
-  Counter,
-  Histogram,
-  Link,
-  Meter,
-  MeterProvider,
-  Span,
-  Tracer,
-  TracerProvider,
-} from '@opentelemetry/api';
+import type { Attributes, Context, Link, Meter, MeterProvider, Tracer, TracerProvider } from '@opentelemetry/api';
 import type { AddJobsResult, ClaimedJob, NewJob } from '../backend.js';
 import type { RunOutcome } from '../job-runner.js';
+import type { Log } from '../log.js';
 import type { Clock } from '../types.js';
-import {
-  ATTR,
-  DURATION_BUCKETS,
-  errorType,
-  LATENCY_BUCKETS,
-  MESSAGING_SYSTEM_VALUE,
-  METRIC,
-  SCOPE_NAME,
-} from './names.js';
+import { GuardedInstrument, GuardedSpan, TelemetryGuard } from './guard.js';
+import { ATTR, DURATION_BUCKETS, errorType, LATENCY_BUCKETS, MESSAGING_SYSTEM_VALUE, METRIC } from './names.js';
 import { NO_RUN, type RunTelemetry, type Telemetry } from './telemetry.js';
-import { formatTraceContext, parseTraceContext } from './trace-context.js';
+import { parseTraceContext } from './trace-context.js';
 
 type Api = typeof import('@opentelemetry/api');
 
@@ -49,49 +36,37 @@ export interface OtelSettings {
   meterProvider: MeterProvider;
   backend: 'postgres' | 'redis';
   clock: Clock;
+  /** The queue's log: where a failing call into telemetry is reported. */
+  log: Log;
   /** The instrumentation scope version (the package's). */
   version: string | undefined;
 }
 
+/** The queue's instruments; one whose creation failed is left out. */
 interface Instruments {
-  added: Counter;
-  completed: Counter;
-  failed: Counter;
-  processDuration: Histogram;
-  pickupLatency: Histogram;
+  added?: GuardedInstrument;
+  completed?: GuardedInstrument;
+  failed?: GuardedInstrument;
+  processDuration?: GuardedInstrument;
+  pickupLatency?: GuardedInstrument;
 }
 
-/**
- * The tracer to use now, or undefined while there is none. The global provider is a proxy that
- * hands out no-op tracers until an SDK registers a delegate (maybe after the queue was built):
- * until then it is asked each time, for the price of one property read, and no span exists.
- */
-function tracerSource(provider: TracerProvider, version: string | undefined): () => Tracer | undefined {
-  const proxy = provider as TracerProvider & {
-    getDelegateTracer?: (name: string, version?: string) => Tracer | undefined;
-  };
-  if (typeof proxy.getDelegateTracer === 'function') {
-    let tracer: Tracer | undefined;
-    return () => (tracer ??= proxy.getDelegateTracer!(SCOPE_NAME, version));
-  }
-  const tracer = provider.getTracer(SCOPE_NAME, version);
-  return () => tracer;
-}
-
-/** The instruments, or undefined when `meter` is the API's no-op meter (no SDK registered). */
-function instrumentsFor(api: Api, meter: Meter): Instruments | undefined {
-  if (meter.constructor === api.createNoopMeter().constructor) return undefined;
-  const jobs = { unit: '{job}', valueType: api.ValueType.INT };
+/** The instruments, or undefined when there is no meter to make them with (no SDK registered). */
+function instrumentsFor(guard: TelemetryGuard, meter: Meter | undefined): Instruments | undefined {
+  if (!meter) return undefined;
+  const jobs = { unit: '{job}', valueType: guard.api.ValueType.INT };
+  const counter = (name: string, description: string) =>
+    guard.instrument(meter, 'createCounter', name, { ...jobs, description });
   return {
-    added: meter.createCounter(METRIC.added, { ...jobs, description: 'Jobs added to the queue' }),
-    completed: meter.createCounter(METRIC.completed, { ...jobs, description: 'Jobs whose run completed' }),
-    failed: meter.createCounter(METRIC.failed, { ...jobs, description: 'Failed runs recorded (retried or not)' }),
-    processDuration: meter.createHistogram(METRIC.processDuration, {
+    added: counter(METRIC.added, 'Jobs added to the queue'),
+    completed: counter(METRIC.completed, 'Jobs whose run completed'),
+    failed: counter(METRIC.failed, 'Failed runs recorded (retried or not)'),
+    processDuration: guard.instrument(meter, 'createHistogram', METRIC.processDuration, {
       unit: 's',
       description: 'Duration of a handler run',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     }),
-    pickupLatency: meter.createHistogram(METRIC.pickupLatency, {
+    pickupLatency: guard.instrument(meter, 'createHistogram', METRIC.pickupLatency, {
       unit: 's',
       description: 'Time from when a job was due (its runAt) to the start of its first run',
       advice: { explicitBucketBoundaries: LATENCY_BUCKETS },
@@ -101,6 +76,7 @@ function instrumentsFor(api: Api, meter: Meter): Instruments | undefined {
 
 /** @internal */
 export class OtelTelemetry implements Telemetry {
+  private readonly guard: TelemetryGuard;
   private readonly tracer: () => Tracer | undefined;
   private readonly metrics: Instruments | undefined;
   private readonly api: Api;
@@ -111,8 +87,9 @@ export class OtelTelemetry implements Telemetry {
   constructor(settings: OtelSettings) {
     this.api = settings.api;
     this.clock = settings.clock;
-    this.tracer = tracerSource(settings.tracerProvider, settings.version);
-    this.metrics = instrumentsFor(settings.api, settings.meterProvider.getMeter(SCOPE_NAME, settings.version));
+    this.guard = new TelemetryGuard(settings.api, settings.log);
+    this.tracer = this.guard.tracerSource(settings.tracerProvider, settings.version);
+    this.metrics = instrumentsFor(this.guard, this.guard.meter(settings.meterProvider, settings.version));
     this.common = { [ATTR.messagingSystem]: MESSAGING_SYSTEM_VALUE, [ATTR.backend]: settings.backend };
   }
 
@@ -122,13 +99,13 @@ export class OtelTelemetry implements Telemetry {
     return tracer ? this.tracedAdd(tracer, jobs, batch, add) : add();
   }
 
-  private async tracedAdd(
+  private tracedAdd(
     tracer: Tracer,
     jobs: NewJob[],
     batch: boolean,
     add: () => Promise<AddJobsResult>,
   ): Promise<AddJobsResult> {
-    const { api } = this;
+    const { api, guard } = this;
     const jobType = commonJobType(jobs);
     const attributes: Attributes = {
       ...this.common,
@@ -137,31 +114,23 @@ export class OtelTelemetry implements Telemetry {
     };
     if (jobType !== undefined) attributes[ATTR.destinationName] = jobType;
     if (batch) attributes[ATTR.batchMessageCount] = jobs.length;
-    const parent = api.context.active();
-    const span = tracer.startSpan(spanName('add', jobType), { kind: api.SpanKind.PRODUCER, attributes }, parent);
+    const parent = guard.active();
+    const span = guard.startSpan(tracer, spanName('add', jobType), { kind: api.SpanKind.PRODUCER, attributes }, parent);
+    if (!span) return add();
     // An add the sampler dropped stores nothing: its span is not exported, a link would lead nowhere.
-    if (span.isRecording()) {
-      const traceContext = formatTraceContext(span.spanContext());
-      for (const job of jobs) job.traceContext = traceContext;
-    }
-    try {
-      const result = await api.context.with(api.trace.setSpan(parent, span), add);
+    const traceContext = span.isRecording() ? span.traceContext() : undefined;
+    if (traceContext !== undefined) for (const job of jobs) job.traceContext = traceContext;
+    return this.inSpan(span, parent, add, (result) => {
       if (!batch && result.ids[0] !== undefined) span.setAttribute(ATTR.messageId, String(result.ids[0]));
-      return result;
-    } catch (err) {
-      recordError(this.api, span, err);
-      throw err;
-    } finally {
-      span.end();
-    }
+    });
   }
 
   added(jobs: readonly { jobId: number; jobType: string }[]): void {
-    const metrics = this.metrics;
-    if (!metrics || jobs.length === 0) return;
+    const counter = this.metrics?.added;
+    if (!counter || jobs.length === 0) return;
     const perType = new Map<string, number>();
     for (const { jobType } of jobs) perType.set(jobType, (perType.get(jobType) ?? 0) + 1);
-    for (const [jobType, count] of perType) metrics.added.add(count, this.metricAttributes(jobType));
+    for (const [jobType, count] of perType) counter.record(count, this.metricAttributes(jobType));
   }
 
   traceClaim(workerId: string, claim: () => Promise<ClaimedJob[]>): Promise<ClaimedJob[]> {
@@ -169,30 +138,18 @@ export class OtelTelemetry implements Telemetry {
     return tracer ? this.tracedClaim(tracer, workerId, claim) : claim();
   }
 
-  private async tracedClaim(
-    tracer: Tracer,
-    workerId: string,
-    claim: () => Promise<ClaimedJob[]>,
-  ): Promise<ClaimedJob[]> {
-    const { api } = this;
+  private tracedClaim(tracer: Tracer, workerId: string, claim: () => Promise<ClaimedJob[]>): Promise<ClaimedJob[]> {
+    const { api, guard } = this;
     const attributes: Attributes = {
       ...this.common,
       [ATTR.operationType]: 'receive',
       [ATTR.operationName]: 'claim',
       [ATTR.clientId]: workerId,
     };
-    const parent = api.context.active();
-    const span = tracer.startSpan('claim', { kind: api.SpanKind.CLIENT, attributes }, parent);
-    try {
-      const jobs = await api.context.with(api.trace.setSpan(parent, span), claim);
-      span.setAttribute(ATTR.batchMessageCount, jobs.length);
-      return jobs;
-    } catch (err) {
-      recordError(this.api, span, err);
-      throw err;
-    } finally {
-      span.end();
-    }
+    const parent = guard.active();
+    const span = guard.startSpan(tracer, 'claim', { kind: api.SpanKind.CLIENT, attributes }, parent);
+    if (!span) return claim();
+    return this.inSpan(span, parent, claim, (jobs) => span.setAttribute(ATTR.batchMessageCount, jobs.length));
   }
 
   startRun(job: ClaimedJob, workerId: string): RunTelemetry {
@@ -200,41 +157,43 @@ export class OtelTelemetry implements Telemetry {
     if (!tracer && !this.metrics) return NO_RUN;
     this.recordPickup(job);
     const span = tracer ? this.startRunSpan(tracer, job, workerId) : undefined;
-    return new OtelRun(this.api, this, job, span && tracer ? { span, tracer } : undefined);
+    return new OtelRun(this.guard, this, job, span && tracer ? { span, tracer } : undefined);
   }
 
   completed(job: { jobType: string }): void {
-    this.metrics?.completed.add(1, this.metricAttributes(job.jobType));
+    this.metrics?.completed?.record(1, this.metricAttributes(job.jobType));
   }
 
   failed(job: { jobType: string }, error: Error, willRetry: boolean): void {
-    if (!this.metrics) return;
+    const counter = this.metrics?.failed;
+    if (!counter) return;
     const attributes = this.metricAttributes(job.jobType);
     attributes[ATTR.errorType] = errorType(error);
     attributes[ATTR.willRetry] = willRetry;
-    this.metrics.failed.add(1, attributes);
+    counter.record(1, attributes);
   }
 
   /** @internal For OtelRun: the run's duration, with error.type when it failed. */
   recordDuration(job: ClaimedJob, seconds: number, outcome: RunOutcome): void {
-    if (!this.metrics) return;
+    const histogram = this.metrics?.processDuration;
+    if (!histogram) return;
     const attributes = this.metricAttributes(job.jobType);
     attributes[ATTR.operationName] = 'process';
     if (outcome.status === 'failed' || outcome.status === 'lost') attributes[ATTR.errorType] = errorType(outcome.error);
-    this.metrics.processDuration.record(seconds, attributes);
+    histogram.record(seconds, attributes);
   }
 
   /**
    * @internal For OtelRun: `write` (the store call recording the run's outcome) under a CLIENT
    * span that is a child of the run's span.
    */
-  async traceSettle<T>(
-    traced: { tracer: Tracer; span: Span },
+  traceSettle<T>(
+    traced: { tracer: Tracer; span: GuardedSpan },
     job: ClaimedJob,
     operation: 'complete' | 'fail',
     write: () => Promise<T>,
   ): Promise<T> {
-    const { api } = this;
+    const { api, guard } = this;
     const attributes: Attributes = {
       ...this.common,
       [ATTR.operationType]: 'settle',
@@ -242,27 +201,50 @@ export class OtelTelemetry implements Telemetry {
       [ATTR.destinationName]: job.jobType,
       [ATTR.messageId]: String(job.id),
     };
-    const parent = api.trace.setSpan(api.context.active(), traced.span);
-    const span = traced.tracer.startSpan(
+    const parent = guard.contextWith(guard.active(), traced.span);
+    const span = guard.startSpan(
+      traced.tracer,
       spanName(operation, job.jobType),
       { kind: api.SpanKind.CLIENT, attributes },
       parent,
     );
+    return span ? this.inSpan(span, parent, write) : write();
+  }
+
+  /**
+   * `operation` with `span` active, its failure recorded on the span, the span ended after it.
+   * `done` records what the operation returned before the span ends.
+   */
+  private async inSpan<T>(
+    span: GuardedSpan,
+    parent: Context,
+    operation: () => Promise<T>,
+    done?: (result: T) => void,
+  ): Promise<T> {
     try {
-      return await api.context.with(api.trace.setSpan(parent, span), write);
+      const result = await this.guard.withSpan(parent, span, operation);
+      done?.(result);
+      return result;
     } catch (err) {
-      recordError(api, span, err);
+      span.recordError(err);
       throw err;
     } finally {
       span.end();
     }
   }
 
-  private startRunSpan(tracer: Tracer, job: ClaimedJob, workerId: string): Span {
-    const { api } = this;
+  private startRunSpan(tracer: Tracer, job: ClaimedJob, workerId: string): GuardedSpan | undefined {
+    const { api, guard } = this;
     const links: Link[] = [];
+    const stored = job.traceContext;
     const producer =
-      job.traceContext === undefined ? undefined : parseTraceContext(job.traceContext, api.createTraceState);
+      stored === undefined
+        ? undefined
+        : guard.run(
+            'reading the stored trace context',
+            () => parseTraceContext(stored, api.createTraceState),
+            undefined,
+          );
     if (producer) links.push({ context: producer });
     const attributes: Attributes = {
       ...this.common,
@@ -273,10 +255,11 @@ export class OtelTelemetry implements Telemetry {
       [ATTR.clientId]: workerId,
       [ATTR.attempt]: job.attempts,
     };
-    return tracer.startSpan(
+    return guard.startSpan(
+      tracer,
       spanName('process', job.jobType),
       { kind: api.SpanKind.CONSUMER, attributes, links },
-      api.context.active(),
+      guard.active(),
     );
   }
 
@@ -286,9 +269,10 @@ export class OtelTelemetry implements Telemetry {
    * held back on purpose, which is not latency.
    */
   private recordPickup(job: ClaimedJob): void {
-    if (!this.metrics || job.startedAt === null || job.startedAt.getTime() !== job.lockedAt?.getTime()) return;
+    const histogram = this.metrics?.pickupLatency;
+    if (!histogram || job.startedAt === null || job.startedAt.getTime() !== job.lockedAt?.getTime()) return;
     const seconds = Math.max(0, this.clock.now().getTime() - job.runAt.getTime()) / 1000;
-    this.metrics.pickupLatency.record(seconds, this.metricAttributes(job.jobType));
+    histogram.record(seconds, this.metricAttributes(job.jobType));
   }
 
   private metricAttributes(jobType: string): Attributes {
@@ -301,19 +285,18 @@ class OtelRun implements RunTelemetry {
   private seconds = 0;
 
   constructor(
-    private readonly api: Api,
+    private readonly guard: TelemetryGuard,
     private readonly telemetry: OtelTelemetry,
     private readonly job: ClaimedJob,
-    private readonly traced: { span: Span; tracer: Tracer } | undefined,
+    private readonly traced: { span: GuardedSpan; tracer: Tracer } | undefined,
   ) {}
 
   async within<T>(run: () => Promise<T>): Promise<T> {
-    const { api } = this;
     const span = this.traced?.span;
     const started = performance.now();
     try {
       // The run's span is active in the handler: spans it starts are its children.
-      return await (span ? api.context.with(api.trace.setSpan(api.context.active(), span), run) : run());
+      return await (span ? this.guard.withSpan(this.guard.active(), span, run) : run());
     } finally {
       this.seconds = (performance.now() - started) / 1000;
     }
@@ -329,17 +312,9 @@ class OtelRun implements RunTelemetry {
     if (!span) return;
     span.setAttribute(ATTR.outcome, outcome.status);
     if (outcome.status === 'failed') span.setAttribute(ATTR.failureReason, outcome.reason);
-    if (outcome.status === 'failed' || outcome.status === 'lost') recordError(this.api, span, outcome.error);
+    if (outcome.status === 'failed' || outcome.status === 'lost') span.recordError(outcome.error);
     span.end();
   }
-}
-
-/** The exception, error.type and error status of a failed operation or run. */
-function recordError(api: Api, span: Span, err: unknown): void {
-  const error = err instanceof Error ? err : new Error(String(err));
-  span.recordException(error);
-  span.setAttribute(ATTR.errorType, errorType(error));
-  span.setStatus({ code: api.SpanStatusCode.ERROR, message: error.message });
 }
 
 /** The job type all of `jobs` share, or undefined for a batch of several types. */
