@@ -149,6 +149,8 @@ export interface PGliteInstance extends PGliteTransaction {
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   readonly closed: boolean;
+  /** The `dataDir` it was created with: the queue and migrate() lock a directory on disk while they use it. */
+  readonly dataDir?: string;
 }
 
 /** An embedded PGlite database the library creates and owns (closed by `close()`). */
