@@ -70,7 +70,10 @@ describe('the lock on a PGlite data directory', { timeout: 180_000 }, () => {
     const next = () =>
       new Promise<Message>((resolve, reject) => {
         const queued = messages.shift();
-        if (queued) return resolve(queued);
+        if (queued) {
+          resolve(queued);
+          return;
+        }
         waiting.push(resolve);
         void exited.then(() => reject(new Error(`the child exited (${child.exitCode}) before answering: ${stderr}`)));
       });
@@ -101,7 +104,11 @@ describe('the lock on a PGlite data directory', { timeout: 180_000 }, () => {
     expect(holder.first.acked).toHaveLength(1);
 
     const second = await openInChild(dir, 300);
-    expect(second.first.refused).toMatchObject({ code: 'DATA_DIR_LOCKED', pid: holder.first.pid, hostname: hostname() });
+    expect(second.first.refused).toMatchObject({
+      code: 'DATA_DIR_LOCKED',
+      pid: holder.first.pid,
+      hostname: hostname(),
+    });
     expect(second.first.refused?.message).toContain(`in use by process ${holder.first.pid}`);
     await second.exited;
 

@@ -257,7 +257,10 @@ async function openSession(options: MigrateOptions): Promise<MigrationSession> {
       client: pgliteQueryable(pglite),
       transaction: (fn) => pglite.transaction((tx) => fn(pgliteQueryable(tx))),
       // The instance is the caller's: it stays open.
-      close: () => Promise.resolve(release()),
+      close: () => {
+        release();
+        return Promise.resolve();
+      },
     };
   }
   if (options.pool) {
