@@ -199,7 +199,8 @@ export interface PostgresQueueConfig {
    * An embedded PostgreSQL (PGlite, the optional peer dependency `@electric-sql/pglite`) instead
    * of a server: a caller-owned PGlite instance (never closed by the library), or `{ dataDir? }`
    * for one the library creates and closes, in memory without `dataDir`. One process only: for
-   * trying the queue, tests and single-process apps. Give this, `databaseConfig` or `pool`.
+   * trying the queue, tests and single-process apps; a data directory is locked while the queue
+   * holds it, and a second opener gets DataDirLockedError. Give this, `databaseConfig` or `pool`.
    * @default none
    * @example { pglite: {}, migrate: true }
    */
