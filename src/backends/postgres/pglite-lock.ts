@@ -16,7 +16,7 @@
  * Locks left at exit without close() are removed by an exit hook. See docs/backends.md (PGlite).
  */
 import { randomUUID } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, DataDirLockedError } from '../../errors.js';
@@ -62,8 +62,8 @@ export function dataDirPath(dataDir: string | undefined): string | undefined {
 
 /**
  * Locks the directory the library is about to open a PGlite instance on; undefined when it is
- * in memory, or when the directory cannot be created (PGlite, creating it the same way, then
- * fails every statement with the same error). Throws DataDirLockedError when it is held.
+ * in memory, or when it is no directory and cannot be created (PGlite, creating it the same way,
+ * then fails every statement with the same error). Throws DataDirLockedError when it is held.
  */
 export function lockDataDir(dataDir: string | undefined): Held | undefined {
   const path = dataDirPath(dataDir);
@@ -72,7 +72,7 @@ export function lockDataDir(dataDir: string | undefined): Held | undefined {
     // Not recursive, as PGlite creates it: a missing parent fails here and there alike.
     mkdirSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(path).isDirectory()) return undefined;
   }
   const dir = realpathSync(path);
   const mine = held.get(dir);
