@@ -20,7 +20,8 @@ export type QueueErrorCode =
   | 'EVICTION_POLICY'
   | 'SCHEMA_NOT_MIGRATED'
   | 'QUEUE_CLOSED'
-  | 'JOB_STATUS_CONFLICT';
+  | 'JOB_STATUS_CONFLICT'
+  | 'DATA_DIR_LOCKED';
 
 export class QueueError extends Error {
   readonly code: QueueErrorCode;
@@ -201,6 +202,28 @@ export class NotMigratedError extends QueueError {
 export class QueueClosedError extends QueueError {
   constructor(message: string) {
     super('QUEUE_CLOSED', message);
+  }
+}
+
+/**
+ * A PGlite data directory is open in another process (or, through another instance, in this
+ * one): two PostgreSQL instances on one directory lose data, so the second opener is refused.
+ * Thrown by `initJobQueue` and rejected by `migrate()`; nothing was opened or written.
+ */
+export class DataDirLockedError extends QueueError {
+  /** The data directory, as an absolute path. */
+  readonly dataDir: string;
+  /** The lock file naming the holder; delete it only when that process has stopped. */
+  readonly lockFile: string;
+  /** The process holding the directory, and the machine it runs on. */
+  readonly pid: number;
+  readonly hostname: string;
+  constructor(message: string, holder: { dataDir: string; lockFile: string; pid: number; hostname: string }) {
+    super('DATA_DIR_LOCKED', message);
+    this.dataDir = holder.dataDir;
+    this.lockFile = holder.lockFile;
+    this.pid = holder.pid;
+    this.hostname = holder.hostname;
   }
 }
 

@@ -22,6 +22,7 @@ export {
   EvictionPolicyError,
   NotMigratedError,
   QueueClosedError,
+  DataDirLockedError,
   type QueueErrorCode,
   type StoreUnavailableReason,
 } from './errors.js';

@@ -149,6 +149,8 @@ export interface PGliteInstance extends PGliteTransaction {
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   readonly closed: boolean;
+  /** The `dataDir` it was created with: the queue and migrate() lock a directory on disk while they use it. */
+  readonly dataDir?: string;
 }
 
 /** An embedded PGlite database the library creates and owns (closed by `close()`). */
@@ -197,7 +199,8 @@ export interface PostgresQueueConfig {
    * An embedded PostgreSQL (PGlite, the optional peer dependency `@electric-sql/pglite`) instead
    * of a server: a caller-owned PGlite instance (never closed by the library), or `{ dataDir? }`
    * for one the library creates and closes, in memory without `dataDir`. One process only: for
-   * trying the queue, tests and single-process apps. Give this, `databaseConfig` or `pool`.
+   * trying the queue, tests and single-process apps; a data directory is locked while the queue
+   * holds it, and a second opener gets DataDirLockedError. Give this, `databaseConfig` or `pool`.
    * @default none
    * @example { pglite: {}, migrate: true }
    */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { findPackageRoot } from '../package-root.js';
 import { listOf, parseOptions } from './args.js';
 import { writeManaged, type ManagedFile } from './managed-files.js';
-import { projectAt, type Project } from './project-files.js';
+import { checkProjectPaths, projectAt, projectFolder, type Project } from './project-files.js';
 
 const DEFAULT_SKILLS_DIR = '.claude/skills';
 
@@ -23,7 +23,8 @@ A file queuedev wrote is updated when a later version changes it; a file you cha
 queuedev did not write, is left alone unless --force is given.
 
 Options:
-  --to <folder>   the skills folder, default ${DEFAULT_SKILLS_DIR} (relative to the project)
+  --to <folder>   the skills folder, default ${DEFAULT_SKILLS_DIR}: relative to the project, or an
+                  absolute path inside it
   --dir <path>    the project folder, default the current folder
   --force         replace files you changed
   --dry-run       print what it would write, write nothing`;
@@ -85,7 +86,7 @@ export function runInstallSkills(args: string[]): Promise<number> {
   });
   const project = projectAt(values.dir, values['dry-run'] ?? false);
   const source = join(assetsDir(), 'skills');
-  const target = join(project.root, values.to ?? DEFAULT_SKILLS_DIR);
+  const target = projectFolder(project, '--to', values.to ?? DEFAULT_SKILLS_DIR);
   const files: ManagedFile[] = readdirSync(source, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .flatMap((skill) =>
@@ -125,6 +126,11 @@ function chooseRuleTargets(project: Project, option: string | undefined): RuleTa
 }
 
 function writeAll(project: Project, files: ManagedFile[], force: boolean): void {
+  // Every file is checked first: a refused one leaves the project as it was.
+  checkProjectPaths(
+    project,
+    files.map((f) => f.path),
+  );
   const outcomes = files.map((file) => writeManaged(project, file, force));
   if (outcomes.some((o) => o.startsWith('skipped'))) {
     console.log('Some files were left as they are; run again with --force to replace them.');

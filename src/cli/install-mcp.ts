@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { listOf, parseOptions } from './args.js';
 import { MCP_PEERS, MCP_PEERS_INSTALL } from './mcp.js';
-import { hasInstalled, projectAt, shown, writeProjectFile, type Project } from './project-files.js';
+import { checkProjectPaths, hasInstalled, projectAt, shown, writeProjectFile, type Project } from './project-files.js';
 
 export const SERVER_NAME = 'queuedev';
 const SERVER = { command: 'npx', args: ['queue-cli', 'mcp'] };
@@ -52,6 +52,11 @@ export function runInstallMcp(args: string[]): Promise<number> {
   });
   const project = projectAt(values.dir, values['dry-run'] ?? false);
   const clients = chooseClients(project, values.client);
+  // Every file is checked first: a refused one leaves the project as it was.
+  checkProjectPaths(
+    project,
+    clients.map((c) => join(project.root, MCP_CLIENTS[c].file)),
+  );
   for (const client of clients) installFor(project, client);
   const missing = MCP_PEERS.filter((name) => !hasInstalled(project, name));
   if (missing.length > 0) console.log(`\nThe server needs ${missing.join(', ')} in the project: ${MCP_PEERS_INSTALL}`);

@@ -57,6 +57,7 @@ describe('public exports', () => {
       api.JobLostError,
       api.QueueClosedError,
       api.JobStatusError,
+      api.DataDirLockedError,
     ]) {
       expect(ErrorClass.prototype).toBeInstanceOf(Error);
     }
@@ -69,6 +70,8 @@ describe('public exports', () => {
     expect(new api.DependencyError('x').code).toBe('DEPENDENCY_INVALID');
     expect(new api.UnsupportedOnBackendError('x').code).toBe('UNSUPPORTED_ON_BACKEND');
     expect(new api.QueueClosedError('x')).toMatchObject({ code: 'QUEUE_CLOSED', name: 'QueueClosedError' });
+    const holder = { dataDir: '/data', lockFile: '/data/queuedev.lock', pid: 7, hostname: 'h' };
+    expect(new api.DataDirLockedError('x', holder)).toMatchObject({ code: 'DATA_DIR_LOCKED', ...holder });
     expect(new api.JobStatusError(3, 'pending', 'x')).toMatchObject({
       code: 'JOB_STATUS_CONFLICT',
       name: 'JobStatusError',

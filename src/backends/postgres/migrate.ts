@@ -29,6 +29,7 @@ import { loadDriver } from '../../load-driver.js';
 import type { PGliteInstance, PostgresPool, Queryable } from '../../types.js';
 import { findMigrationsDir } from './migrations-dir.js';
 import { inTurn, pgliteQueryable } from './pglite.js';
+import { lockInstanceDataDir } from './pglite-lock.js';
 
 export const MIGRATIONS_TABLE = 'queuedev_migrations';
 /** The environment variable `queue-cli migrate` reads the connection string from. */
@@ -250,11 +251,16 @@ function onConnection(client: Queryable, close: (failed: boolean) => Promise<voi
 async function openSession(options: MigrateOptions): Promise<MigrationSession> {
   if (options.pglite) {
     const pglite = options.pglite;
+    // Its data directory is locked for the run, or shared with the queue that holds it already.
+    const release = lockInstanceDataDir(pglite);
     return {
       client: pgliteQueryable(pglite),
       transaction: (fn) => pglite.transaction((tx) => fn(pgliteQueryable(tx))),
       // The instance is the caller's: it stays open.
-      close: () => Promise.resolve(),
+      close: () => {
+        release();
+        return Promise.resolve();
+      },
     };
   }
   if (options.pool) {

@@ -16,6 +16,7 @@ import type { PGliteInstance, PGliteQueryOptions, PGliteTransaction, Queryable }
 import type { Connection, QueryResult, Transaction } from './connection.js';
 import type { Driver } from './driver.js';
 import type { WakeSource } from './listener.js';
+import { attachLock, lockDataDir, lockInstanceDataDir, releaser, type ReleaseLock } from './pglite-lock.js';
 import { TIMESTAMPTZ_OID, timestamptzParser } from './timestamps.js';
 
 const INT8_OID = 20;
@@ -128,23 +129,40 @@ function pgliteWakeSource(instance: PGliteInstance): WakeSource {
 
 /**
  * A PGlite instance the library creates, in memory or in `dataDir` (kept across restarts), and
- * whether it started. A start that fails (an unwritable dataDir) rejects every statement with
- * its error, and leaves nothing to close.
+ * whether it started. A directory on disk is locked first (pglite-lock.ts): one held by another
+ * process, or by another instance of this one, throws DataDirLockedError and opens nothing. A
+ * start that fails (an unwritable dataDir) rejects every statement with its error.
  */
-function createInstance(dataDir: string | undefined): { instance: PGliteInstance; started: Promise<boolean> } {
+function createInstance(dataDir: string | undefined): {
+  instance: PGliteInstance;
+  started: Promise<boolean>;
+  release: ReleaseLock;
+} {
   const { PGlite } = loadDriver('@electric-sql/pglite');
-  const instance = new PGlite(dataDir);
+  const lock = lockDataDir(dataDir);
+  let instance: InstanceType<typeof PGlite>;
+  try {
+    instance = new PGlite(dataDir);
+  } catch (err) {
+    if (lock) releaser(lock)();
+    throw err;
+  }
+  if (lock) attachLock(instance, lock);
   const started = instance.waitReady.then(
     () => true,
     () => false,
   );
-  return { instance, started };
+  return { instance, started, release: lock ? releaser(lock) : () => undefined };
 }
 
-/** @internal The queue's PGlite: the caller's instance, or one it creates and closes. */
+/**
+ * @internal The queue's PGlite: the caller's instance, or one it creates and closes. Either way
+ * the queue holds the lock of its data directory until close().
+ */
 export function openPGliteDriver(option: NonNullable<ResolvedPostgresConfig['pglite']>): Driver {
   const owned = 'options' in option ? createInstance(option.options.dataDir) : undefined;
   const instance = owned?.instance ?? (option as { instance: PGliteInstance }).instance;
+  const release = owned?.release ?? lockInstanceDataDir(instance);
   return {
     conn: pgliteConnection(instance),
     db: pgliteQueryable(instance),
@@ -156,7 +174,11 @@ export function openPGliteDriver(option: NonNullable<ResolvedPostgresConfig['pgl
     singleSession: true,
     secrets: [],
     async close() {
-      if (owned && (await owned.started) && !instance.closed) await instance.close();
+      try {
+        if (owned && (await owned.started) && !instance.closed) await instance.close();
+      } finally {
+        release();
+      }
     },
   };
 }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { oneOf, parseOptions } from '../args.js';
-import { projectAt, shown, writeProjectFile, type Project } from '../project-files.js';
+import { checkProjectPaths, projectAt, shown, writeProjectFile, type Project } from '../project-files.js';
 import * as routes from './routes.js';
 import * as t from './templates.js';
 import type { Backend, Framework, TemplateOptions } from './templates.js';
@@ -50,10 +50,13 @@ export function runInit(args: string[]): Promise<number> {
   const framework = chosen ?? detectFramework(manifest);
   const files = planFiles(project, framework, backend);
 
+  const missing = (file: PlannedFile) => !existsSync(file.path);
+  // Every file it would write is checked first: a refused one leaves the project as it was.
+  checkProjectPaths(project, [...files.filter(missing).map((f) => f.path), join(project.root, ENV_EXAMPLE)]);
   console.log(`${project.dryRun ? 'dry run: ' : ''}queuedev for ${framework} on ${backend}`);
   for (const file of files) {
     const name = shown(project, file.path);
-    if (existsSync(file.path)) {
+    if (!missing(file)) {
       console.log(`  exists, left as it is: ${name}`);
       continue;
     }
@@ -121,6 +124,7 @@ function commonFiles(dir: string, o: TemplateOptions): PlannedFile[] {
   ];
 }
 
+const ENV_EXAMPLE = '.env.example';
 const ENV_ENTRIES: Record<Backend, [string, string][]> = {
   postgres: [['PG_QUEUE_DATABASE', 'postgres://user:password@localhost:5432/app']],
   redis: [['REDIS_URL', 'redis://localhost:6379']],
@@ -132,7 +136,7 @@ const SHARED_ENV: [string, string][] = [
 
 /** Adds the missing entries to .env.example (created if absent); existing lines stay as they are. */
 function writeEnvEntries(project: Project, backend: Backend): void {
-  const path = join(project.root, '.env.example');
+  const path = join(project.root, ENV_EXAMPLE);
   const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const missing = [...ENV_ENTRIES[backend], ...SHARED_ENV].filter(
     ([key]) => !new RegExp(`^\\s*(export\\s+)?${key}=`, 'm').test(current),
