@@ -307,8 +307,9 @@ try {
     ];
     for (const [name, filter, offset] of deepPages) {
       const after = await cursorAt(filter, offset);
-      await read(`${name} by cursor at offset ${offset.toLocaleString('en')}`, () =>
-        queue.queryJobsPage(filter, { limit: PAGE, after }),
+      await read(
+        `${name} by cursor at offset ${offset.toLocaleString('en')}`,
+        async () => (await queue.queryJobsPage(filter, { limit: PAGE, after })).jobs,
       );
     }
     await read('getJob', () => queue.getJob(someId));
