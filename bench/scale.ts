@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { initJobQueue, migrate, type JobOptions, type JobQueueConfig } from '../src/index.js';
+import { initJobQueue, migrate, type JobOptions, type JobQueryFilter, type JobQueueConfig } from '../src/index.js';
 import { PG_URL, type BenchBackend } from './setup.js';
 
 const { values: args } = parseArgs({
@@ -297,6 +297,22 @@ try {
       1,
     );
     await read('getJobCounts (the dashboard overview)', () => queue.getJobCounts());
+    // The same deep pages by cursor: `after` is the job just before the page (found untimed).
+    const cursorAt = async (filter: JobQueryFilter, offset: number) =>
+      (await queue.queryJobs(filter, 1, offset - 1))[0]!.id;
+    const deepPages: [string, JobQueryFilter, number][] = [
+      ['queryJobsPage()', {}, deep],
+      ['queryJobsPage { status pending }', { status: 'pending' }, Math.floor(deep / 2)],
+      ['queryJobsPage { priority }', { priority: 3 }, deepPriority],
+      ['queryJobsPage { tags any }', { tags: { values: ['tenant:3', 'tenant:4'], mode: 'any' } }, Math.floor(N / 50)],
+    ];
+    for (const [name, filter, offset] of deepPages) {
+      const after = await cursorAt(filter, offset);
+      await read(
+        `${name} by cursor at offset ${offset.toLocaleString('en')}`,
+        async () => (await queue.queryJobsPage(filter, { limit: PAGE, after })).jobs,
+      );
+    }
     await read('getJob', () => queue.getJob(someId));
     await read('getJobEvents (processed job)', () => queue.getJobEvents(processedId));
   };

@@ -116,6 +116,12 @@ export interface JobQuery {
   /** Omitted: all matching jobs. */
   limit?: number;
   offset?: number;
+  /**
+   * Only jobs with a smaller id (listed after this one): a keyset page, read from this id on
+   * down an index like a first page. With a payload search, the search still looks at the
+   * newest jobs matching the rest of the query, and keeps those below this id.
+   */
+  before?: number;
 }
 
 /**

@@ -3,7 +3,7 @@
  * (§2.7), cron schedules (§2.9) and waitpoint tokens. Re-exported by types.ts.
  */
 import type { Queryable } from './queue-config-types.js';
-import type { JobStatus, PayloadMap, TagQueryMode } from './types.js';
+import type { JobRecord, JobStatus, PayloadMap, TagQueryMode } from './types.js';
 
 /** The group a job belongs to, for `groupConcurrency`. */
 export interface JobGroup {
@@ -296,6 +296,32 @@ export interface JobQueryFilter extends JobFilter {
    * @example await queue.queryJobs({ jobType: 'email.send', payloadContains: 'alice@example.com' })
    */
   payloadContains?: string;
+}
+
+/** Options of `queue.queryJobsPage()`: how many jobs, and where the page starts. */
+export interface JobPageOptions {
+  /**
+   * The most jobs on the page, an integer from 1 up.
+   * @default 100
+   * @example await queue.queryJobsPage({ status: 'failed' }, { limit: 50 })
+   */
+  limit?: number;
+  /**
+   * Where the page starts: the `nextAfter` of the previous page (the id of its last job). The
+   * page holds the matching jobs listed after that job, that is with a smaller id. A job id
+   * (a positive integer); null or omitted for the first page.
+   * @default null (the newest jobs)
+   * @example await queue.queryJobsPage({ status: 'failed' }, { limit: 50, after: page.nextAfter })
+   */
+  after?: number | null;
+}
+
+/** A page of `queue.queryJobsPage()`. */
+export interface JobPage {
+  /** The matching jobs, newest first, at most `limit`. */
+  jobs: JobRecord[];
+  /** The `after` of the next page, or null when no matching job is left after this page. */
+  nextAfter: number | null;
 }
 
 /** Input of `addCronJob` (SPEC §2.9). */

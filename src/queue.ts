@@ -26,6 +26,7 @@ import {
   normalizeJobQuery,
   requireInteger,
   requireJobCountsOptions,
+  requireJobPageOptions,
   requireJobId,
   requireJobIds,
   requireNonEmptyString,
@@ -50,6 +51,8 @@ import type {
   JobFilter,
   JobHoldReason,
   JobQueryFilter,
+  JobPage,
+  JobPageOptions,
   JobOptions,
   JobQueueConfig,
   JobRecord,
@@ -189,6 +192,21 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    */
   async queryJobs(filter?: JobQueryFilter, limit?: number, offset?: number): Promise<JobRecord[]> {
     return this.#backend.getJobs({ ...normalizeJobQuery(filter), ...requirePage(limit, offset) });
+  }
+
+  /**
+   * A page of the jobs matching `filter` (as in queryJobs), newest first, from `after` on: a
+   * keyset page, read from that id down an index, so a page deep in a large table costs what
+   * the first page costs. `nextAfter` starts the next page; it is null on the last.
+   * @example const page = await queue.queryJobsPage({ status: 'failed' }, { limit: 50, after: previous.nextAfter })
+   */
+  async queryJobsPage(filter?: JobQueryFilter, options?: JobPageOptions): Promise<JobPage> {
+    const query = normalizeJobQuery(filter);
+    const { limit, after } = requireJobPageOptions(options);
+    // One job past the page tells whether another page follows, without a count.
+    const rows = await this.#backend.getJobs({ ...query, limit: limit + 1, before: after ?? undefined });
+    const jobs = rows.slice(0, limit);
+    return { jobs, nextAfter: rows.length > limit ? jobs[jobs.length - 1]!.id : null };
   }
 
   /**

@@ -538,6 +538,29 @@ export function requireThroughputOptions(options: unknown): { minutes: number } 
   return { minutes };
 }
 
+/** Jobs per page of queryJobsPage when the caller gives no `limit`. */
+export const DEFAULT_JOB_PAGE_SIZE = 100;
+
+/**
+ * The options of queryJobsPage (JobPageOptions), defaults applied. An offset is refused: the
+ * page goes on from `after`, and an offset counted from it would bring back the deep reads the
+ * cursor is there to avoid.
+ */
+export function requireJobPageOptions(options: unknown): { limit: number; after: number | null } {
+  if (options !== undefined && !isPlainObject(options)) fail(E, 'options', 'an object { limit?, after? }', options);
+  const o = options ?? {};
+  checkKnownKeys(E, 'options', o, ['limit', 'after'], 'options', {
+    offset: "a page goes on from `after`, the previous page's `nextAfter`; queryJobs takes an offset",
+  });
+  return {
+    limit:
+      o.limit === undefined
+        ? DEFAULT_JOB_PAGE_SIZE
+        : requireInteger('options.limit', o.limit, 1, Number.MAX_SAFE_INTEGER),
+    after: o.after === undefined || o.after === null ? null : requireJobId('options.after', o.after),
+  };
+}
+
 /** An options object of a read (undefined reads as `{}`), with no key outside `known`. */
 function optionsObject(options: unknown, rule: string, known: readonly string[]): Record<string, unknown> {
   if (options === undefined) return {};

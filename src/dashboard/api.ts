@@ -5,7 +5,7 @@
 import { describeValue, ValidationError } from '../errors.js';
 import { PAYLOAD_SEARCH_MAX_LENGTH } from '../search-limits.js';
 import { requireNonEmptyString, requireStatus } from '../validation.js';
-import type { JobStatus } from '../types.js';
+import type { JobRecord, JobStatus } from '../types.js';
 import type { JobQueryFilter } from '../option-types.js';
 import type { ResolvedDashboardConfig } from './config.js';
 import { jsonResponse } from './http.js';
@@ -60,23 +60,40 @@ export function parseJobFilter(params: URLSearchParams): JobQueryFilter {
 }
 
 /**
- * GET /api/jobs?status&jobType&jobTypePrefix&tag&q&limit&offset → 200 { jobs: JobSummary[],
- * hasMore }. Each pending job of the page carries why it waits (`holdReason`), asked for the
- * page's pending jobs only, in one backend call.
+ * GET /api/jobs?status&jobType&jobTypePrefix&tag&q&limit&after|offset → 200 { jobs: JobSummary[],
+ * hasMore, nextAfter }. `after` (a job id, the previous page's `nextAfter`) reads a keyset page,
+ * as cheap deep in the list as at its start; `offset` skips jobs, reading every one it skips.
+ * The two together are refused. Each pending job of the page carries why it waits
+ * (`holdReason`), asked for the page's pending jobs only, in one backend call.
  */
 export async function listJobs({ queue }: ResolvedDashboardConfig, params: URLSearchParams): Promise<Response> {
   const filter = parseJobFilter(params);
   const limit = integerParam('limit', params.get('limit'), 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
   const offset = integerParam('offset', params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
-  // One row past the page tells whether a next page exists, without a count query.
-  const rows = await queue.queryJobs(filter, limit + 1, offset);
-  const page = rows.slice(0, limit);
+  const after = integerParam('after', params.get('after'), 1, Number.MAX_SAFE_INTEGER, 0) || null;
+  if (after !== null && offset > 0) {
+    throw new ValidationError(
+      'offset',
+      `Expected no \`offset\` with \`after\`: a page goes on from \`after\` alone, got offset ${offset}`,
+    );
+  }
+  let page: JobRecord[];
+  let nextAfter: number | null;
+  if (offset > 0) {
+    // One row past the page tells whether a next page exists, without a count query.
+    const rows = await queue.queryJobs(filter, limit + 1, offset);
+    page = rows.slice(0, limit);
+    nextAfter = rows.length > limit ? page[page.length - 1]!.id : null;
+  } else {
+    ({ jobs: page, nextAfter } = await queue.queryJobsPage(filter, { limit, after }));
+  }
   const pendingIds = page.filter((job) => job.status === 'pending').map((job) => job.id);
   const reasons = pendingIds.length === 0 ? [] : await queue.getHoldReasons(pendingIds);
   const holdReason = new Map(pendingIds.map((id, i) => [id, reasons[i]]));
   return jsonResponse(200, {
     jobs: page.map((job) => summarizeJob(job, holdReason.get(job.id) ?? null)),
-    hasMore: rows.length > limit,
+    hasMore: nextAfter !== null,
+    nextAfter,
   });
 }
 

@@ -80,9 +80,9 @@ export function renderPage({
       <p id="empty" class="empty" hidden>No jobs here.</p>
     </div>
     <nav class="pager" aria-label="Pages">
-      <button type="button" id="prev">&larr; Previous</button>
+      <button type="button" id="prev">&larr; Newer</button>
       <span id="page-label"></span>
-      <button type="button" id="next">Next &rarr;</button>
+      <button type="button" id="next">Older &rarr;</button>
     </nav>
   </section>
   <section id="detail-view" hidden>

@@ -112,7 +112,7 @@ forEachBackend('dashboard GET /api/jobs (§4.11)', (ctx) => {
     const client = dashboardClient(ctx.queue);
     const page = async (query: string) => (await read(await client.get(`/api/jobs?${query}`))).body;
 
-    expect(await page('limit=2')).toEqual({ jobs: expect.any(Array), hasMore: true });
+    expect(await page('limit=2')).toEqual({ jobs: expect.any(Array), hasMore: true, nextAfter: newestFirst[1] });
     expect((await page('limit=2')).jobs.map((j: { id: number }) => j.id)).toEqual(newestFirst.slice(0, 2));
     const second = await page('limit=2&offset=2');
     expect(second.jobs.map((j: { id: number }) => j.id)).toEqual(newestFirst.slice(2, 4));
@@ -121,6 +121,34 @@ forEachBackend('dashboard GET /api/jobs (§4.11)', (ctx) => {
     expect(last.jobs.map((j: { id: number }) => j.id)).toEqual(newestFirst.slice(4));
     expect(last.hasMore).toBe(false);
     expect(await page('limit=5')).toMatchObject({ hasMore: false });
+  });
+
+  it('pages with after: each page goes on from the nextAfter of the one before, the last has none', async () => {
+    const ids = await ctx.queue.addJobs(Array.from({ length: 5 }, (_, n) => ({ jobType: 'email', payload: { n } })));
+    const newestFirst = [...ids].reverse();
+    const client = dashboardClient(ctx.queue);
+    const page = async (query: string) => (await read(await client.get(`/api/jobs?${query}`))).body;
+    const idsOf = (body: { jobs: { id: number }[] }) => body.jobs.map((j) => j.id);
+
+    const first = await page('limit=2');
+    expect(idsOf(first)).toEqual(newestFirst.slice(0, 2));
+    // A job added in front does not shift the pages after the first.
+    await ctx.queue.addJob({ jobType: 'email', payload: { n: 5 } });
+    const second = await page(`limit=2&after=${first.nextAfter}`);
+    expect(second).toMatchObject({ hasMore: true, nextAfter: newestFirst[3] });
+    expect(idsOf(second)).toEqual(newestFirst.slice(2, 4));
+    const last = await page(`limit=2&after=${second.nextAfter}`);
+    expect(last).toMatchObject({ hasMore: false, nextAfter: null });
+    expect(idsOf(last)).toEqual(newestFirst.slice(4));
+    // With a filter, and `offset=0` beside it is no offset.
+    expect(idsOf(await page(`jobType=email&limit=1&offset=0&after=${newestFirst[1]}`))).toEqual([newestFirst[2]]);
+  });
+
+  it('answers 400 naming `offset` for an offset with after', async () => {
+    const { status, body } = await read(await dashboardClient(ctx.queue).get('/api/jobs?after=5&offset=2'));
+    expect(status).toBe(400);
+    expect(body.error).toContain('`offset`');
+    expect(body.error).toContain('`after`');
   });
 
   it('returns 25 jobs by default', async () => {
@@ -156,6 +184,9 @@ forEachBackend('dashboard GET /api/jobs (§4.11)', (ctx) => {
     ['limit=1.5', '`limit`'],
     ['offset=-1', '`offset`'],
     ['offset=x', '`offset`'],
+    ['after=0', '`after`'],
+    ['after=-4', '`after`'],
+    ['after=x', '`after`'],
   ])('answers 400 { error } naming the parameter for %s', async (query, field) => {
     const { status, body } = await read(await dashboardClient(ctx.queue).get(`/api/jobs?${query}`));
     expect(status).toBe(400);

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { createQueueDashboard } from '../../src/dashboard/index.js';
+import { DEFAULT_PAGE_SIZE } from '../../src/dashboard/shared.js';
 import { waitFor } from '../helpers/wait.js';
 import { forEachBackend } from '../helpers/backends.js';
 import { cleanupsAfterEach, hasChromium, launch, openDashboard, renderAgain, rowIds } from './browser-support.js';
@@ -178,6 +179,33 @@ forEachBackend('dashboard page in a browser', (ctx) => {
       expect(await page.isVisible('#retry')).toBe(false);
       expect(await page.isVisible('#process')).toBe(false);
     }
+    expect(problems).toEqual([]);
+  });
+
+  it.skipIf(!hasChromium)('pages older and newer by cursor, and a job added meanwhile shifts no page', async () => {
+    const ids = await ctx.queue.addJobs(
+      Array.from({ length: DEFAULT_PAGE_SIZE + 5 }, (_, n) => ({ jobType: 'paged', payload: { n } })),
+    );
+    const newestFirst = [...ids].reverse();
+    const dashboard = createQueueDashboard({ jobQueue: ctx.queue, jobHandlers: {}, basePath: BASE_PATH });
+    const { page, url, problems } = await openDashboard(dashboard, cleanups);
+    const shows = (want: number[], what: string) =>
+      waitFor(async () => (await rowIds(page)).join() === want.join(), { timeoutMs: 10_000, what });
+
+    await page.goto(url);
+    await shows(newestFirst.slice(0, DEFAULT_PAGE_SIZE), 'the first page');
+    expect(await page.isDisabled('#prev')).toBe(true);
+    // A job added in front: the next page still starts after the first page's last job.
+    const added = await ctx.queue.addJob({ jobType: 'paged', payload: { n: 'new' } });
+    await page.click('#next');
+    await shows(newestFirst.slice(DEFAULT_PAGE_SIZE), 'the second page');
+    expect(page.url()).toContain(`after=${newestFirst[DEFAULT_PAGE_SIZE - 1]}`);
+    expect(await page.textContent('#page-label')).toBe('Page 2');
+    expect(await page.isDisabled('#next')).toBe(true);
+    // Newer goes back to the newest jobs, the one added since included.
+    await page.click('#prev');
+    await shows([added, ...newestFirst.slice(0, DEFAULT_PAGE_SIZE - 1)], 'the first page again');
+    expect(await page.isDisabled('#prev')).toBe(true);
     expect(problems).toEqual([]);
   });
 

@@ -19,6 +19,8 @@ import {
   type JobHoldReason,
   type JobFilter,
   type JobQueryFilter,
+  type JobPage,
+  type JobPageOptions,
   type JobQueue,
   type JobQueueConfig,
   type JobRecord,
@@ -148,6 +150,11 @@ describe('public types', () => {
       expectTypeOf<JobQueue<Payloads>['getJobsByStatus']>().parameter(0).toEqualTypeOf<JobStatus>();
       expectTypeOf<JobQueue<Payloads>['queryJobs']>().parameter(0).toEqualTypeOf<JobQueryFilter | undefined>();
       expectTypeOf(q.queryJobs({ status: 'failed', jobType: 'email' }, 10, 0)).toEqualTypeOf<Promise<JobRecord[]>>();
+      expectTypeOf(q.queryJobsPage({ status: 'failed' }, { limit: 10, after: null })).toEqualTypeOf<Promise<JobPage>>();
+      expectTypeOf<JobPage['nextAfter']>().toEqualTypeOf<number | null>();
+      expectTypeOf<JobQueue<Payloads>['queryJobsPage']>().parameter(1).toEqualTypeOf<JobPageOptions | undefined>();
+      // @ts-expect-error a keyset page goes on from `after`, not from an offset
+      void q.queryJobsPage({}, { offset: 10 });
       // @ts-expect-error status is one of the job statuses
       void q.queryJobs({ status: 'done' });
       // @ts-expect-error the queue's store is not part of its type

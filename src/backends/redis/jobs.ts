@@ -93,11 +93,18 @@ async function getJob(ctx: BackendContext, id: number): Promise<JobRecord | null
  * A listing walks in bounded slices (slices.ts): each call skips what it can of the offset and
  * keeps what it can of the limit, and the next goes on below the cursor. Slices are separate
  * reads, so a listing is no longer one snapshot: a job changing meanwhile may show in its old or
- * new state, or, if it leaves or enters the filter, be missed or shown.
+ * new state, or, if it leaves or enters the filter, be missed or shown. A keyset page (`before`)
+ * starts the walk below that id, where a slice cursor would: a range read of the index, like a
+ * first page. A payload search walks from the newest job still (its bound counts from there),
+ * keeping only the jobs below `before`.
  */
 async function getJobs(ctx: BackendContext, query: JobQuery): Promise<JobRecord[]> {
   const lua = toLuaQuery(query.filter, query.status);
-  if (query.payloadContains !== undefined) lua.search = lowerAscii(query.payloadContains);
+  if (query.payloadContains !== undefined) {
+    lua.search = lowerAscii(query.payloadContains);
+    if (query.before !== undefined) lua.below = query.before;
+  }
+  const start = query.before === undefined || lua.search !== undefined ? '' : query.before;
   const luaQuery = JSON.stringify(lua);
   const rows: JobRow[] = [];
   let skip = query.offset ?? 0;
@@ -121,6 +128,7 @@ async function getJobs(ctx: BackendContext, query: JobQuery): Promise<JobRecord[
       if (scanLeft !== '') scanLeft = left;
       return query.limit !== undefined && rows.length >= query.limit ? 0 : next;
     },
+    start,
   );
   const jobs = rows.map((row) => toJobRecord(...row));
   ctx.sawJobIds(jobs.map((j) => j.id));

@@ -13,6 +13,8 @@ export interface LuaQuery {
   tags?: { values: string[]; mode: TagQueryMode };
   /** A listing's payload search text, letters A–Z lowered (get-jobs.lua only). */
   search?: string;
+  /** With `search`: keep only the jobs below this id, a keyset page (get-jobs.lua only). */
+  below?: number;
 }
 
 export function toLuaQuery(filter: JobFilter | undefined, status?: JobStatus): LuaQuery {

@@ -30,12 +30,16 @@ export function nextWriteSlice(size: number, work: number): number {
 /** A cursor as scripts take it: '' for the first slice. */
 export type SliceCursor = number | '';
 
-/** Runs `slice` from the first cursor on, handing each reply to `next`, until it returns cursor 0. */
+/**
+ * Runs `slice` from `start` on (the first cursor: '' for the newest job, or an id to go on below),
+ * handing each reply to `next`, until it returns cursor 0.
+ */
 export async function walkSlices<T>(
   slice: (cursor: SliceCursor) => Promise<T>,
   next: (reply: T) => number,
+  start: SliceCursor = '',
 ): Promise<void> {
-  let cursor: SliceCursor = '';
+  let cursor = start;
   for (;;) {
     const reply = await slice(cursor);
     const after = next(reply);

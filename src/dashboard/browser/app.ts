@@ -5,7 +5,8 @@
  *
  * Every piece of job data is written with textContent or as a property (never innerHTML), so a
  * payload holding markup shows as text. State lives in the URL hash:
- * `#status=failed&type=email.&tag=t&q=alice&page=2` for the list (find.ts has the filters),
+ * `#status=failed&type=email.&tag=t&q=alice&after=1200&page=2` for the list (find.ts has the
+ * filters; `after` starts a keyset page, `page` only numbers it),
  * `#job=12` for a job's detail, `#view=cron` for the cron schedules (cron.ts), so the back button
  * and reloads work.
  */
@@ -38,7 +39,9 @@ type JobJson = Json<JobRecord>;
 interface ListState extends FindState {
   job: number | null;
   status: JobStatus | '';
-  /** 0-based. */
+  /** The page holds the jobs listed after this id (a keyset page); null for the newest jobs. */
+  after: number | null;
+  /** 0-based: how many pages the list went through from the newest to this one (the label). */
   page: number;
 }
 
@@ -49,17 +52,27 @@ let busy = false;
 let listHash = '#';
 let shownJobId: number | null = null;
 let timer: ReturnType<typeof setInterval> | undefined;
+/** Where the next (older) page of the shown list starts; null on the last page. */
+let nextAfter: number | null = null;
+/**
+ * The hashes of the pages "Older" left, newest first, so "Newer" goes back to exactly them: a
+ * keyset page knows the page after it, not the one before. Reset when the list's filter changes.
+ */
+let newer: string[] = [];
 
-function readHash(): ListState {
-  const p = new URLSearchParams(location.hash.slice(1));
+function readHash(hash = location.hash): ListState {
+  const p = new URLSearchParams(hash.slice(1));
   const job = Number(p.get('job'));
+  const after = Number(p.get('after'));
   const page = Number.parseInt(p.get('page') ?? '1', 10);
   const status = p.get('status');
+  const keyset = Number.isSafeInteger(after) && after > 0;
   return {
     job: Number.isSafeInteger(job) && job > 0 ? job : null,
     status: isStatus(status) ? status : '',
     ...readFind(p),
-    page: Number.isSafeInteger(page) && page > 1 ? page - 1 : 0,
+    after: keyset ? after : null,
+    page: keyset && Number.isSafeInteger(page) && page > 1 ? page - 1 : 0,
   };
 }
 
@@ -67,7 +80,10 @@ function hashFor(state: ListState): string {
   const p = new URLSearchParams();
   if (state.status) p.set('status', state.status);
   writeFind(state, p);
-  if (state.page > 0) p.set('page', String(state.page + 1));
+  if (state.after !== null) {
+    p.set('after', String(state.after));
+    p.set('page', String(state.page + 1));
+  }
   return `#${p.toString()}`;
 }
 
@@ -89,17 +105,18 @@ function listFilter(state: ListState): URLSearchParams {
 async function loadList(state: ListState, gen: number): Promise<void> {
   const p = listFilter(state);
   p.set('limit', String(DEFAULT_PAGE_SIZE));
-  p.set('offset', String(state.page * DEFAULT_PAGE_SIZE));
-  const body = await request<{ jobs: Json<JobSummary>[]; hasMore: boolean }>('GET', `/jobs?${p.toString()}`);
+  if (state.after !== null) p.set('after', String(state.after));
+  const body = await request<{ jobs: Json<JobSummary>[]; nextAfter: number | null }>('GET', `/jobs?${p.toString()}`);
   if (gen !== generation) return;
+  nextAfter = body.nextAfter;
   for (const tab of document.querySelectorAll<HTMLElement>('.tab')) {
     tab.setAttribute('aria-selected', String(tab.dataset.status === state.status));
   }
   showFind(state);
   showRows($('jobs'), body.jobs, (job) => JSON.stringify(job), jobRow);
   $('empty').hidden = body.jobs.length > 0;
-  $('prev', HTMLButtonElement).disabled = state.page === 0;
-  $('next', HTMLButtonElement).disabled = !body.hasMore;
+  $('prev', HTMLButtonElement).disabled = state.after === null;
+  $('next', HTMLButtonElement).disabled = nextAfter === null;
   $('page-label').textContent = `Page ${state.page + 1}`;
   showListActions(state.status, state.q !== '');
 }
@@ -244,7 +261,7 @@ async function render(): Promise<void> {
     else if (state.job === null) {
       const current = () => gen === generation;
       const href = (status: JobStatus | '', type: string) =>
-        hashFor({ job: null, status, type, tag: '', q: '', page: 0 });
+        hashFor({ job: null, status, type, tag: '', q: '', after: null, page: 0 });
       await Promise.all([loadList(state, gen), loadOverview(state, current, href)]);
     } else await loadDetail(state.job, gen);
     if (gen === generation && noticeState.loadFailed) {
@@ -279,20 +296,33 @@ function setAutoRefresh(on: boolean): void {
 for (const tab of document.querySelectorAll<HTMLElement>('.tab')) {
   tab.addEventListener('click', () => {
     const status = tab.dataset.status ?? '';
-    go(hashFor({ ...readHash(), status: isStatus(status) ? status : '', page: 0 }));
+    go(hashFor({ ...readHash(), status: isStatus(status) ? status : '', after: null, page: 0 }));
   });
 }
 initFind(
-  (find) => go(hashFor({ ...readHash(), ...find, page: 0 })),
+  (find) => go(hashFor({ ...readHash(), ...find, after: null, page: 0 })),
   (id) => go(`#job=${id}`),
 );
+/** The list's filter of a state, without its page: pages of one list share it. */
+const filterOf = (state: ListState) => hashFor({ ...state, after: null, page: 0 });
 $('prev').addEventListener('click', () => {
   const s = readHash();
-  go(hashFor({ ...s, page: Math.max(0, s.page - 1) }));
+  const back = newer.shift();
+  // The page "Older" left, when it is of this list and before this page (the back button or a
+  // link may have moved elsewhere meanwhile); otherwise the newest jobs.
+  const previous = back === undefined ? null : readHash(back);
+  if (back !== undefined && previous !== null && filterOf(previous) === filterOf(s) && previous.page < s.page) {
+    go(back);
+  } else {
+    newer = [];
+    go(filterOf(s));
+  }
 });
 $('next').addEventListener('click', () => {
   const s = readHash();
-  go(hashFor({ ...s, page: s.page + 1 }));
+  if (nextAfter === null) return;
+  newer.unshift(hashFor(s));
+  go(hashFor({ ...s, after: nextAfter, page: s.page + 1 }));
 });
 
 /** The job row an event happened in, unless it happened on the row's link (which navigates itself). */

@@ -119,6 +119,12 @@ export const RECENT_WINDOW = 5000;
  * tag index serves a condition, is read with INDEX_READS (`indexReads`, index-walk.ts): the walk
  * in id order is then the only plan, whatever the statistics (before ANALYZE the planner could
  * take a condition for rare and sort a scan of the whole table instead).
+ *
+ * A keyset page (`before`: the ids below the last job of the previous page) is a first page of
+ * the jobs below that id: `id < before` bounds the walk of the primary key, the status or the
+ * type index (both end in id) from its start, and the window is the RECENT_WINDOW jobs below it.
+ * So a page a million jobs deep costs what the first page costs, where an offset reads and
+ * throws away every job before it.
  */
 export function listJobsSql(
   t: SchemaNames,
@@ -131,7 +137,7 @@ export function listJobsSql(
     values.push(value);
     return `$${values.length}`;
   };
-  const { indexedTags, others } = listConditions(t, query, values, prefixTypes);
+  const { indexedTags, others, below } = listConditions(t, query, values, prefixTypes);
   const where = indexedTags === null ? others : [indexedTags, ...others];
   const source = indexedTags === null ? `${t.jobs} j` : `(SELECT * FROM ${t.jobs} j WHERE ${indexedTags} OFFSET 0) j`;
   const select = (from: string, conditions: string[]) =>
@@ -159,7 +165,7 @@ export function listJobsSql(
   const needed = `${param(reach)}::bigint`;
   const text = `
 WITH recent AS MATERIALIZED (
-  SELECT j.* FROM (SELECT * FROM ${t.jobs} ORDER BY id DESC LIMIT ${RECENT_WINDOW}) j
+  SELECT j.* FROM (SELECT * FROM ${t.jobs}${below === null ? '' : ` WHERE id < ${below}`} ORDER BY id DESC LIMIT ${RECENT_WINDOW}) j
   WHERE ${where.join(' AND ')}
   ORDER BY j.id DESC
   LIMIT ${needed}
@@ -186,14 +192,17 @@ function payloadSearchSql(
   query: JobQuery,
   prefixTypes: string[] | undefined,
 ): { text: string; values: unknown[] } {
-  const { payloadContains, limit, offset, ...rest } = query;
+  const { payloadContains, limit, offset, before, ...rest } = query;
+  // The search looks at the same newest jobs with a keyset page as without: `before` pages
+  // through what it found.
   const scan = listJobsSql(t, { ...rest, limit: searchLimits.payloadScan, offset: 0 }, prefixTypes);
   const values = [...scan.values];
   const param = (value: unknown): string => {
     values.push(value);
     return `$${values.length}`;
   };
-  const found = `strpos(translate(found.payload::text, '${UPPER}', '${UPPER.toLowerCase()}'), ${param(lowerAscii(payloadContains!))}) > 0`;
+  const below = before === undefined ? '' : ` AND found.id < ${param(before)}`;
+  const found = `strpos(translate(found.payload::text, '${UPPER}', '${UPPER.toLowerCase()}'), ${param(lowerAscii(payloadContains!))}) > 0${below}`;
   const page = `${limit === undefined ? '' : ` LIMIT ${param(limit)}`} OFFSET ${param(offset ?? 0)}`;
   return { text: `SELECT * FROM (${scan.text}) found WHERE ${found} ORDER BY found.id DESC${page}`, values };
 }
@@ -242,14 +251,14 @@ export function countJobsSql(
  * The conditions of a list query, the tag condition a GIN index can serve (`all`, `any` or
  * `exact` with at least one tag) kept apart from the others. A type prefix is given as the types
  * it stands for (`prefixTypes`, read first by prefixTypesSql), so the planner sees which types
- * they are, as it does for one `jobType`.
+ * they are, as it does for one `jobType`. `below` is the parameter of a keyset page's id bound.
  */
 function listConditions(
   t: SchemaNames,
   query: JobQuery,
   values: unknown[],
   prefixTypes: string[] | undefined,
-): { indexedTags: string | null; others: string[] } {
+): { indexedTags: string | null; others: string[]; below: string | null } {
   const { tags, jobTypePrefix, ...fields } = query.filter ?? {};
   if (jobTypePrefix !== undefined && prefixTypes === undefined) {
     throw new Error('listJobsSql: a jobTypePrefix needs the types it stands for (prefixTypesSql)');
@@ -261,9 +270,11 @@ function listConditions(
   const others = filterConditions(t, fields, values);
   if (query.status !== undefined) others.push(`j.status = ${param(query.status)}`);
   if (prefixTypes !== undefined) others.push(`j.job_type = ANY(${param(prefixTypes)}::text[])`);
-  if (tags === undefined) return { indexedTags: null, others };
+  const below = query.before === undefined ? null : `${param(query.before)}::bigint`;
+  if (below !== null) others.push(`j.id < ${below}`);
+  if (tags === undefined) return { indexedTags: null, others, below };
   const [condition] = filterConditions(t, { tags }, values);
   if ((tags.mode ?? 'all') === 'none' || tags.values.length === 0)
-    return { indexedTags: null, others: [...others, condition!] };
-  return { indexedTags: condition!, others };
+    return { indexedTags: null, others: [...others, condition!], below };
+  return { indexedTags: condition!, others, below };
 }

@@ -11,7 +11,9 @@
   smaller limit until the cursor is 0 or the limit is met.
   ARGV[6] with a payload search (query `search`: text already lowered, letters A-Z only): how
   many more jobs matching the rest of the query the walk may still look at ('' without a
-  search). Their payloads are read and the walk ends once that many were looked at.
+  search). Their payloads are read and the walk ends once that many were looked at. A search
+  with query `below` (a keyset page) counts the jobs at or above that id against the bound
+  without reading their payloads, and keeps none of them.
   Returns { rows, matches skipped, next cursor (0 when the walk is over), jobs left to look at
   (ARGV[6] less those this call looked at; 0 without a search) }, each row { metadata JSON,
   payload JSON, output JSON or nil, step data JSON or nil } (includes/row.lua).
@@ -32,6 +34,7 @@ if query.search then
   payloadTest = {
     test = function(id)
       scanLeft = scanLeft - 1
+      if query.below and id >= query.below then return false end
       local text = redis.call('HGET', K['payloads'], int(id))
       return text ~= false and string.find(string.lower(text), query.search, 1, true) ~= nil
     end,
