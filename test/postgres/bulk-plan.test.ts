@@ -4,7 +4,8 @@
  * before autovacuum's ANALYZE) and with fresh ones. Measured as the rows every plan node
  * produced or threw away (by filter, join filter or recheck), times its loops, from EXPLAIN
  * (ANALYZE, BUFFERS): a nested loop of cancelled x pending jobs shows up as N x dependents rows
- * removed by join filter.
+ * removed by join filter. And the hint and the cascade read the index of prerequisites with a
+ * bounded number of ids per scan, which no row count shows (see expectLinear).
  */
 import type pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
