@@ -32,6 +32,7 @@ const ALL_MIGRATIONS = [
   '016_lane_plans_kept',
   '017_cascade_hint',
   '018_run_events_in_row',
+  '019_bulk_action_batches',
 ];
 const ALL_TABLES = [
   'cron_schedules',
@@ -594,11 +595,12 @@ describe('004_cheaper_adds on a schema with jobs and events (postgres)', () => {
       const { jobs, events } = await snapshot();
       return { jobs: jobs.map((j) => j.id as string), events: events.map((e) => e.id as string) };
     };
-    // 018's down part first: it writes the events the claims and the completion above kept in
-    // their rows out to job_events.
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
+    // Down to 018's down part first: it writes the events the claims and the completion above
+    // kept in their rows out to job_events.
+    const from018 = ALL_MIGRATIONS.length - ALL_MIGRATIONS.indexOf('018_run_events_in_row');
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: from018 });
     const after = await ids();
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 4 });
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 3 - from018 });
     expect(await ids()).toEqual(after);
     expect(await eventIndexes()).toEqual(indexesBefore);
     expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual(ALL_MIGRATIONS.slice(3).map((name) => ({ name })));
@@ -871,10 +873,9 @@ describe('010_ascending_list_indexes on a schema with jobs (postgres)', () => {
       await queue.close();
     }
 
-    // And back (with the migrations after it): the down part restores the descending indexes
-    // without touching a row.
+    // And back: the down part restores the descending indexes without touching a row.
     const rows = (await jobs()).length;
-    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: ALL_MIGRATIONS.length - 9 });
+    await migrate({ databaseUrl: PG_URL, schema, direction: 'down', count: 1 });
     expect(await listIndexes()).toEqual(at009);
     expect((await jobs()).length).toBe(rows);
   });
@@ -1231,7 +1232,7 @@ describe('018_run_events_in_row on a schema with jobs (postgres)', () => {
     );
     const before = await stored();
 
-    expect(await migrate({ databaseUrl: PG_URL, schema })).toEqual([{ name: '018_run_events_in_row' }]);
+    expect(await migrate({ databaseUrl: PG_URL, schema, count: 1 })).toEqual([{ name: '018_run_events_in_row' }]);
     expect(await stored()).toEqual(before);
     expect(await finishedIndex()).toContain('(updated_at, id)');
     const queue = initJobQueue({ backend: 'postgres', pool: db.pool, schema, clock: { now: () => NOW } });

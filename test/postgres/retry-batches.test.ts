@@ -4,23 +4,23 @@
  * batch size.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { retryBatch } from '../../src/backends/postgres/manage.js';
+import { bulkBatch } from '../../src/backends/postgres/bulk.js';
 import { addFailedJobs } from '../conformance/job-states.js';
 import { usePostgres } from './support.js';
 
-const DEFAULT = { ...retryBatch };
+const DEFAULT = { ...bulkBatch };
 
 describe('retryAllFailedJobs batches (postgres)', () => {
   const ctx = usePostgres();
   afterEach(() => {
-    Object.assign(retryBatch, DEFAULT);
+    Object.assign(bulkBatch, DEFAULT);
   });
 
   it('retries every matching failed job once across batches smaller than their number', async () => {
     const q = ctx.queue();
     const mail = await addFailedJobs(q, 'mail', 23);
     const other = await addFailedJobs(q, 'other', 5);
-    retryBatch.size = 5;
+    bulkBatch.size = 5;
     expect(await q.retryAllFailedJobs({ jobType: 'mail' })).toBe(23);
     const { rows } = await ctx.sql.query<{ job_id: string; n: string }>(
       `SELECT job_id, count(*) AS n FROM ${ctx.table('job_events')} WHERE event_type = 'retried' GROUP BY job_id`,

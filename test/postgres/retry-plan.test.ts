@@ -1,6 +1,6 @@
 /**
  * A retry of every failed job of a filter, and a bounded count, cost work in the failed jobs, not
- * in the table: among many finished jobs, the batches of retryAllFailedJobs read the failed jobs
+ * in the table: among many finished jobs, the batches of retryAllFailedJobs (postgres/bulk.ts) read the failed jobs
  * once in all (each batch goes on below the last one's ids) and the count stops at its limit,
  * with stale statistics (right after a bulk insert) and with fresh ones. Measured as in
  * bulk-plan.test.ts: rows every plan node produced or threw away, times its loops.
@@ -8,12 +8,12 @@
 import type pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CountQuery } from '../../src/backend.js';
-import { retryBatch } from '../../src/backends/postgres/manage.js';
+import { bulkBatch } from '../../src/backends/postgres/bulk.js';
 import { countJobsSql } from '../../src/backends/postgres/queries/list.js';
-import { INDEX_READS } from '../../src/backends/postgres/index-walk.js';
-import { failedBatchSql, retryFailedSql } from '../../src/backends/postgres/queries/manage.js';
+import { ID_LOOKUPS, INDEX_READS } from '../../src/backends/postgres/index-walk.js';
+import { ABOVE_EVERY_ID, retryBatchSql, statusBatchSql } from '../../src/backends/postgres/queries/manage.js';
 import { schemaNames } from '../../src/backends/postgres/queries/names.js';
-import { nodes, rowWork, type PlanNode } from './plans.js';
+import { nodes, plansWithNested, rowWork, type PlanNode } from './plans.js';
 import { usePostgres } from './support.js';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
@@ -56,7 +56,8 @@ describe('retry by filter and count plans (postgres)', () => {
 
   /**
    * The statements of one retryAllFailedJobs({ jobType: 'mail' }), as the backend runs them
-   * (postgres/manage.ts), rolled back: their work, the jobs retried and the statements run.
+   * (postgres/bulk.ts), rolled back: their work (the batch read's, inside its function, too),
+   * the jobs retried and the statements run.
    */
   async function measureRetry(): Promise<{ work: number; retried: number; statements: number }> {
     const t = schemaNames(ctx.schema);
@@ -66,17 +67,17 @@ describe('retry by filter and count plans (postgres)', () => {
     let statements = 0;
     try {
       await client.query('BEGIN');
-      await client.query(INDEX_READS);
-      let before: number | null = null;
+      await client.query(ID_LOOKUPS);
+      let before: number | string = ABOVE_EVERY_ID;
       for (;;) {
-        const size = retryBatch.size;
-        const batch = failedBatchSql(t, before, size);
-        work += rowWork(await explain(client, batch.text, batch.values));
-        const read = await client.query<{ id: string }>(batch.text, batch.values);
-        const ids = read.rows.map((r) => Number(r.id));
+        const size = bulkBatch.size;
+        const read: unknown[] = ['failed', before, size];
+        work += (await plansWithNested(client, statusBatchSql(t), read)).reduce((sum, plan) => sum + rowWork(plan), 0);
+        const { rows } = await client.query<{ id: string }>(statusBatchSql(t), read);
+        const ids = rows.map((r) => Number(r.id));
         statements += 1;
         if (ids.length > 0) {
-          const retry = retryFailedSql(t, ids, mail, NOW);
+          const retry = retryBatchSql(t, { batch: ids, status: 'failed', filter: mail }, NOW);
           const plan = await explain(client, retry.text, retry.values);
           work += rowWork(plan);
           retried += nodes(plan).find((n) => n['Node Type'] === 'ModifyTable')?.['Actual Rows'] ?? 0;

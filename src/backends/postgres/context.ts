@@ -28,7 +28,7 @@ import {
   repointDependenciesSql,
 } from './queries/jobs.js';
 import { heldJobIdsSql, releaseJobsSql, renewLeasesSql } from './queries/leases.js';
-import { cleanupJobsSql, deleteJobSql, reclaimSql, retryJobSql } from './queries/manage.js';
+import { cleanupJobsSql, deleteJobSql, reclaimSql, retryJobSql, statusBatchSql } from './queries/manage.js';
 import { schemaNames, type SchemaNames } from './queries/names.js';
 import { countPerStatusSql, throughputSql, trimThroughputSql } from './queries/overview.js';
 import {
@@ -92,6 +92,7 @@ function buildStatements(t: SchemaNames) {
     getJob: getJobSql(t),
     jobEvents: jobEventsSql(t),
     retryJob: retryJobSql(t),
+    statusBatch: statusBatchSql(t),
     deleteJob: deleteJobSql(t),
     cleanupJobs: cleanupJobsSql(t),
     cleanupEvents: cleanupEventsSql(t),

@@ -14,23 +14,16 @@ import type {
 import type { JobStatus } from '../../types.js';
 import type { Transaction } from './connection.js';
 import type { PostgresContext } from './context.js';
-import { withIndexReads } from './index-walk.js';
-import { cancelJobsSql, editJobsSql, failedBatchSql, retryFailedSql } from './queries/manage.js';
+import { walkInBatches } from './bulk.js';
+import { cancelJobsSql, editJobsSql, type JobTarget, retryBatchSql } from './queries/manage.js';
 import { toCascaded, toId } from './rows.js';
 
 type KindRow = { kind: string; id: string };
 export type Cascaded = { jobId: number; cascadeFrom: number }[];
 
-/** Failed jobs a retry by filter reads per statement. Internal: tests lower it. */
-export const retryBatch = { size: 500 };
-
 /**
- * One job, or the failed jobs of a filter batch after batch, newest first. Each batch, in one
- * transaction: the ids of the next failed jobs below the last batch's, read in the order of the
- * status index and no further; then, among them, those still failed and matching the filter
- * retried by their ids in one statement (each job atomically; a job that left `failed` meanwhile
- * is left as it is). The walk reads each failed job once: work in the failed jobs, never in the
- * whole table.
+ * One job, or the failed jobs of a filter batch after batch (bulk.ts), each batch's jobs still
+ * failed and matching the filter retried in one statement.
  */
 async function retryJobs(ctx: PostgresContext, selector: JobSelector, now: Date): Promise<number[]> {
   if ('jobId' in selector) {
@@ -38,21 +31,13 @@ async function retryJobs(ctx: PostgresContext, selector: JobSelector, now: Date)
     return rows.map((r) => toId(r.id));
   }
   const retried: number[] = [];
-  let before: number | null = null;
-  for (;;) {
-    const size = retryBatch.size;
-    const batch = failedBatchSql(ctx.names, before, size);
-    const ids = await withIndexReads(ctx, async (tx) => {
-      const read = (await tx.query(batch.text, batch.values)).rows as { id: string }[];
-      const found = read.map((r) => toId(r.id));
-      if (found.length === 0) return found;
-      const retry = retryFailedSql(ctx.names, found, selector.filter, now);
-      retried.push(...((await tx.query(retry.text, retry.values)).rows as { id: string }[]).map((r) => toId(r.id)));
-      return found;
-    });
-    if (ids.length < size) return retried;
-    before = ids[ids.length - 1]!;
-  }
+  await walkInBatches(ctx, { status: 'failed', filter: selector.filter }, async (tx, target) => {
+    const { text, values } = retryBatchSql(ctx.names, target, now);
+    const ids = ((await tx.query(text, values)).rows as { id: string }[]).map((r) => toId(r.id));
+    retried.push(...ids);
+    return ids.length;
+  });
+  return retried;
 }
 
 async function deleteJob(ctx: PostgresContext, jobId: number): Promise<DeleteJobResult> {
@@ -65,19 +50,44 @@ async function deleteJob(ctx: PostgresContext, jobId: number): Promise<DeleteJob
   return { deleted: row.deleted, status: row.status, retryDue: row.retry_due };
 }
 
+/**
+ * One job, or the pending jobs of a filter batch after batch (bulk.ts), each batch with the
+ * cascade to its dependents in its transaction. A cancel by filter starts with a batch of one
+ * job, to size the next ones by the cascade it brought.
+ */
 async function cancelJobs(ctx: PostgresContext, selector: JobSelector, now: Date): Promise<CancelResult> {
-  const { text, values } = cancelJobsSql(ctx.names, selector, now);
-  return ctx.conn.transaction(async (tx) => {
-    const { rows } = await tx.query(text, values);
-    const cancelledIds = (rows as { id: string }[]).map((r) => toId(r.id));
+  const cancelOne = async (tx: Transaction, target: JobTarget): Promise<CancelResult> => {
+    const { text, values } = cancelJobsSql(ctx.names, target, now);
+    const cancelledIds = ((await tx.query(text, values)).rows as { id: string }[]).map((r) => toId(r.id));
     return { cancelledIds, cascaded: await cascade(ctx, tx, cancelledIds, now) };
+  };
+  if ('jobId' in selector) return ctx.conn.transaction((tx) => cancelOne(tx, selector));
+  const result: CancelResult = { cancelledIds: [], cascaded: [] };
+  await walkInBatches(ctx, { status: 'pending', filter: selector.filter, first: 1 }, async (tx, target) => {
+    const { cancelledIds, cascaded } = await cancelOne(tx, target);
+    result.cancelledIds.push(...cancelledIds);
+    result.cascaded.push(...cascaded);
+    return cancelledIds.length + cascaded.length;
   });
+  result.cancelledIds.sort((a, b) => a - b);
+  result.cascaded.sort((a, b) => a.jobId - b.jobId);
+  return result;
 }
 
+/** One job, or the pending jobs of a filter batch after batch (bulk.ts). */
 async function editJobs(ctx: PostgresContext, selector: JobSelector, edit: JobEdit, now: Date): Promise<number[]> {
-  const { text, values } = editJobsSql(ctx.names, selector, edit, now);
-  const { rows } = await ctx.conn.query<{ id: string }>(text, values);
-  return rows.map((r) => toId(r.id));
+  const editOne = async (on: Transaction, target: JobTarget): Promise<number[]> => {
+    const { text, values } = editJobsSql(ctx.names, target, edit, now);
+    return ((await on.query(text, values)).rows as { id: string }[]).map((r) => toId(r.id));
+  };
+  if ('jobId' in selector) return editOne(ctx.conn, selector);
+  const edited: number[] = [];
+  await walkInBatches(ctx, { status: 'pending', filter: selector.filter }, async (tx, target) => {
+    const ids = await editOne(tx, target);
+    edited.push(...ids);
+    return ids.length;
+  });
+  return edited.sort((a, b) => a - b);
 }
 
 async function cleanupOldJobs(ctx: PostgresContext, { olderThan, batchSize }: CleanupInput): Promise<number> {

@@ -13,6 +13,9 @@ export function errorEntry(message: string, timestamp: string, stack = 'NULL'): 
   return `jsonb_strip_nulls(jsonb_build_object('message', ${message}, 'timestamp', ${timestamp}, 'stack', ${stack}))`;
 }
 
+/** Ids of ended jobs per scan of the dependents' GIN index: also migration 019's hint. */
+const DEPENDENTS_SLICE = 100;
+
 /**
  * One level of the cascade: cancels the pending or waiting jobs that can no longer run because
  * a job of $1 (ids) ended for good: jobs listing it in `depends_on_job_ids`, and jobs whose
@@ -27,10 +30,13 @@ export function errorEntry(message: string, timestamp: string, stack = 'NULL'): 
  * Its cost is linear in the ended jobs and their dependents, whatever the table's statistics:
  * there is no join of ended jobs with candidate dependents for the planner to turn into a
  * nested loop (right after a bulk insert, before ANALYZE, that loop compared 100,000 cancelled
- * jobs with every pending one). Dependents by id come from the GIN index on depends_on_job_ids
- * (`&&` with the whole array), each matched against $1 as a hashed `= ANY`. Tag barriers
- * compare each candidate with the distinct tag sets of the ended jobs, grouped once. An ended
- * job is never pending or waiting in this snapshot, so a dependent is never its own parent.
+ * jobs with every pending one). Dependents by id come from the GIN index on depends_on_job_ids,
+ * one scan per slice of at most DEPENDENTS_SLICE ids of $1 (a GIN scan compares each id of its
+ * query with every one before it, so one scan with the whole array cost the square of its size;
+ * `OFFSET 0` keeps the slice's scan inside the loop over slices, and the status out of it, so no
+ * plan reads every pending job per slice), each matched against $1 as a hashed `= ANY`. Tag barriers compare each candidate with the
+ * distinct tag sets of the ended jobs, grouped once. An ended job is never pending or waiting in
+ * this snapshot, so a dependent is never its own parent.
  */
 export function cascadeLevelSql(t: SchemaNames): string {
   return `
@@ -41,9 +47,15 @@ WITH tag_sets AS MATERIALIZED (
 ),
 by_job AS (
   SELECT d.id, min(e.id) AS cascade_from
-  FROM ${t.jobs} d CROSS JOIN LATERAL unnest(d.depends_on_job_ids) AS e(id)
-  WHERE d.depends_on_job_ids && $1::bigint[] AND d.status IN ('pending', 'waiting')
-    AND e.id = ANY($1::bigint[])
+  FROM generate_series(1, cardinality($1::bigint[]), ${DEPENDENTS_SLICE}) AS slice(first)
+  CROSS JOIN LATERAL (
+    SELECT d.id, d.status, d.depends_on_job_ids FROM ${t.jobs} d
+    WHERE d.depends_on_job_ids IS NOT NULL
+      AND d.depends_on_job_ids && ($1::bigint[])[slice.first:slice.first + ${DEPENDENTS_SLICE - 1}]
+    OFFSET 0
+  ) d
+  CROSS JOIN LATERAL unnest(d.depends_on_job_ids) AS e(id)
+  WHERE d.status IN ('pending', 'waiting') AND e.id = ANY($1::bigint[])
   GROUP BY d.id
 ),
 by_tags AS (

@@ -1,7 +1,8 @@
 /**
- * Managing jobs (SPEC §4.3): retry, cancel, edit, delete, cleanup, reclaim. Each is one statement.
+ * Managing jobs (SPEC §4.3): retry, cancel, edit, delete, cleanup, reclaim. Each is one statement
+ * (a bulk action by filter: one per batch, bulk.ts).
  */
-import type { JobEdit, JobSelector } from '../../../backend.js';
+import type { JobEdit } from '../../../backend.js';
 import type { JobFilter } from '../../../types.js';
 import { deadLetterEnvelope, deadLetterInsertCtes, errorEntry } from './cascade.js';
 import { belowRunEventsFloor, CLEAR_KEPT_PROCESSING, keptProcessingEvent, writeOutKeptProcessing } from './events.js';
@@ -47,55 +48,73 @@ WITH ${retryCtes(t, `j.id = $1 AND j.status IN ('failed', 'cancelled')`, '$2::ti
 SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried`;
 }
 
-/** Above every job id: the cursor of a walk's first batch. */
-const ABOVE_EVERY_ID = '9223372036854775807';
+/**
+ * The jobs one action changes: by id, or the jobs of a batch of a bulk action by filter
+ * (bulk.ts), given by their ids and the status the walk read them in, and judged again here.
+ */
+export type JobTarget = { jobId: number } | BatchTarget;
+export type BatchTarget = { batch: number[]; status: BulkStatus; filter: JobFilter | undefined };
+/** The status whose jobs a bulk action walks: failed (retry) or pending (cancel, edit). */
+export type BulkStatus = 'failed' | 'pending';
 
 /**
- * The ids of the next `size` failed jobs below the id `before` (null: from the newest), newest
- * first: a batch of a retry by filter. The status is bounded as a range and the order is
- * job_queue_status_idx's own (status, id), which only that index yields without a sort: run with
- * INDEX_READS (index-walk.ts), the plan walks it in order and stops at the batch, whatever the
- * statistics say (a walk of the primary key would pass every newer job of another status first).
- * Rows: id.
+ * The WHERE condition on `j` of the jobs `target` selects, with the CTEs it needs (pushing its
+ * values). One job: by its id, in one of `statuses`. A batch: its jobs still in the walk's
+ * status and matching the filter, judged once locked by a plain FOR UPDATE (a job another
+ * transaction is changing, a claim or an edit, is waited for, then judged as that transaction
+ * left it; SKIP LOCKED would leave it out of the action). The jobs are read by their ids alone,
+ * so the primary key is the one index their condition fits (with the status or the filter
+ * beside it, before ANALYZE, the planner read every job of that status or type and filtered the
+ * ids out); the UPDATE finds the locked rows by their ctid, which the lock keeps.
  */
-export function failedBatchSql(
+function targetSql(
   t: SchemaNames,
-  before: number | null,
-  size: number,
-): { text: string; values: unknown[] } {
-  return {
-    text: `
-SELECT j.id FROM ${t.jobs} j
-WHERE j.status >= 'failed' AND (j.status, j.id) < ('failed', $2::bigint)
-ORDER BY j.status DESC, j.id DESC
-LIMIT $1`,
-    values: [size, before === null ? ABOVE_EVERY_ID : before],
-  };
+  target: JobTarget,
+  statuses: string[],
+  values: unknown[],
+): { ctes: string; condition: string } {
+  if ('jobId' in target) {
+    values.push(target.jobId);
+    const list = statuses.map((s) => `'${s}'`).join(', ');
+    return { ctes: '', condition: `j.id = $${values.length} AND j.status IN (${list})` };
+  }
+  values.push(target.batch);
+  const ids = `$${values.length}::bigint[]`;
+  const matching = [`j.status = '${target.status}'`, ...filterConditions(t, target.filter, values)];
+  const ctes = `
+picked AS MATERIALIZED (
+  SELECT j.row_ctid FROM (
+    SELECT j.*, j.ctid AS row_ctid FROM ${t.jobs} j WHERE j.id = ANY (${ids}) OFFSET 0 FOR UPDATE
+  ) j
+  WHERE ${matching.join(' AND ')}
+),`;
+  return { ctes, condition: 'j.ctid = ANY (ARRAY(SELECT row_ctid FROM picked))' };
+}
+
+/** Above every job id: the cursor of a bulk action's first batch. */
+export const ABOVE_EVERY_ID = '9223372036854775807';
+
+/**
+ * The ids of the next $3 jobs of status $1 below the id $2, newest first: a batch of a bulk
+ * action (job_queue_status_batch, migration 019, walks the status index in order and stops at
+ * the batch, whatever the statistics). Rows: id.
+ */
+export function statusBatchSql(t: SchemaNames): string {
+  return `SELECT id FROM ${t.statusBatch}($1::text, $2::bigint, $3::integer) AS id`;
 }
 
 /**
- * Retries the jobs of `ids` still failed and matching `filter` (retryCtes). The jobs are read by
- * their ids alone behind `OFFSET 0`, so the primary key is the one index that condition fits
- * (with the filter beside it, the planner took a job type's index and filtered the ids out of
- * every job of that type); the filter is checked on what was read, and the UPDATE finds its rows
- * by their ctid, checking the status again. Run with INDEX_READS. Rows: the ids retried.
+ * Retries the failed jobs of a batch that match its filter (targetSql, retryCtes). Rows: the
+ * ids retried.
  */
-export function retryFailedSql(
-  t: SchemaNames,
-  ids: number[],
-  filter: JobFilter | undefined,
-  now: Date,
-): { text: string; values: unknown[] } {
-  const values: unknown[] = [ids, now, t.channel];
-  const matching = [`j.status = 'failed'`, ...filterConditions(t, filter, values)].join(' AND ');
+export function retryBatchSql(t: SchemaNames, target: BatchTarget, now: Date): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const { ctes, condition } = targetSql(t, target, [], values);
+  values.push(now, t.channel);
+  const n = values.length;
   const text = `
-WITH picked AS MATERIALIZED (
-  SELECT j.row_ctid FROM (
-    SELECT j.*, j.ctid AS row_ctid FROM ${t.jobs} j WHERE j.id = ANY ($1::bigint[]) OFFSET 0
-  ) j
-  WHERE ${matching}
-),
-${retryCtes(t, `j.ctid = ANY (ARRAY(SELECT row_ctid FROM picked)) AND j.status = 'failed'`, '$2::timestamptz', '$3::text')}
+WITH ${ctes}
+${retryCtes(t, condition, `$${n - 1}::timestamptz`, `$${n}::text`)}
 SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried ORDER BY id`;
   return { text, values };
 }
@@ -123,26 +142,18 @@ gone AS (
 SELECT f.status, (f.status = 'failed' AND f.next_attempt_at IS NOT NULL) AS retry_due, (SELECT count(*) FROM gone) > 0 AS deleted FROM found f`;
 }
 
-/** The WHERE condition selecting the pending jobs an operation touches (SPEC §4.3). */
-function selectorCondition(t: SchemaNames, selector: JobSelector, values: unknown[], statuses: string): string {
-  if ('jobId' in selector) {
-    values.push(selector.jobId);
-    return `j.id = $${values.length} AND j.status IN (${statuses})`;
-  }
-  return [`j.status = 'pending'`, ...filterConditions(t, selector.filter, values)].join(' AND ');
-}
-
 /**
- * Cancels the selected jobs (one job: pending or waiting; a filter: pending jobs). Their
+ * Cancels the targeted jobs (one job: pending or waiting; a batch: pending jobs). Their
  * dependents are cancelled afterwards, in the same transaction, by cascadeLevelSql. Rows: id.
  */
-export function cancelJobsSql(t: SchemaNames, selector: JobSelector, now: Date): { text: string; values: unknown[] } {
+export function cancelJobsSql(t: SchemaNames, target: JobTarget, now: Date): { text: string; values: unknown[] } {
   const values: unknown[] = [];
-  const condition = selectorCondition(t, selector, values, `'pending', 'waiting'`);
+  const { ctes, condition } = targetSql(t, target, ['pending', 'waiting'], values);
   values.push(now);
   const n = `$${values.length}::timestamptz`;
   const text = `
-WITH requested AS (
+WITH ${ctes}
+requested AS (
   UPDATE ${t.jobs} j
   SET status = 'cancelled', last_cancelled_at = ${n}, updated_at = ${n}
   WHERE ${condition}
@@ -170,18 +181,18 @@ const EDIT_COLUMNS: Record<keyof JobEdit, { column: string; cast: string }> = {
 };
 
 /**
- * Edits the selected pending jobs: only the fields present in `edit` change. Each edited job
+ * Edits the targeted pending jobs: only the fields present in `edit` change. Each edited job
  * gets an `edited` event whose metadata is the updated fields (dates as ISO strings). Wakes
  * processors when `runAt` changed, since a job may have become due. Rows: id.
  */
 export function editJobsSql(
   t: SchemaNames,
-  selector: JobSelector,
+  target: JobTarget,
   edit: JobEdit,
   now: Date,
 ): { text: string; values: unknown[] } {
   const values: unknown[] = [];
-  const condition = selectorCondition(t, selector, values, `'pending'`);
+  const { ctes, condition } = targetSql(t, target, ['pending'], values);
   const sets: string[] = [];
   for (const key of Object.keys(edit) as (keyof JobEdit)[]) {
     const value = edit[key];
@@ -197,7 +208,8 @@ export function editJobsSql(
   values.push(t.channel);
   const channel = `$${values.length}::text`;
   const text = `
-WITH edited AS (
+WITH ${ctes}
+edited AS (
   UPDATE ${t.jobs} j SET ${[...sets, `updated_at = ${n}`].join(', ')}
   WHERE ${condition}
   RETURNING j.id

@@ -29,6 +29,8 @@ export interface SchemaNames {
   hasPendingDependents: string;
   /** `"schema".job_queue_has_live_dependents`, whether a level of the cascade cancels anything (migration 017). */
   hasLiveDependents: string;
+  /** `"schema".job_queue_status_batch`, the jobs of one batch of a bulk action by filter (migration 019). */
+  statusBatch: string;
   /** `"schema".job_queue_cleanup_batch`, the finished jobs of one cleanup batch (migration 007). */
   jobsCleanupBatch: string;
   /** `"schema".job_queue_count_newest`, the job types of the newest jobs of each status (migration 012). */
@@ -67,6 +69,7 @@ export function schemaNames(schema: string): SchemaNames {
     hasLiveDependents: `${s}.job_queue_has_live_dependents`,
     dueHead: `${s}.job_queue_due_head`,
     becameDue: `${s}.job_queue_became_due`,
+    statusBatch: `${s}.job_queue_status_batch`,
     jobsCleanupBatch: `${s}.job_queue_cleanup_batch`,
     countNewest: `${s}.job_queue_count_newest`,
     addedEventsFloor: `${s}.job_queue_added_events_floor`,
