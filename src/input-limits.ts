@@ -29,32 +29,54 @@ export interface InputLimits {
   maxPayloadBytes: number;
 }
 
+/** Bounds of the UTF-8 bytes of a value's JSON text: `low` at most, `high` at least the real count. */
+export interface JsonByteBounds {
+  low: number;
+  high: number;
+}
+
+/** Most bytes of one UTF-16 unit in JSON text: `\u001f` (an escaped control character). */
+const MOST_BYTES_PER_UNIT = 6;
+/** Most characters of a finite number in JSON text (`-2.2250738585072014e-308`). */
+const MOST_NUMBER_CHARS = 25;
+
 /**
- * A lower bound of the UTF-8 bytes of `JSON.stringify(value)`, from the lengths of its strings
- * and keys alone (UTF-8 takes at least one byte per UTF-16 unit; escapes only add), without
- * reading any string. The walk stops once past `max` and below MAX_JSON_DEPTH, so a huge or
- * circular value costs little here: requireJson refuses what is not JSON.
+ * Bounds of the UTF-8 bytes of `JSON.stringify(value)`, from the lengths of its strings and keys
+ * alone, without reading any string: at least one byte per UTF-16 unit (escapes only add), at
+ * most six. A payload whose upper bound is within the limit needs no serializing to be checked;
+ * one whose lower bound is past it is refused unread. The walk stops once `low` is past `max`
+ * and below MAX_JSON_DEPTH (`high` is then Infinity), so a huge or circular value costs little
+ * here: requireJson refuses what is not JSON.
  */
-export function jsonBytesFloor(value: unknown, max: number, depth = 0): number {
+export function jsonByteBounds(value: unknown, max: number, depth = 0): JsonByteBounds {
   let v = value;
   if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
     v = (v as { toJSON: () => unknown }).toJSON();
   }
-  if (typeof v === 'string') return v.length + 2;
-  if (v === null || typeof v !== 'object' || depth >= MAX_JSON_DEPTH) return 1;
+  if (typeof v === 'string') return { low: v.length + 2, high: v.length * MOST_BYTES_PER_UNIT + 2 };
+  if (typeof v === 'number') return { low: 1, high: MOST_NUMBER_CHARS };
+  if (v === null || typeof v !== 'object') return { low: 1, high: 5 };
+  if (depth >= MAX_JSON_DEPTH) return { low: 1, high: Infinity };
   // The brackets, then each member with the comma before it (none before the first).
-  let total = 1;
+  let low = 1;
+  let high = 2;
+  // Each member: its comma (or the closing bracket's share), the key as "key": in an object.
+  const add = (item: unknown, keyLength: number | null) => {
+    const inner = jsonByteBounds(item, max - low, depth + 1);
+    low += 1 + (keyLength === null ? 0 : keyLength + 3) + inner.low;
+    high += 1 + (keyLength === null ? 0 : keyLength * MOST_BYTES_PER_UNIT + 3) + inner.high;
+  };
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length && total <= max; i++) total += 1 + jsonBytesFloor(v[i], max - total, depth + 1);
+    for (let i = 0; i < v.length && low <= max; i++) add(v[i], null);
   } else {
     for (const key in v) {
-      if (total > max) break;
+      if (low > max) break;
       const item = (v as Record<string, unknown>)[key];
-      // "key": is the key's length and three bytes.
-      if (item !== undefined) total += 1 + key.length + 3 + jsonBytesFloor(item, max - total, depth + 1);
+      if (item !== undefined) add(item, key.length);
     }
   }
-  return total === 1 ? 2 : total;
+  if (low > max) return { low, high: Infinity };
+  return low === 1 ? { low: 2, high: 2 } : { low, high };
 }
 
 /**

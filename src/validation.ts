@@ -19,7 +19,7 @@ import {
   isStorableString,
 } from './checks.js';
 import { DependencyError, ValidationError } from './errors.js';
-import { MAX_TAGS, jsonBytesFloor, jsonBytesOver, type InputLimits } from './input-limits.js';
+import { MAX_TAGS, jsonByteBounds, jsonBytesOver, type InputLimits } from './input-limits.js';
 import { PAYLOAD_SEARCH_MAX_LENGTH } from './search-limits.js';
 import {
   MAX_DATE,
@@ -182,11 +182,14 @@ export function requireJson(field: string, value: unknown): unknown {
  */
 export function requireSizedJson(field: string, value: unknown, maxBytes: number): unknown {
   const rule = `JSON of at most ${maxBytes} bytes in UTF-8 (the queue's maxPayloadBytes)`;
-  const floor = jsonBytesFloor(value, maxBytes);
-  if (floor > maxBytes) failDescribed(E, field, rule, `at least ${floor} bytes`);
+  const { low, high } = jsonByteBounds(value, maxBytes);
+  if (low > maxBytes) failDescribed(E, field, rule, `at least ${low} bytes`);
   if (!isStorableJson(value)) requireJson(field, value);
-  const bytes = jsonBytesOver(value, maxBytes);
-  if (bytes !== null) failDescribed(E, field, rule, `${bytes} bytes`);
+  // Serialized only when the bounds leave it open: a payload well within the limit is not.
+  if (high > maxBytes) {
+    const bytes = jsonBytesOver(value, maxBytes);
+    if (bytes !== null) failDescribed(E, field, rule, `${bytes} bytes`);
+  }
   return value;
 }
 
