@@ -190,9 +190,14 @@ describe('plans of the claim statement (postgres)', () => {
     // rows; the generic plan one estimate for every window.
     const heads = of('LIMIT p_limit');
     expect(heads).toHaveLength(CLAIMS);
-    const limitRows = new Set(heads.map((p) => /Limit {2}\(cost=[\d.]+ rows=(\d+)/.exec(p)?.[1]));
-    expect(limitRows.size).toBe(1);
-    expect(limitRows.has(undefined)).toBe(false);
+    const limitRows = heads.map((p) => /Limit {2}\(cost=[\d.]+ rows=(\d+)/.exec(p)?.[1]);
+    expect(limitRows).not.toContain(undefined);
+    // Plans for the values would change their estimate with every claim, as the window
+    // alternates. A generic plan keeps one; it is made again only when the connection's plan
+    // cache is reset (catalog changes elsewhere in a busy database can overflow the server's
+    // invalidation queue), with the table's size of then: at most twice in this test.
+    const changes = limitRows.filter((rows, i) => i > 0 && rows !== limitRows[i - 1]).length;
+    expect(changes).toBeLessThanOrEqual(2);
     // The scheduled lane up to now, and the completion's hint: the time bound and the arrays are `$n`.
     const becameDue = of('j.ready_at <= p_now');
     expect(becameDue).toHaveLength(CLAIMS);
