@@ -31,14 +31,14 @@ export interface DashboardConfig<P extends PayloadMap = PayloadMap> {
    * @default { batchSize: 10 }
    * @example { processorOptions: { batchSize: 50, concurrency: 5 } }
    */
-  processorOptions?: ProcessorOptions;
+  processorOptions?: ProcessorOptions | undefined;
   /**
    * Shows the jobs without any action: the page hides every button that changes something, and
    * every POST route answers 403 whatever sends it.
    * @default false
    * @example { readOnly: true }
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
 }
 
 export interface ResolvedDashboardConfig {
