@@ -12,6 +12,13 @@ type Dropped = undefined | symbol | ((...args: never[]) => unknown);
 /** `any` (an untyped payload map), which every conditional type below must leave as it is. */
 type IsAny<T> = 0 extends 1 & T ? true : false;
 
+/**
+ * A value that is its own JSON form. The types below return such a type as it is, before looking
+ * inside it: a recursive JSON type (`type Json = ... | Json[]`) would otherwise be unfolded
+ * without end.
+ */
+type JsonSafe = string | number | boolean | null | readonly JsonSafe[] | { readonly [key: string]: JsonSafe };
+
 /** Keys of `T` that JSON may leave out: optional ones, and those whose value may be dropped. */
 type MaybeDroppedKey<T, K extends keyof T> =
   IsAny<T[K]> extends true
@@ -53,10 +60,10 @@ export type JsonForm<T> =
   IsAny<T> extends true
     ? // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an untyped payload stays untyped
       any
-    : T extends { toJSON(): infer J }
-      ? JsonForm<J>
-      : T extends string | number | boolean | null
-        ? T
+    : T extends JsonSafe
+      ? T
+      : T extends { toJSON(): infer J }
+        ? JsonForm<J>
         : T extends Dropped | bigint
           ? never
           : T extends readonly unknown[]
@@ -76,13 +83,15 @@ type StorablePayload<T> = IsAny<T> extends true ? T : StorablePart<Exclude<T, un
 type StorablePart<T> =
   IsAny<T> extends true
     ? T
-    : T extends bigint | symbol | ((...args: never[]) => unknown)
-      ? never
-      : T extends { toJSON(): unknown }
-        ? T
-        : T extends object
-          ? { [K in keyof T]: StorablePart<T[K]> }
-          : T;
+    : T extends JsonSafe
+      ? T
+      : T extends bigint | symbol | ((...args: never[]) => unknown)
+        ? never
+        : T extends { toJSON(): unknown }
+          ? T
+          : T extends object
+            ? { [K in keyof T]: StorablePart<T[K]> }
+            : T;
 
 /**
  * The constraint `initJobQueue` puts on its payload map: each job type's payload must be

@@ -22,9 +22,18 @@ import { expectTypeOf } from 'vitest';
 declare const maybeNumber: number | undefined;
 declare const maybeFlag: boolean | undefined;
 
+/** Recursive types: a JSON value as applications declare it, and a tree holding dates. */
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+interface Folder {
+  name: string;
+  createdAt: Date;
+  children: Folder[];
+}
+
 type Payloads = {
   remind: { userId: number; when: Date; note?: string };
   report: { days: Date[]; range: [Date, Date] };
+  sync: { metadata: JsonValue; root: Folder };
 };
 
 // Options read from the environment pass straight through: undefined is an option left out.
@@ -68,6 +77,10 @@ export const handlers: JobHandlers<Payloads> = {
   report: (payload) => {
     expectTypeOf(payload.days).toEqualTypeOf<string[]>();
     expectTypeOf(payload.range).toEqualTypeOf<[string, string]>();
+  },
+  sync: (payload) => {
+    expectTypeOf(payload.metadata).toEqualTypeOf<JsonValue>();
+    expectTypeOf(payload.root.children[0]?.children[0]?.createdAt).toEqualTypeOf<string | undefined>();
   },
 };
 
