@@ -152,6 +152,22 @@ forEachBackend('options given as undefined are options left out', (ctx) => {
     expect(ran).toEqual(['a']);
   });
 
+  it('ctx.waitFor adds up the parts given, leaving undefined parts out', async () => {
+    const id = await ctx.queue.addJob({ jobType: 'a', payload: {} });
+    const before = Date.now();
+    const processor = track(
+      ctx.queue.createProcessor({
+        a: (_payload, _signal, jobContext) => jobContext.waitFor({ minutes: 10, hours: undefined, days: undefined }),
+      }),
+    );
+    await processor.start();
+    const job = await ctx.queue.getJob(id);
+    expect(job?.status).toBe('waiting');
+    const waitMs = (job?.waitUntil?.getTime() ?? 0) - before;
+    expect(waitMs).toBeGreaterThanOrEqual(10 * 60_000 - 1000);
+    expect(waitMs).toBeLessThanOrEqual(10 * 60_000 + 60_000);
+  });
+
   it('createToken, getJobCounts and close take undefined options as left out', async () => {
     const token = await ctx.queue.createToken({ timeout: undefined, tags: undefined });
     expect(await ctx.queue.getToken(token.id)).toMatchObject({ timeoutAt: null, tags: [] });
