@@ -331,7 +331,7 @@ describe('queue-cli init', { timeout: 180_000 }, () => {
         }
         expect(workerRun.child !== undefined, 'a printed worker command').toBe(worker);
 
-        const served = await shell(`npx tsx ${server}`, dir, env);
+        const served = await shell(`"${process.execPath}" --import "${TSX}" ${server}`, dir, env);
         expect(served.code, served.output).toBe(0);
         const probe = served.output.split('\n').find((line) => line.startsWith('{'));
         expect(JSON.parse(probe ?? 'null'), served.output).toEqual({
