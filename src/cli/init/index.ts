@@ -167,13 +167,13 @@ function writeEnvEntries(project: Project, backend: Backend): void {
 }
 
 /** One next step: what to do, and the lines to run or paste, each printed on a line of its own. */
-export interface NextStep {
+interface NextStep {
   text: string;
   code?: string[];
 }
 
 /** The numbered steps, code lines indented under their step. */
-export function formatSteps(steps: NextStep[]): string {
+function formatSteps(steps: NextStep[]): string {
   return steps
     .map(({ text, code = [] }, i) => [`  ${i + 1}. ${text}`, ...code.map((line) => `       ${line}`)].join('\n'))
     .join('\n');
@@ -187,7 +187,7 @@ const EXAMPLE_JOB =
  * code lines import it as seen from the folder that holds it (`src/` for `src/queue/`).
  * Every step is run as printed by the init tests, in a scaffolded project per framework.
  */
-export function nextSteps(framework: Framework, backend: Backend, dir: string, hasTsx: boolean): NextStep[] {
+function nextSteps(framework: Framework, backend: Backend, dir: string, hasTsx: boolean): NextStep[] {
   const driver = backend === 'postgres' ? 'pg' : 'ioredis';
   const env = backend === 'postgres' ? 'PG_QUEUE_DATABASE' : 'REDIS_URL';
   const worker = framework !== 'next';
