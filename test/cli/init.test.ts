@@ -63,13 +63,10 @@ afterAll(() => {
 
 type Framework = 'next' | 'express' | 'hono' | 'fastify' | 'node';
 
-/**
- * The strictest common settings (those of @tsconfig/strictest) that the scaffold is held to.
- * exactOptionalPropertyTypes is left out until queuedev's optional options accept \`undefined\`,
- * which the scaffold's \`connectionString: process.env['PG_QUEUE_DATABASE']\` needs.
- */
+/** The strictest common settings (those of @tsconfig/strictest) that the scaffold is held to. */
 const STRICTEST = {
   strict: true,
+  exactOptionalPropertyTypes: true,
   allowUnusedLabels: false,
   allowUnreachableCode: false,
   noFallthroughCasesInSwitch: true,
