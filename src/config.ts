@@ -14,6 +14,12 @@ import {
   fail,
   isObject,
 } from './checks.js';
+import {
+  checkPostgresConnectionString,
+  checkPostgresTarget,
+  checkRedisTarget,
+  checkRedisUrl,
+} from './connection-strings.js';
 import { ConfigError } from './errors.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES_SETTING, type InputLimits } from './input-limits.js';
 import { Log, checkLogger } from './log.js';
@@ -158,7 +164,7 @@ export function resolveDatabaseConfig(
     ['connectionString', 'host', 'port', 'database', 'user', 'password', 'ssl'],
     `\`${field}\``,
   );
-  optionalString(`${field}.connectionString`, d.connectionString);
+  if (d.connectionString !== undefined) checkPostgresConnectionString(`${field}.connectionString`, d.connectionString);
   optionalString(`${field}.host`, d.host);
   optionalPort(`${field}.port`, d.port);
   optionalString(`${field}.database`, d.database);
@@ -174,6 +180,7 @@ export function resolveDatabaseConfig(
       );
     }
   }
+  checkPostgresTarget(field, d as Record<string, unknown>);
   return { ...d, ssl };
 }
 
@@ -279,12 +286,13 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       if (r.keyPrefix !== undefined && rc.keyPrefix !== undefined) {
         throw new ConfigError('Give `keyPrefix` or `redisConfig.keyPrefix`, not both: they set the same prefix');
       }
-      optionalString('redisConfig.url', r.url);
+      if (r.url !== undefined) checkRedisUrl('redisConfig.url', r.url);
       optionalString('redisConfig.host', r.host);
       optionalPort('redisConfig.port', r.port);
       if (r.password !== undefined)
         ensure(E, typeof r.password === 'string', 'redisConfig.password', 'a string', r.password);
       if (r.db !== undefined) checkInteger(E, 'redisConfig.db', r.db, 0, Infinity, 'an integer >= 0');
+      checkRedisTarget('redisConfig', r as Record<string, unknown>);
       keyPrefix = r.keyPrefix ?? keyPrefix;
       const { tls, ...rest } = r;
       delete rest.keyPrefix;
