@@ -6,12 +6,16 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { ResolvedRedisConfig } from '../../config.js';
 import { ConfigError } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
+import { firstContact } from './first-contact.js';
 
 export interface RedisConnection {
   client: Redis;
   /** True when the library created the client and must close it. */
   owned: boolean;
-  /** Resolves once the client is on the configured database; every operation awaits it. */
+  /**
+   * Resolves once the client is on the configured database; every operation awaits it. Until
+   * the client has been ready once, it waits for the first connection (first-contact.ts).
+   */
   ready: () => Promise<void>;
   /** The database the queue's keys are on (0 on a Cluster, which has no other). */
   db: number;
@@ -58,7 +62,8 @@ function selectCheck(client: Redis, db: number): () => Promise<void> {
 export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   if (config.client) {
     const { client } = config;
-    return { client, owned: false, ready: READY, db: client.isCluster ? 0 : (client.options.db ?? 0) };
+    const ready = firstContact(client, "the client's settings");
+    return { client, owned: false, ready, db: client.isCluster ? 0 : (client.options.db ?? 0) };
   }
   const { Redis: RedisClient } = loadDriver('ioredis');
   const rc = config.redisConfig ?? {};
@@ -82,7 +87,9 @@ export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   client.on('error', () => {});
   // The database ioredis settled on: a path in `url` wins over `db`.
   const db = client.options.db ?? 0;
-  return { client, owned: true, ready: db === 0 ? READY : selectCheck(client, db), db };
+  const reached = firstContact(client, rc.url === undefined ? '`redisConfig`' : '`redisConfig.url`');
+  const onDatabase = db === 0 ? READY : selectCheck(client, db);
+  return { client, owned: true, ready: () => reached().then(onDatabase), db };
 }
 
 /**

@@ -17,6 +17,10 @@ import { resetReplyFound } from './identity.js';
 const SERVER_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/;
 /** Reply prefixes of refused or missing credentials. */
 const AUTH_REPLIES = /^(NOAUTH|WRONGPASS)\b|^ERR (invalid password|AUTH|Client sent AUTH)/;
+/** Whether a reply refuses the client's credentials (first-contact.ts). */
+export function refusesCredentials(message: string): boolean {
+  return AUTH_REPLIES.test(message);
+}
 /** Whether a reply is a refusal for now: the server refuses work, or the credentials (scripts.ts). */
 export function refusesForNow(message: string): boolean {
   return SERVER_REPLIES.test(message) || AUTH_REPLIES.test(message);
