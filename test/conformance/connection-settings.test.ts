@@ -1,10 +1,13 @@
 /**
- * Connection settings are checked when the queue is made: a connection string that is missing
- * (an unset environment variable read into it) or malformed (no scheme, another scheme, libpq's
- * key=value form) fails initJobQueue, createPool and migrate() with a ConfigError that names the
- * field, the rule and the value with its password masked, instead of reaching the driver, which
- * would read it as something else (pg: the local server as the operating-system user). The
- * forms the drivers read as meant are accepted.
+ * Connection settings are checked when the queue is made, so a mistake never reaches the
+ * driver, which would read it as something else (pg: the local server as the operating-system
+ * user; ioredis: localhost:6379). A malformed connection string (no scheme, another scheme,
+ * libpq's key=value form) fails initJobQueue, createPool and migrate() with a ConfigError naming
+ * the field, the rule and the value with its password masked. A missing one (an unset
+ * environment variable read into it) makes a queue that opens nothing and rejects every call
+ * with that ConfigError, so a module creating the queue at its top level stays importable where
+ * the variable is not set; createPool and migrate() refuse it at once. The forms the drivers
+ * read as meant are accepted.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
@@ -25,17 +28,22 @@ async function accepted(config: unknown): Promise<void> {
   await queue.close();
 }
 
+/** The first call of a queue made from `config` (closed after it). */
+async function firstCall(config: unknown): Promise<unknown> {
+  const queue = initJobQueue(config as JobQueueConfig);
+  try {
+    return await queue.addJob({ jobType: 'x', payload: {} });
+  } finally {
+    await queue.close();
+  }
+}
+
 afterEach(() => {
   vi.unstubAllEnvs();
 });
 
 describe('PostgreSQL connection strings', () => {
   it.each([
-    [
-      'an unset variable (undefined)',
-      { connectionString: undefined },
-      ['`databaseConfig.connectionString`', 'got undefined', 'missing', 'environment variable'],
-    ],
     [
       'no scheme',
       { connectionString: 'localhost:5432/app' },
@@ -69,11 +77,39 @@ describe('PostgreSQL connection strings', () => {
     ['spaces around it', { connectionString: ' postgres://localhost/app ' }, ['remove the spaces']],
     ['an empty string', { connectionString: '' }, ['`databaseConfig.connectionString`', 'empty']],
     ['a number', { connectionString: 5432 }, ['`databaseConfig.connectionString`', '5432 (number)']],
-    ['host given as undefined', { host: undefined, password: SECRET }, ['`databaseConfig.host`', 'missing']],
   ])('initJobQueue refuses %s with a ConfigError naming the field', async (_label, databaseConfig, message) => {
     const error = await expectFailure(init({ databaseConfig }), ConfigError, { message });
     expect(error.message).not.toContain(SECRET);
   });
+
+  it.each([
+    [
+      'a connection string given as undefined (an unset variable)',
+      { connectionString: undefined },
+      ['`databaseConfig.connectionString`', 'got undefined', 'missing', 'environment variable'],
+    ],
+    ['a host given as undefined', { host: undefined, password: SECRET }, ['`databaseConfig.host`', 'missing']],
+  ])(
+    'makes a queue for %s whose every call rejects with a ConfigError naming it, without connecting',
+    async (_label, databaseConfig, message) => {
+      // initJobQueue does not throw: a module creating the queue at its top level stays importable
+      // where the variable is not set (a framework's build).
+      const queue = initJobQueue({ databaseConfig });
+      try {
+        for (const call of [
+          () => queue.addJob({ jobType: 'x', payload: {} }),
+          () => queue.getJob(1),
+          () => queue.createProcessor({ x: async () => {} }).start(),
+        ]) {
+          const error = await expectFailure(call, ConfigError, { message });
+          expect(error.message).not.toContain(SECRET);
+        }
+        expect(() => queue.getPool()).toThrow(ConfigError);
+      } finally {
+        await queue.close();
+      }
+    },
+  );
 
   it('createPool and migrate() refuse the same, naming their own field', async () => {
     await expectFailure(() => createPool({ connectionString: 'localhost:5432/app' }), ConfigError, {
@@ -85,20 +121,22 @@ describe('PostgreSQL connection strings', () => {
     await expectFailure(() => migrate({ databaseUrl: undefined }), ConfigError, {
       message: ['`databaseUrl`', 'missing', 'environment variable'],
     });
+    expect(() => createPool({ connectionString: undefined })).toThrow('`databaseConfig.connectionString`');
   });
 
   it('refuses settings that name no database unless a PG* variable is set for pg to read', async () => {
     for (const name of ['PGHOST', 'PGPORT', 'PGDATABASE', 'PGUSER']) vi.stubEnv(name, '');
-    await expectFailure(init({ databaseConfig: {} }), ConfigError, {
+    await expectFailure(firstCall({ databaseConfig: {} }), ConfigError, {
       message: ['`databaseConfig` names no database', 'connectionString', 'PGHOST'],
     });
-    await expectFailure(init({ databaseConfig: { password: SECRET } }), ConfigError, {
+    await expectFailure(firstCall({ databaseConfig: { password: SECRET } }), ConfigError, {
       message: ['names no database'],
     });
+    expect(() => createPool({})).toThrow('names no database');
     vi.stubEnv('PGHOST', '127.0.0.1');
     await accepted({ databaseConfig: {} });
     // A connection string given as undefined is missing even then: it was meant to name the database.
-    await expectFailure(init({ databaseConfig: { connectionString: undefined } }), ConfigError, {
+    await expectFailure(firstCall({ databaseConfig: { connectionString: undefined } }), ConfigError, {
       message: ['`databaseConfig.connectionString`', 'missing'],
     });
   });
@@ -120,11 +158,6 @@ describe('PostgreSQL connection strings', () => {
 describe('Redis URLs', () => {
   it.each([
     [
-      'an unset variable (undefined)',
-      { url: undefined },
-      ['`redisConfig.url`', 'got undefined', 'missing', 'environment variable'],
-    ],
-    [
       'an http:// URL',
       { url: `http://:${SECRET}@cache.internal:6379` },
       ['`redisConfig.url`', 'http:// is not a Redis scheme', 'http://:[redacted]@cache.internal:6379'],
@@ -134,11 +167,34 @@ describe('Redis URLs', () => {
     ['a path without a scheme', { url: 'localhost:6379/0' }, ['socket path', 'redis://localhost:6379/0']],
     ['a path that is no database number', { url: 'redis://localhost:6379/jobs' }, ['database number', '"/jobs"']],
     ['an unparsable port', { url: 'redis://localhost:63a9' }, ['does not parse as a URL']],
-    ['port given as undefined', { port: undefined }, ['`redisConfig.port`', 'missing']],
   ])('initJobQueue refuses %s with a ConfigError naming the field', async (_label, redisConfig, message) => {
     const error = await expectFailure(init({ backend: 'redis', redisConfig }), ConfigError, { message });
     expect(error.message).not.toContain(SECRET);
   });
+
+  it.each([
+    [
+      'a URL given as undefined (an unset variable)',
+      { url: undefined },
+      ['`redisConfig.url`', 'got undefined', 'missing', 'environment variable'],
+    ],
+    ['a port given as undefined', { port: undefined, password: SECRET }, ['`redisConfig.port`', 'missing']],
+  ])(
+    'makes a queue for %s whose every call rejects with a ConfigError naming it, without connecting',
+    async (_label, redisConfig, message) => {
+      const queue = initJobQueue({ backend: 'redis', redisConfig });
+      try {
+        for (const call of [() => queue.addJob({ jobType: 'x', payload: {} }), () => queue.getJobs()]) {
+          const error = await expectFailure(call, ConfigError, { message });
+          expect(error.message).not.toContain(SECRET);
+        }
+        // No client was made, so none connects to ioredis' default address in its place.
+        expect(() => queue.getRedisClient()).toThrow(ConfigError);
+      } finally {
+        await queue.close();
+      }
+    },
+  );
 
   it.each([
     ['a redis:// URL with a database', { url: `redis://:${SECRET}@127.0.0.1:6379/0` }],
