@@ -130,3 +130,18 @@ it('works once the store comes up, and then rides out an outage longer than the 
   // Held by the client while it reconnected, then sent.
   expect(await outcome).toEqual({ value: expect.any(Number) });
 }, 60_000);
+
+it("leaves a caller's client with the listeners it had, once ready or when the queue closes", async () => {
+  const unreachable = own(new Redis({ host: '127.0.0.1', port: await freePort() }));
+  const before = [unreachable.listenerCount('error'), unreachable.listenerCount('ready')];
+  const queue = initJobQueue({ backend: 'redis', client: unreachable });
+  await queue.getJob(1).catch(() => undefined);
+  await queue.close();
+  expect([unreachable.listenerCount('error'), unreachable.listenerCount('ready')]).toEqual(before);
+
+  const reachable = own(new Redis(REDIS_URL, { lazyConnect: true }));
+  const counts = [reachable.listenerCount('error'), reachable.listenerCount('ready')];
+  const other = open({ backend: 'redis', client: reachable, keyPrefix: `${uniqueName('qlisten')}:` });
+  expect(await other.getJob(1)).toBeNull();
+  expect([reachable.listenerCount('error'), reachable.listenerCount('ready')]).toEqual(counts);
+});

@@ -17,6 +17,8 @@ export interface RedisConnection {
    * the client has been ready once, it waits for the first connection (first-contact.ts).
    */
   ready: () => Promise<void>;
+  /** Removes the listeners the library put on the client; called when the queue closes. */
+  release: () => void;
   /** The database the queue's keys are on (0 on a Cluster, which has no other). */
   db: number;
 }
@@ -62,8 +64,9 @@ function selectCheck(client: Redis, db: number): () => Promise<void> {
 export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   if (config.client) {
     const { client } = config;
-    const ready = firstContact(client, "the client's settings");
-    return { client, owned: false, ready, db: client.isCluster ? 0 : (client.options.db ?? 0) };
+    const contact = firstContact(client, "the client's settings");
+    const db = client.isCluster ? 0 : (client.options.db ?? 0);
+    return { client, owned: false, ready: contact.wait, release: contact.release, db };
   }
   const { Redis: RedisClient } = loadDriver('ioredis');
   const rc = config.redisConfig ?? {};
@@ -87,9 +90,9 @@ export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   client.on('error', () => {});
   // The database ioredis settled on: a path in `url` wins over `db`.
   const db = client.options.db ?? 0;
-  const reached = firstContact(client, rc.url === undefined ? '`redisConfig`' : '`redisConfig.url`');
+  const contact = firstContact(client, rc.url === undefined ? '`redisConfig`' : '`redisConfig.url`');
   const onDatabase = db === 0 ? READY : selectCheck(client, db);
-  return { client, owned: true, ready: () => reached().then(onDatabase), db };
+  return { client, owned: true, ready: () => contact.wait().then(onDatabase), release: contact.release, db };
 }
 
 /**

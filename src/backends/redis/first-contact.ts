@@ -23,7 +23,7 @@
 import type { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../../errors.js';
 import { sanitizeError } from '../../store-errors.js';
-import { clientSecrets, refusesCredentials } from './store-errors.js';
+import { clientSecrets, refusesCredentials } from './credentials.js';
 
 /** How long the calls of a queue that has never reached its Redis wait for a connection. */
 export const FIRST_CONTACT_MS = 2000;
@@ -46,20 +46,30 @@ export function describeAddress(client: Redis): string {
   return `Redis at ${o.host ?? 'localhost'}:${o.port ?? 6379}`;
 }
 
+export interface FirstContact {
+  /** Resolves once the client has been ready; rejects as described above. */
+  wait: () => Promise<void>;
+  /** Removes the listeners the wait put on the client (when the queue closes). */
+  release: () => void;
+}
+
 /**
  * The wait described above for `client`; `settings` names where the address was given
  * (`redisConfig`, or the caller's client) for the message.
  */
-export function firstContact(client: Redis, settings: string): () => Promise<void> {
-  const done = (): Promise<void> => Promise.resolve();
-  if (client.status === 'ready') return done;
+export function firstContact(client: Redis, settings: string): FirstContact {
+  if (client.status === 'ready') return { wait: () => Promise.resolve(), release: () => undefined };
   let reached = false;
   let lastError: unknown;
   const onError = (err: unknown) => (lastError = err);
+  // Leave the caller's client with the listeners it had, once ready or when the queue closes.
+  const release = () => {
+    client.off('error', onError);
+    client.off('ready', onReady);
+  };
   const onReady = () => {
     reached = true;
-    // Leave the caller's client with the listeners it had.
-    client.off('error', onError);
+    release();
   };
   client.on('error', onError);
   client.once('ready', onReady);
@@ -78,7 +88,7 @@ export function firstContact(client: Redis, settings: string): () => Promise<voi
     );
   };
 
-  return async () => {
+  const wait = async () => {
     if (reached || client.status === 'ready') {
       reached = true;
       return;
@@ -95,6 +105,7 @@ export function firstContact(client: Redis, settings: string): () => Promise<voi
     if (outcome !== 'timeout') throw outcome.refused;
     throw unreachable();
   };
+  return { wait, release };
 }
 
 /**
