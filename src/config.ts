@@ -1,6 +1,8 @@
 /**
  * Configuration checks (SPEC §2.1). Everything is validated when the queue is constructed, so
- * a bad configuration fails at `initJobQueue`, not at first use.
+ * a bad configuration fails at `initJobQueue`, not at first use. One exception: connection
+ * settings that name no server (a connection string from an unset variable) make a queue whose
+ * every call rejects with the ConfigError (see missingSettings below).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,12 @@ import {
   fail,
   isObject,
 } from './checks.js';
+import {
+  checkPostgresConnectionString,
+  checkPostgresTarget,
+  checkRedisTarget,
+  checkRedisUrl,
+} from './connection-strings.js';
 import { ConfigError } from './errors.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES_SETTING, type InputLimits } from './input-limits.js';
 import { Log, checkLogger } from './log.js';
@@ -119,6 +127,8 @@ export interface ResolvedPostgresConfig {
   schema?: string;
   /** Apply the migrations to the schema before the first operation. */
   migrate: boolean;
+  /** Settings that name no database: every call of the queue rejects with this error. */
+  missingSettings?: ConfigError;
   /** The queue's log: `logger` (or the console) with `verbose`. */
   log: Log;
   telemetry: ResolvedTelemetry;
@@ -131,6 +141,8 @@ export interface ResolvedRedisConfig {
   /** The public type is structural; the backend works with the ioredis client it is. */
   client?: Redis;
   keyPrefix: string;
+  /** Settings that name no server: every call of the queue rejects with this error. */
+  missingSettings?: ConfigError;
   /** The queue's log: `logger` (or the console) with `verbose`. */
   log: Log;
   telemetry: ResolvedTelemetry;
@@ -158,7 +170,7 @@ export function resolveDatabaseConfig(
     ['connectionString', 'host', 'port', 'database', 'user', 'password', 'ssl'],
     `\`${field}\``,
   );
-  optionalString(`${field}.connectionString`, d.connectionString);
+  if (d.connectionString !== undefined) checkPostgresConnectionString(`${field}.connectionString`, d.connectionString);
   optionalString(`${field}.host`, d.host);
   optionalPort(`${field}.port`, d.port);
   optionalString(`${field}.database`, d.database);
@@ -175,6 +187,22 @@ export function resolveDatabaseConfig(
     }
   }
   return { ...d, ssl };
+}
+
+/**
+ * The ConfigError of connection settings that name no server (connection-strings.ts), or
+ * undefined. initJobQueue does not throw it: the queue is made, and each of its calls rejects
+ * with it without connecting, so a module that creates a queue at its top level can still be
+ * imported where the variable is not set (a framework's build, a test that never uses it).
+ */
+function missingSettings(check: () => void): ConfigError | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
 }
 
 /** A PGlite instance, told apart from an options object by the methods the backend calls. */
@@ -226,10 +254,15 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
     // No schema: follow the connection's search_path (resolved by the backend at first use).
     const schema = pc.schema;
     if (schema !== undefined) checkIdentifier(E, 'schema', schema);
+    const databaseConfig =
+      pc.databaseConfig === undefined ? undefined : resolveDatabaseConfig('databaseConfig', pc.databaseConfig);
     return {
       backend: 'postgres',
-      databaseConfig:
-        pc.databaseConfig === undefined ? undefined : resolveDatabaseConfig('databaseConfig', pc.databaseConfig),
+      databaseConfig,
+      missingSettings:
+        databaseConfig === undefined
+          ? undefined
+          : missingSettings(() => checkPostgresTarget('databaseConfig', databaseConfig)),
       pool: pc.pool as Pool | undefined,
       pglite: pc.pglite === undefined ? undefined : resolvePGlite(pc.pglite),
       schema,
@@ -265,6 +298,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       fail(E, 'client', 'an ioredis client', rc.client);
     }
     let redisConfig: ResolvedRedisConfig['redisConfig'];
+    let missing: ConfigError | undefined;
     let keyPrefix = rc.keyPrefix;
     if (rc.redisConfig !== undefined) {
       checkObject(E, 'redisConfig', rc.redisConfig, 'an object');
@@ -279,12 +313,13 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       if (r.keyPrefix !== undefined && rc.keyPrefix !== undefined) {
         throw new ConfigError('Give `keyPrefix` or `redisConfig.keyPrefix`, not both: they set the same prefix');
       }
-      optionalString('redisConfig.url', r.url);
+      if (r.url !== undefined) checkRedisUrl('redisConfig.url', r.url);
       optionalString('redisConfig.host', r.host);
       optionalPort('redisConfig.port', r.port);
       if (r.password !== undefined)
         ensure(E, typeof r.password === 'string', 'redisConfig.password', 'a string', r.password);
       if (r.db !== undefined) checkInteger(E, 'redisConfig.db', r.db, 0, Infinity, 'an integer >= 0');
+      missing = missingSettings(() => checkRedisTarget('redisConfig', r as Record<string, unknown>));
       keyPrefix = r.keyPrefix ?? keyPrefix;
       const { tls, ...rest } = r;
       delete rest.keyPrefix;
@@ -304,6 +339,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       redisConfig,
       client: rc.client as Redis | undefined,
       keyPrefix,
+      missingSettings: missing,
       log,
       telemetry: resolveTelemetry(rc.telemetry),
       limits,

@@ -140,15 +140,17 @@ export class StoreRejectedError extends QueueError {
 /**
  * Why the store could not serve a call: `connection` (unreachable, or the connection dropped),
  * `server` (the server refuses work for now: shutting down, starting, read-only replica, too
- * many connections), `authentication` (the store refused the credentials), `closed` (the
+ * many connections), `authentication` (the store refused the credentials), `database-missing`
+ * (PostgreSQL: the database the connection settings name does not exist), `closed` (the
  * queue's own pool or client was already closed).
  */
-export type StoreUnavailableReason = 'connection' | 'server' | 'authentication' | 'closed';
+export type StoreUnavailableReason = 'connection' | 'server' | 'authentication' | 'database-missing' | 'closed';
 
 /**
  * The store (PostgreSQL or Redis) could not be reached or refused to serve the call. Nothing is
  * known to have been written. `cause` is the driver's error with credentials removed.
- * Retry later for `connection` and `server`; fix the configuration for `authentication`.
+ * Retry later for `connection` and `server`; fix the configuration for `authentication`, and
+ * create the database (or fix its name) for `database-missing`.
  */
 export class StoreUnavailableError extends QueueError {
   readonly reason: StoreUnavailableReason;

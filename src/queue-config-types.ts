@@ -38,7 +38,9 @@ export type RedisTLSConfig = TLSConfig;
 export interface DatabaseConfig {
   /**
    * A PostgreSQL connection URL; without `sslmode` when `ssl` sets a CA or turns verification off.
-   * @default none: pg reads the PG* environment variables
+   * A malformed one throws a ConfigError; an undefined one (an unset variable) is missing, and
+   * the queue's calls reject with a ConfigError, when no other field names the database.
+   * @default none: the other fields, else the PG* environment variables when one is set
    * @example { connectionString: process.env.DATABASE_URL }
    */
   connectionString?: string | undefined;

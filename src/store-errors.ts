@@ -110,6 +110,8 @@ function unavailableMessage(store: string, reason: StoreUnavailableReason, detai
       return `${store} is not accepting commands right now (${detail}). Retry later`;
     case 'authentication':
       return `${store} refused the queue's credentials (${detail}). Check the user and password of the queue's connection settings`;
+    case 'database-missing':
+      return `${store} has no such database (${detail}). Create it, or fix the database name in the queue's connection settings`;
     case 'closed':
       return `The queue's ${store} connection is already closed (${detail}); the queue cannot be used after close()`;
   }

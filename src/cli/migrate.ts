@@ -11,6 +11,8 @@ import {
   requireSchemaName,
   type MigrateOptions,
 } from '../backends/postgres/migrate.js';
+import { missingDatabaseError } from '../backends/postgres/missing-database.js';
+import { checkPostgresConnectionString } from '../connection-strings.js';
 import { loadDriver } from '../load-driver.js';
 import { UsageError } from './args.js';
 import { loadEnvFile } from './env-file.js';
@@ -93,13 +95,16 @@ export async function runMigrate(args: string[]): Promise<number> {
   if (parsed.envPath !== undefined) loadEnvFile(parsed.envPath);
   // An --envPath file that sets a CA file needs a fresh Node process to take it in.
   if (process.env.NODE_EXTRA_CA_CERTS !== startupExtraCA) return rerunWithEnvironment();
+  const fromFlag = parsed.databaseUrl !== undefined;
   const url = parsed.databaseUrl ?? process.env[DATABASE_ENV];
-  if (!url) {
+  if (url === undefined || (!fromFlag && url.trim() === '')) {
     throw new UsageError(
-      `${DATABASE_ENV} is not set. Set it to the database's connection string, e.g. ` +
+      `${DATABASE_ENV} is ${url === undefined ? 'not set' : 'empty'}. Set it to the database's connection string, e.g. ` +
         `${DATABASE_ENV}=postgres://user:password@localhost:5432/app queue-cli migrate, pass --database-url, or put it in a file passed with --envPath.`,
     );
   }
+  // Checked here, so the message names the variable (or flag) to fix rather than migrate()'s option.
+  checkPostgresConnectionString(fromFlag ? '--database-url' : DATABASE_ENV, url);
   // --no-reject-unauthorized needs TLS settings beside the URL: a one-connection pg pool carries
   // them (as pg merges them, so an sslmode in the URL still wins), closed when the command ends.
   const pool = parsed.rejectUnauthorized
@@ -160,6 +165,16 @@ function targetOf(url: string): string {
   }
 }
 
+/** host:port of the URL, without the database; undefined when it does not parse. */
+function serverOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** One line: what went wrong and what to do about it. */
 export function describeFailure(err: unknown, url: string): string {
   // Anything can be thrown, null included.
@@ -177,8 +192,13 @@ export function describeFailure(err: unknown, url: string): string {
     case '28P01':
     case '28000':
       return `PostgreSQL at ${where} refused the login (${message}): fix the user or password in ${DATABASE_ENV} (or --database-url)`;
-    case '3D000':
-      return `${message} at ${where}: create the database first, or fix its name in ${DATABASE_ENV} (or --database-url)`;
+    case 'STORE_UNAVAILABLE': {
+      const missing = missingDatabaseError(err, undefined, {
+        settings: `${DATABASE_ENV} (or --database-url)`,
+        server: serverOf(url),
+      });
+      return missing?.message ?? message;
+    }
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':

@@ -85,6 +85,38 @@ describe('queue-cli', () => {
     );
   });
 
+  it.each([
+    ['no scheme', 'localhost:5432/app', ['"localhost:5432/app"', 'no scheme; write postgres:// in front of it']],
+    ['an http:// URL', 'http://alice@db.internal/app', ['http:// is not a PostgreSQL scheme']],
+    ["libpq's key=value form", 'host=localhost dbname=app password=S3cret-pw', ['key=value', 'password=[redacted]']],
+    [
+      'a password with an unencoded #',
+      'postgres://app:S3cret-pw#@localhost/app',
+      ['percent-encode', 'app:[redacted]@'],
+    ],
+  ])(
+    'migrate refuses a PG_QUEUE_DATABASE with %s in one line naming the variable, exit 1',
+    async (_label, url, message) => {
+      const run = await cli(['migrate'], dir, { PG_QUEUE_DATABASE: url });
+      expect(run.code, show(run)).toBe(1);
+      expect(run.stderr.trim().split('\n'), show(run)).toHaveLength(1);
+      expect(run.stderr).toContain('queue-cli migrate: Expected `PG_QUEUE_DATABASE` to be a PostgreSQL connection URL');
+      for (const fragment of message) expect(run.stderr).toContain(fragment);
+      expect(run.stderr).not.toContain('S3cret-pw');
+    },
+  );
+
+  it('migrate names --database-url when the flag holds the malformed string, and an empty variable as empty', async () => {
+    const flag = await cli(['migrate', '--database-url', 'localhost:5432/app'], dir, {
+      PG_QUEUE_DATABASE: 'postgres://127.0.0.1:6461/app',
+    });
+    expect(flag.code, show(flag)).toBe(1);
+    expect(flag.stderr).toContain('Expected `--database-url` to be a PostgreSQL connection URL');
+    const empty = await cli(['migrate'], dir, { PG_QUEUE_DATABASE: '' });
+    expect(empty.code, show(empty)).toBe(1);
+    expect(empty.stderr).toContain('queue-cli migrate: PG_QUEUE_DATABASE is empty.');
+  });
+
   it('reports a failure that is not about the command line in one line, without a stack or usage', async () => {
     const run = await cli(['init'], dir); // no package.json here
     expect(run.code).toBe(1);

@@ -35,9 +35,14 @@ function until(check: () => Promise<boolean>, what: string): Promise<boolean> {
   return waitFor(() => check().catch(() => false), { what, timeoutMs: 20_000, intervalMs: 50 });
 }
 
-/** A redis-server without persistence, optionally with `requirepass` and further settings (`['--maxmemory-policy', 'allkeys-lru']`). */
-export async function startPrivateRedis(options: { password?: string; args?: string[] } = {}): Promise<PrivateServer> {
-  const port = await freePort();
+/**
+ * A redis-server without persistence, optionally with `requirepass`, further settings
+ * (`['--maxmemory-policy', 'allkeys-lru']`) and a given port (by default a free one).
+ */
+export async function startPrivateRedis(
+  options: { password?: string; args?: string[]; port?: number } = {},
+): Promise<PrivateServer> {
+  const port = options.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   if (options.password) args.push('--requirepass', options.password);
   args.push(...(options.args ?? []));

@@ -193,8 +193,9 @@ describe('queue-cli migrate (postgres)', () => {
     const lines = missing.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^queue-cli migrate: database ".*_absent" does not exist at .*: create the database first/,
+      /^queue-cli migrate: PostgreSQL database ".*_absent" on .*:\d+ does not exist: create it \(`createdb .*_absent` on the server, or `CREATE DATABASE ".*_absent"`/,
     );
+    expect(lines[0]).toContain('or fix the database name in PG_QUEUE_DATABASE (or --database-url)');
   });
 
   it('refuses an unknown option with the usage, exit code 1', async () => {
@@ -1323,7 +1324,7 @@ describe('migrate() from the package entry point (postgres)', () => {
       ['one of `databaseUrl`, `pool` or `pglite`, not `databaseUrl` and `pool`'],
     ],
     ['both pool and pglite', { pool: {}, pglite: {} }, ['not `pool` and `pglite`']],
-    ['an empty databaseUrl', { databaseUrl: '' }, ['`databaseUrl`', 'a non-empty connection string']],
+    ['an empty databaseUrl', { databaseUrl: '' }, ['`databaseUrl`', 'a PostgreSQL connection URL', 'empty']],
     ['a pool without connect()', { pool: { query: () => undefined } }, ['`pool`', 'connect()']],
     ['a schema that is not an identifier', { databaseUrl: PG_URL, schema: 'bad-name' }, ['`schema`', '"bad-name"']],
     ['an unknown direction', { databaseUrl: PG_URL, direction: 'sideways' }, ['`direction`', '"sideways"']],

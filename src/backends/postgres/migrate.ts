@@ -24,12 +24,15 @@ import {
   isObject,
 } from '../../checks.js';
 import { quoteIdent } from '../../config.js';
+import { checkPostgresConnectionString } from '../../connection-strings.js';
 import { ConfigError } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
+import { sanitizeError } from '../../store-errors.js';
 import type { PGliteInstance, PostgresPool, Queryable } from '../../types.js';
 import { findMigrationsDir } from './migrations-dir.js';
 import { inTurn, pgliteQueryable } from './pglite.js';
 import { lockInstanceDataDir } from './pglite-lock.js';
+import { missingDatabaseError } from './missing-database.js';
 
 export const MIGRATIONS_TABLE = 'queuedev_migrations';
 /** The environment variable `queue-cli migrate` reads the connection string from. */
@@ -172,16 +175,10 @@ function checkOptions(options: unknown): MigrateOptions & { schema: string; dire
       `Give one of \`databaseUrl\`, \`pool\` or \`pglite\`, not ${targets.map((k) => `\`${k}\``).join(' and ')}: each names the database to migrate`,
     );
   }
+  // `databaseUrl: process.env.X` with X unset names the setting that is missing.
+  if (targets.length === 0 && Object.hasOwn(o, 'databaseUrl')) checkPostgresConnectionString('databaseUrl', undefined);
   if (targets.length === 0) fail(E, 'databaseUrl', 'a connection string (or give `pool` or `pglite`)', undefined);
-  if (o.databaseUrl !== undefined) {
-    ensure(
-      E,
-      typeof o.databaseUrl === 'string' && o.databaseUrl.length > 0,
-      'databaseUrl',
-      'a non-empty connection string',
-      o.databaseUrl,
-    );
-  }
+  if (o.databaseUrl !== undefined) checkPostgresConnectionString('databaseUrl', o.databaseUrl);
   if (o.pool !== undefined) {
     ensure(
       E,
@@ -284,8 +281,10 @@ async function openSession(options: MigrateOptions): Promise<MigrationSession> {
  * transaction per migration. Safe to call from several processes at once: runs on the same
  * schema wait for each other (advisory lock), runs on different schemas proceed in parallel.
  * Resolves with the migrations it ran (or, with `dryRun`, would run), in order. Bad options
- * reject with a ConfigError before anything connects; a failed migration rejects with an error
- * naming it, its transaction rolled back and the ones before it kept.
+ * reject with a ConfigError before anything connects (a missing or malformed `databaseUrl`
+ * among them); a database that does not exist rejects with a StoreUnavailableError (reason
+ * `database-missing`) naming it; a failed migration rejects with an error naming it, its
+ * transaction rolled back and the ones before it kept.
  * @example await migrate({ databaseUrl: process.env.PG_QUEUE_DATABASE, schema: 'billing_queue' })
  */
 export async function migrate(options: MigrateOptions): Promise<MigrationRun[]> {
@@ -299,7 +298,13 @@ async function run(options: ReturnType<typeof checkOptions>): Promise<MigrationR
   const { schema, direction, count, dryRun, verbose } = options;
   const log = options.log ?? (() => undefined);
   const files = readMigrations();
-  const session = await openSession(options);
+  const session = await openSession(options).catch((err: unknown) => {
+    throw (
+      missingDatabaseError(err, sanitizeError(err, []), {
+        settings: options.pool ? "the pool's settings" : '`databaseUrl`',
+      }) ?? err
+    );
+  });
   const { client } = session;
   const lockKey = migrationLockKey(schema);
   let failed = false;

@@ -1,5 +1,6 @@
 import type { ClientConfig, Pool, PoolConfig } from 'pg';
 import { resolveDatabaseConfig, type ResolvedPostgresConfig } from '../../config.js';
+import { checkPostgresTarget } from '../../connection-strings.js';
 import type { DatabaseConfig, PostgresPool } from '../../types.js';
 import { loadDriver } from '../../load-driver.js';
 import { poolConnection } from './connection.js';
@@ -14,7 +15,9 @@ type ResolvedDatabaseConfig = NonNullable<ResolvedPostgresConfig['databaseConfig
  * The caller owns the returned pool and closes it with `pool.end()`.
  */
 export function createPool(databaseConfig: DatabaseConfig): PostgresPool {
-  return createPoolFromResolved(resolveDatabaseConfig('databaseConfig', databaseConfig));
+  const resolved = resolveDatabaseConfig('databaseConfig', databaseConfig);
+  checkPostgresTarget('databaseConfig', resolved);
+  return createPoolFromResolved(resolved);
 }
 
 /** pg connection settings of a resolved `databaseConfig` (TLS material already loaded). */

@@ -1,7 +1,7 @@
 /**
- * Which PostgreSQL errors mean "the store cannot serve", which mean "the schema was never
- * migrated" and which mean "the store refused the values written", for the backend's one
- * translation seam (src/store-errors.ts).
+ * Which PostgreSQL errors mean "the store cannot serve" (a database that does not exist among
+ * them, missing-database.ts), which mean "the schema was never migrated" and which mean "the
+ * store refused the values written", for the backend's one translation seam (src/store-errors.ts).
  */
 import type { Pool } from 'pg';
 import { NotMigratedError, type StoreUnavailableReason } from '../../errors.js';
@@ -14,6 +14,7 @@ import {
 } from '../../store-errors.js';
 import type { Fact } from '../../store-facts.js';
 import { DATABASE_ENV } from './migrate.js';
+import { missingDatabaseError } from './missing-database.js';
 
 /** SQLSTATEs of a server that refuses work for now: admin/crash shutdown, starting up, too many connections. */
 const SERVER_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53000']);
@@ -96,6 +97,8 @@ export function postgresErrorTranslator(
     unavailable: postgresUnavailableReason,
     fact: valuesRejected,
     typed(err, clean) {
+      const missing = missingDatabaseError(err, clean);
+      if (missing) return missing;
       const schema = currentSchema();
       const code = (err as { code?: unknown } | null)?.code;
       if (schema === null || typeof code !== 'string' || !MISSING_OBJECT_STATES.has(code)) return undefined;

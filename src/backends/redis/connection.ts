@@ -6,13 +6,19 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { ResolvedRedisConfig } from '../../config.js';
 import { ConfigError } from '../../errors.js';
 import { loadDriver } from '../../load-driver.js';
+import { firstContact } from './first-contact.js';
 
 export interface RedisConnection {
   client: Redis;
   /** True when the library created the client and must close it. */
   owned: boolean;
-  /** Resolves once the client is on the configured database; every operation awaits it. */
+  /**
+   * Resolves once the client is on the configured database; every operation awaits it. Until
+   * the client has been ready once, it waits for the first connection (first-contact.ts).
+   */
   ready: () => Promise<void>;
+  /** Removes the listeners the library put on the client; called when the queue closes. */
+  release: () => void;
   /** The database the queue's keys are on (0 on a Cluster, which has no other). */
   db: number;
 }
@@ -58,7 +64,9 @@ function selectCheck(client: Redis, db: number): () => Promise<void> {
 export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   if (config.client) {
     const { client } = config;
-    return { client, owned: false, ready: READY, db: client.isCluster ? 0 : (client.options.db ?? 0) };
+    const contact = firstContact(client, "the client's settings");
+    const db = client.isCluster ? 0 : (client.options.db ?? 0);
+    return { client, owned: false, ready: contact.wait, release: contact.release, db };
   }
   const { Redis: RedisClient } = loadDriver('ioredis');
   const rc = config.redisConfig ?? {};
@@ -82,7 +90,9 @@ export function openConnection(config: ResolvedRedisConfig): RedisConnection {
   client.on('error', () => {});
   // The database ioredis settled on: a path in `url` wins over `db`.
   const db = client.options.db ?? 0;
-  return { client, owned: true, ready: db === 0 ? READY : selectCheck(client, db), db };
+  const contact = firstContact(client, rc.url === undefined ? '`redisConfig`' : '`redisConfig.url`');
+  const onDatabase = db === 0 ? READY : selectCheck(client, db);
+  return { client, owned: true, ready: () => contact.wait().then(onDatabase), release: contact.release, db };
 }
 
 /**

@@ -26,7 +26,8 @@ import { overviewOperations } from './overview.js';
 import { processingOperations } from './processing.js';
 import { createScriptRunner, type ScriptArg, type ScriptName, type ScriptRunner } from './scripts.js';
 import { scriptSlice } from './slices.js';
-import { clientSecrets, redisErrorTranslator } from './store-errors.js';
+import { clientSecrets } from './credentials.js';
+import { redisErrorTranslator } from './store-errors.js';
 import { createSubscriptions } from './subscribe.js';
 import { waitOperations } from './waits.js';
 
@@ -71,7 +72,7 @@ async function closeClient(client: Redis): Promise<void> {
  * (store-errors.ts); the ids it sees feed the store identity check (identity.ts).
  */
 export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): Backend & CronStore & WaitStore {
-  const { client, owned, ready, db } = openConnection(config);
+  const { client, owned, ready, release, db } = openConnection(config);
   const runScript = createScriptRunner(client, config.keyPrefix, db);
   const describeStore = `under key prefix ${JSON.stringify(config.keyPrefix)}`;
   config.log.addSecrets(clientSecrets(client));
@@ -133,6 +134,7 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
     },
     async close() {
       closed = true;
+      release();
       // Subscriptions use connections of their own, created here: closed whoever owns `client`.
       await subscriptions.closeAll();
       if (owned) await closeClient(client);

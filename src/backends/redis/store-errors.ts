@@ -4,19 +4,12 @@
  */
 import type { Redis } from 'ioredis';
 import { StoreResetError, type StoreUnavailableReason } from '../../errors.js';
-import {
-  SOCKET_CODES,
-  errorChain,
-  secretsOf,
-  storeErrorTranslator,
-  type StoreErrorTranslator,
-} from '../../store-errors.js';
+import { SOCKET_CODES, errorChain, storeErrorTranslator, type StoreErrorTranslator } from '../../store-errors.js';
+import { AUTH_REPLIES, clientSecrets } from './credentials.js';
 import { resetReplyFound } from './identity.js';
 
 /** Reply prefixes of a server that refuses work for now. */
 const SERVER_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/;
-/** Reply prefixes of refused or missing credentials. */
-const AUTH_REPLIES = /^(NOAUTH|WRONGPASS)\b|^ERR (invalid password|AUTH|Client sent AUTH)/;
 /** Whether a reply is a refusal for now: the server refuses work, or the credentials (scripts.ts). */
 export function refusesForNow(message: string): boolean {
   return SERVER_REPLIES.test(message) || AUTH_REPLIES.test(message);
@@ -49,18 +42,6 @@ function unavailableReason(client: Redis, err: unknown): StoreUnavailableReason 
     }
   }
   return undefined;
-}
-
-/** The passwords of `client`'s settings: masked in errors and in the queue's log. */
-export function clientSecrets(client: Redis): string[] {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the caller's client is checked only structurally (RedisClient) and may have no ioredis `options`
-  const options = (client.options ?? {}) as {
-    password?: unknown;
-    sentinelPassword?: unknown;
-    /** A `Cluster`'s options for each node connection. */
-    redisOptions?: { password?: unknown };
-  };
-  return secretsOf(options.password, options.sentinelPassword, options.redisOptions?.password);
 }
 
 /** The translation for one queue's client; its passwords are masked in every error let through. */
