@@ -1,8 +1,7 @@
 /**
  * Configuration checks (SPEC §2.1). Everything is validated when the queue is constructed, so
- * a bad configuration fails at `initJobQueue`, not at first use. One exception: connection
- * settings that name no server (a connection string from an unset variable) make a queue whose
- * every call rejects with the ConfigError (see missingSettings below).
+ * a bad configuration fails at `initJobQueue`, not at first use: connection settings that name
+ * no server (a connection string read from an unset variable) included.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -127,8 +126,6 @@ export interface ResolvedPostgresConfig {
   schema?: string;
   /** Apply the migrations to the schema before the first operation. */
   migrate: boolean;
-  /** Settings that name no database: every call of the queue rejects with this error. */
-  missingSettings?: ConfigError;
   /** The queue's log: `logger` (or the console) with `verbose`. */
   log: Log;
   telemetry: ResolvedTelemetry;
@@ -141,8 +138,6 @@ export interface ResolvedRedisConfig {
   /** The public type is structural; the backend works with the ioredis client it is. */
   client?: Redis;
   keyPrefix: string;
-  /** Settings that name no server: every call of the queue rejects with this error. */
-  missingSettings?: ConfigError;
   /** The queue's log: `logger` (or the console) with `verbose`. */
   log: Log;
   telemetry: ResolvedTelemetry;
@@ -187,22 +182,6 @@ export function resolveDatabaseConfig(
     }
   }
   return { ...d, ssl };
-}
-
-/**
- * The ConfigError of connection settings that name no server (connection-strings.ts), or
- * undefined. initJobQueue does not throw it: the queue is made, and each of its calls rejects
- * with it without connecting, so a module that creates a queue at its top level can still be
- * imported where the variable is not set (a framework's build, a test that never uses it).
- */
-function missingSettings(check: () => void): ConfigError | undefined {
-  try {
-    check();
-    return undefined;
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
 }
 
 /** A PGlite instance, told apart from an options object by the methods the backend calls. */
@@ -256,13 +235,10 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
     if (schema !== undefined) checkIdentifier(E, 'schema', schema);
     const databaseConfig =
       pc.databaseConfig === undefined ? undefined : resolveDatabaseConfig('databaseConfig', pc.databaseConfig);
+    if (databaseConfig !== undefined) checkPostgresTarget('databaseConfig', databaseConfig);
     return {
       backend: 'postgres',
       databaseConfig,
-      missingSettings:
-        databaseConfig === undefined
-          ? undefined
-          : missingSettings(() => checkPostgresTarget('databaseConfig', databaseConfig)),
       pool: pc.pool as Pool | undefined,
       pglite: pc.pglite === undefined ? undefined : resolvePGlite(pc.pglite),
       schema,
@@ -298,7 +274,6 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       fail(E, 'client', 'an ioredis client', rc.client);
     }
     let redisConfig: ResolvedRedisConfig['redisConfig'];
-    let missing: ConfigError | undefined;
     let keyPrefix = rc.keyPrefix;
     if (rc.redisConfig !== undefined) {
       checkObject(E, 'redisConfig', rc.redisConfig, 'an object');
@@ -319,7 +294,7 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       if (r.password !== undefined)
         ensure(E, typeof r.password === 'string', 'redisConfig.password', 'a string', r.password);
       if (r.db !== undefined) checkInteger(E, 'redisConfig.db', r.db, 0, Infinity, 'an integer >= 0');
-      missing = missingSettings(() => checkRedisTarget('redisConfig', r as Record<string, unknown>));
+      checkRedisTarget('redisConfig', r as Record<string, unknown>);
       keyPrefix = r.keyPrefix ?? keyPrefix;
       const { tls, ...rest } = r;
       delete rest.keyPrefix;
@@ -339,7 +314,6 @@ export function resolveConfig(config: unknown): ResolvedPostgresConfig | Resolve
       redisConfig,
       client: rc.client as Redis | undefined,
       keyPrefix,
-      missingSettings: missing,
       log,
       telemetry: resolveTelemetry(rc.telemetry),
       limits,

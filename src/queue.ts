@@ -6,7 +6,6 @@
 import type { Backend } from './backend.js';
 import { createPostgresBackend } from './backends/postgres/index.js';
 import { createRedisBackend } from './backends/redis/index.js';
-import { missingSettingsBackend } from './backends/missing-settings.js';
 import { systemClock } from './clock.js';
 import { searchLimits } from './search-limits.js';
 import { resolveConfig } from './config.js';
@@ -91,11 +90,8 @@ export function initJobQueue<P extends PayloadMap & StorablePayloads<P> = Payloa
 ): JobQueue<P> {
   const resolved = resolveConfig(config);
   const clock = config.clock ?? systemClock;
-  const backend = resolved.missingSettings
-    ? missingSettingsBackend(resolved.missingSettings)
-    : resolved.backend === 'postgres'
-      ? createPostgresBackend(resolved)
-      : createRedisBackend(resolved, clock);
+  const backend =
+    resolved.backend === 'postgres' ? createPostgresBackend(resolved) : createRedisBackend(resolved, clock);
   const telemetry = createTelemetry(resolved.telemetry, resolved.backend, clock, resolved.log);
   return openQueue<P>(backend, clock, { log: resolved.log, telemetry, limits: resolved.limits });
 }
