@@ -37,9 +37,9 @@ const PACKAGE = join(APP, 'node_modules/queuedev');
 const STAMP = join(APP, '.next/queuedev-inputs.sha256');
 
 /** Runs a command in `cwd`; rejects with its output when it fails. */
-function run(command: string, args: string[], cwd = APP): Promise<void> {
+function run(command: string, args: string[], cwd = APP, env: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -96,7 +96,9 @@ beforeAll(async () => {
   );
   log('package built');
   // webpack: its resolver compiles the echo probe from TypeScript source (next.config.mjs).
-  await run(process.execPath, [NEXT, 'build', '--webpack']);
+  // Next.js imports the route modules while it builds, and lib/dashboard.ts makes its queue at
+  // import: the connection string must be set and well formed then (nothing connects).
+  await run(process.execPath, [NEXT, 'build', '--webpack'], APP, { PG_QUEUE_DATABASE: PG_URL });
   writeFileSync(STAMP, hash);
   log('app built');
 }, 600_000);
