@@ -12,43 +12,43 @@ export interface WaitDuration {
    * @default 0
    * @example await ctx.waitFor({ seconds: 30 })
    */
-  seconds?: number;
+  seconds?: number | undefined;
   /**
    * Minutes to wait.
    * @default 0
    * @example await ctx.waitFor({ minutes: 5 })
    */
-  minutes?: number;
+  minutes?: number | undefined;
   /**
    * Hours to wait.
    * @default 0
    * @example await ctx.waitFor({ hours: 1, minutes: 30 })
    */
-  hours?: number;
+  hours?: number | undefined;
   /**
    * Days to wait.
    * @default 0
    * @example await ctx.waitFor({ days: 2 })
    */
-  days?: number;
+  days?: number | undefined;
   /**
    * Weeks to wait.
    * @default 0
    * @example await ctx.waitFor({ weeks: 1 })
    */
-  weeks?: number;
+  weeks?: number | undefined;
   /**
    * Months to wait, 30 days each.
    * @default 0
    * @example await ctx.waitFor({ months: 1 })
    */
-  months?: number;
+  months?: number | undefined;
   /**
    * Years to wait, 365 days each.
    * @default 0
    * @example await ctx.waitFor({ years: 1 })
    */
-  years?: number;
+  years?: number | undefined;
 }
 
 const SECOND = 1000;

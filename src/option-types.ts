@@ -17,7 +17,7 @@ export interface JobGroup {
    * @default none
    * @example { group: { id: 'customer:42', tier: 'gold' } }
    */
-  tier?: string;
+  tier?: string | undefined;
 }
 
 /** What a job waits for before it can run. */
@@ -27,13 +27,13 @@ export interface JobDependencies {
    * @default none
    * @example { dependsOn: { jobIds: [importId] } }
    */
-  jobIds?: number[];
+  jobIds?: number[] | undefined;
   /**
    * The job waits while another active job carries every one of these tags.
    * @default none
    * @example { dependsOn: { tags: ['import:42'] } }
    */
-  tags?: string[];
+  tags?: string[] | undefined;
 }
 
 /** Input of `addJob` (SPEC §2.2). */
@@ -53,79 +53,79 @@ export interface JobOptions<P extends PayloadMap = PayloadMap, T extends keyof P
    * @default 3
    * @example { maxAttempts: 5 }
    */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /**
    * Higher runs first.
    * @default 0
    * @example { priority: 10 }
    */
-  priority?: number;
+  priority?: number | undefined;
   /**
    * Earliest run time.
    * @default now
    * @example { runAt: new Date(Date.now() + 60_000) }
    */
-  runAt?: Date | null;
+  runAt?: Date | null | undefined;
   /**
    * Handler timeout in milliseconds.
    * @default the processor's, else unlimited
    * @example { timeoutMs: 30_000 }
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Run the handler in a worker thread and terminate it on timeout.
    * @default false
    * @example { timeoutMs: 5000, forceKillOnTimeout: true }
    */
-  forceKillOnTimeout?: boolean;
+  forceKillOnTimeout?: boolean | undefined;
   /**
    * Labels to find, filter and cancel jobs by.
    * @default []
    * @example { tags: ['user:42', 'welcome'] }
    */
-  tags?: string[];
+  tags?: string[] | undefined;
   /**
    * At most one job exists per key: adding it again returns the existing job's id.
    * @default none
    * @example { idempotencyKey: `welcome:${userId}` }
    */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /**
    * Base retry delay in seconds.
    * @default 60
    * @example { retryDelay: 10 }
    */
-  retryDelay?: number;
+  retryDelay?: number | undefined;
   /**
    * Exponential backoff with jitter.
    * @default true
    * @example { retryDelay: 30, retryBackoff: false }
    */
-  retryBackoff?: boolean;
+  retryBackoff?: boolean | undefined;
   /**
    * Cap of the backoff delay in seconds.
    * @default none: uncapped
    * @example { retryDelayMax: 600 }
    */
-  retryDelayMax?: number;
+  retryDelayMax?: number | undefined;
   /**
    * Job type of the dead-letter job created when attempts run out.
    * @default none: no dead-letter job
    * @example { deadLetterJobType: 'email:dead' }
    */
-  deadLetterJobType?: string;
+  deadLetterJobType?: string | undefined;
   /**
    * The group whose `groupConcurrency` limit the job counts against.
    * @default none: not limited
    * @example { group: { id: 'customer:42' } }
    */
-  group?: JobGroup;
+  group?: JobGroup | undefined;
   /**
    * Jobs or tags the job waits for before it can run.
    * @default none
    * @example { dependsOn: { jobIds: [importId] } }
    */
-  dependsOn?: JobDependencies;
+  dependsOn?: JobDependencies | undefined;
 }
 
 /** Options of `addJob` / `addJobs` beyond the job itself (SPEC §4.1). */
@@ -136,7 +136,7 @@ export interface AddJobOptions {
    * @default the queue's own pool
    * @example await queue.addJob(job, { db: transactionClient })
    */
-  db?: Queryable;
+  db?: Queryable | undefined;
 }
 
 /** Fields of a pending job that `editJob` can change (SPEC §2.6). */
@@ -146,61 +146,61 @@ export interface EditJobOptions<P = unknown> {
    * @default unchanged
    * @example await queue.editJob(id, { payload: { to: 'b@example.com' } })
    */
-  payload?: P;
+  payload?: P | undefined;
   /**
    * The new maximum number of attempts.
    * @default unchanged
    * @example await queue.editJob(id, { maxAttempts: 5 })
    */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /**
    * The new priority; higher runs first.
    * @default unchanged
    * @example await queue.editJob(id, { priority: 10 })
    */
-  priority?: number;
+  priority?: number | undefined;
   /**
    * The new earliest run time; `null` means now.
    * @default unchanged
    * @example await queue.editJob(id, { runAt: null })
    */
-  runAt?: Date | null;
+  runAt?: Date | null | undefined;
   /**
    * The new handler timeout in milliseconds.
    * @default unchanged
    * @example await queue.editJob(id, { timeoutMs: 60_000 })
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * The new tags, replacing the old ones.
    * @default unchanged
    * @example await queue.editJob(id, { tags: ['urgent'] })
    */
-  tags?: string[];
+  tags?: string[] | undefined;
   /**
    * The new base retry delay in seconds; `null` unsets it.
    * @default unchanged
    * @example await queue.editJob(id, { retryDelay: 5 })
    */
-  retryDelay?: number | null;
+  retryDelay?: number | null | undefined;
   /**
    * Whether retries back off exponentially; `null` unsets it.
    * @default unchanged
    * @example await queue.editJob(id, { retryBackoff: false })
    */
-  retryBackoff?: boolean | null;
+  retryBackoff?: boolean | null | undefined;
   /**
    * The new cap of the backoff delay in seconds; `null` unsets it.
    * @default unchanged
    * @example await queue.editJob(id, { retryDelayMax: 300 })
    */
-  retryDelayMax?: number | null;
+  retryDelayMax?: number | null | undefined;
   /**
    * The new dead-letter job type; `null` unsets it.
    * @default unchanged
    * @example await queue.editJob(id, { deadLetterJobType: 'email:dead' })
    */
-  deadLetterJobType?: string | null;
+  deadLetterJobType?: string | null | undefined;
 }
 
 /** Bounds of a `runAt` filter; every bound given must hold. */
@@ -210,31 +210,31 @@ export interface DateRange {
    * @default no bound
    * @example { runAt: { gt: new Date() } }
    */
-  gt?: Date;
+  gt?: Date | undefined;
   /**
    * At or after this instant.
    * @default no bound
    * @example { runAt: { gte: new Date('2030-01-01') } }
    */
-  gte?: Date;
+  gte?: Date | undefined;
   /**
    * Earlier than this instant.
    * @default no bound
    * @example { runAt: { lt: new Date() } }
    */
-  lt?: Date;
+  lt?: Date | undefined;
   /**
    * At or before this instant.
    * @default no bound
    * @example { runAt: { lte: new Date('2030-01-31') } }
    */
-  lte?: Date;
+  lte?: Date | undefined;
   /**
    * Exactly this instant.
    * @default no bound
    * @example { runAt: { eq: new Date('2030-01-01T09:00:00Z') } }
    */
-  eq?: Date;
+  eq?: Date | undefined;
 }
 
 /** Filter of `getJobs`, `editAllPendingJobs`, `cancelAllUpcomingJobs` (SPEC §2.7). */
@@ -244,7 +244,7 @@ export interface JobFilter {
    * @default every type
    * @example await queue.getJobs({ jobType: 'email' })
    */
-  jobType?: string;
+  jobType?: string | undefined;
   /**
    * Only jobs whose type starts with this text (case-sensitive). Given with `jobType`, both
    * must match. On PostgreSQL the job types are found with one index probe per distinct type,
@@ -253,25 +253,25 @@ export interface JobFilter {
    * @default every type
    * @example await queue.getJobs({ jobTypePrefix: 'email.' })
    */
-  jobTypePrefix?: string;
+  jobTypePrefix?: string | undefined;
   /**
    * Only jobs with this priority.
    * @default every priority
    * @example await queue.getJobs({ priority: 10 })
    */
-  priority?: number;
+  priority?: number | undefined;
   /**
    * Only jobs due at this instant, or within these bounds.
    * @default any time
    * @example await queue.getJobs({ runAt: { lt: new Date() } })
    */
-  runAt?: Date | DateRange;
+  runAt?: Date | DateRange | undefined;
   /**
    * Only jobs whose tags match `values` by `mode` (`all` unless given).
    * @default any tags
    * @example await queue.getJobs({ tags: { values: ['user:42'], mode: 'any' } })
    */
-  tags?: { values: string[]; mode?: TagQueryMode };
+  tags?: { values: string[]; mode?: TagQueryMode | undefined } | undefined;
 }
 
 /**
@@ -285,7 +285,7 @@ export interface JobQueryFilter extends JobFilter {
    * @default every status
    * @example await queue.queryJobs({ status: 'failed' })
    */
-  status?: JobStatus;
+  status?: JobStatus | undefined;
   /**
    * Only jobs whose payload, as JSON text, contains this text (letters A–Z in any case). A
    * bounded search: it looks at the newest PAYLOAD_SEARCH_SCAN_LIMIT (10,000) jobs that match
@@ -295,7 +295,7 @@ export interface JobQueryFilter extends JobFilter {
    * @default no payload condition
    * @example await queue.queryJobs({ jobType: 'email.send', payloadContains: 'alice@example.com' })
    */
-  payloadContains?: string;
+  payloadContains?: string | undefined;
 }
 
 /** Options of `queue.queryJobsPage()`: how many jobs, and where the page starts. */
@@ -305,7 +305,7 @@ export interface JobPageOptions {
    * @default 100
    * @example await queue.queryJobsPage({ status: 'failed' }, { limit: 50 })
    */
-  limit?: number;
+  limit?: number | undefined;
   /**
    * Where the page starts: the `nextAfter` of the previous page (the id of its last job). The
    * page holds the matching jobs listed after that job, that is with a smaller id. A job id
@@ -313,7 +313,7 @@ export interface JobPageOptions {
    * @default null (the newest jobs)
    * @example await queue.queryJobsPage({ status: 'failed' }, { limit: 50, after: page.nextAfter })
    */
-  after?: number | null;
+  after?: number | null | undefined;
 }
 
 /** A page of `queue.queryJobsPage()`. */
@@ -351,61 +351,68 @@ export interface CronJobOptions<P extends PayloadMap = PayloadMap, T extends key
    * @default 'UTC'
    * @example { timezone: 'Europe/Berlin' }
    */
-  timezone?: string;
+  timezone?: string | undefined;
   /**
    * Enqueue a new instance while an earlier one is still active.
    * @default false
    * @example { allowOverlap: true }
    */
-  allowOverlap?: boolean;
+  allowOverlap?: boolean | undefined;
   /**
    * Maximum number of attempts of each job.
    * @default 3
    * @example { maxAttempts: 5 }
    */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /**
    * Priority of each job; higher runs first.
    * @default 0
    * @example { priority: 10 }
    */
-  priority?: number;
+  priority?: number | undefined;
   /**
    * Handler timeout of each job in milliseconds.
    * @default unlimited
    * @example { timeoutMs: 60_000 }
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Tags of each job.
    * @default []
    * @example { tags: ['report'] }
    */
-  tags?: string[];
+  tags?: string[] | undefined;
   /**
    * Base retry delay of each job in seconds.
    * @default 60
    * @example { retryDelay: 30 }
    */
-  retryDelay?: number;
+  retryDelay?: number | undefined;
   /**
    * Exponential backoff with jitter for each job.
    * @default true
    * @example { retryBackoff: false }
    */
-  retryBackoff?: boolean;
+  retryBackoff?: boolean | undefined;
   /**
    * Cap of each job's backoff delay in seconds.
    * @default none: uncapped
    * @example { retryDelayMax: 600 }
    */
-  retryDelayMax?: number;
+  retryDelayMax?: number | undefined;
 }
 
 /** Fields `editCronJob` can change; `nextRunAt` is recomputed when the expression or zone changes. */
-export type EditCronJobOptions<P = unknown> = Partial<
-  Omit<CronJobOptions, 'scheduleName' | 'payload' | 'jobType'> & { payload: P }
->;
+export type EditCronJobOptions<P = unknown> = {
+  [K in keyof CronJobOptions as Exclude<K, 'scheduleName' | 'payload' | 'jobType'>]?: CronJobOptions[K] | undefined;
+} & {
+  /**
+   * The payload of the jobs the schedule creates from now on.
+   * @default unchanged
+   * @example await queue.editCronJob(id, { payload: { kind: 'weekly' } })
+   */
+  payload?: P | undefined;
+};
 
 /** Options of `createToken` (queue and handler context). */
 export interface CreateTokenOptions {
@@ -414,11 +421,11 @@ export interface CreateTokenOptions {
    * @default never
    * @example await queue.createToken({ timeout: '10m' })
    */
-  timeout?: string;
+  timeout?: string | undefined;
   /**
    * Labels of the token.
    * @default []
    * @example await queue.createToken({ tags: ['approval'] })
    */
-  tags?: string[];
+  tags?: string[] | undefined;
 }

@@ -14,7 +14,7 @@ export interface JobCountsOptions {
    * @default 10000
    * @example await queue.getJobCounts({ limit: 1000 })
    */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 /** The counts of one job type, per status: see JobCounts.byJobType. */
@@ -50,7 +50,7 @@ export interface ThroughputOptions {
    * @default 60
    * @example await queue.getThroughput({ minutes: 15 })
    */
-  minutes?: number;
+  minutes?: number | undefined;
 }
 
 /** The attempts that ended in one minute: see `queue.getThroughput()`. */

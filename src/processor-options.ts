@@ -17,18 +17,12 @@ import {
 import { ConfigError } from './errors.js';
 import { MAX_TIMER_MS } from './storable.js';
 import type { JobContext } from './handler-context.js';
-import type { PayloadMap } from './types.js';
+import type { HandlerPayload, PayloadMap } from './types.js';
 
 /**
- * A handler's payload type: the type declared in the queue's payload map, or `any` when the
- * queue is untyped (its map says `unknown`), so an annotated handler is accepted there.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type HandlerPayload<T> = unknown extends T ? any : T;
-
-/**
- * Runs one job. The returned value (or the value of the returned promise) is stored as the
- * job's `output` unless `ctx.setOutput` was used.
+ * Runs one job. It receives the JSON form of the payload type (`JsonForm`: a `Date` is a
+ * string), as the payload is stored as JSON. The returned value (or the value of the returned
+ * promise) is stored as the job's `output` unless `ctx.setOutput` was used.
  */
 export type JobHandler<P extends PayloadMap = PayloadMap, T extends keyof P = keyof P> = (
   payload: HandlerPayload<P[T]>,
@@ -37,7 +31,7 @@ export type JobHandler<P extends PayloadMap = PayloadMap, T extends keyof P = ke
 ) => unknown;
 
 /** One handler per job type. A claimed job whose type has none fails with reason `no_handler`. */
-export type JobHandlers<P extends PayloadMap = PayloadMap> = { [K in keyof P & string]?: JobHandler<P, K> };
+export type JobHandlers<P extends PayloadMap = PayloadMap> = { [K in keyof P & string]?: JobHandler<P, K> | undefined };
 
 export interface ProcessorOptions {
   /**
@@ -45,19 +39,19 @@ export interface ProcessorOptions {
    * @default `${hostname}-${pid}-${random}`
    * @example { workerId: 'billing-worker-1' }
    */
-  workerId?: string;
+  workerId?: string | undefined;
   /**
    * Most jobs claimed in one round trip.
    * @default 10
    * @example { batchSize: 50 }
    */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /**
    * Most handlers running at once in this processor.
    * @default 10
    * @example { concurrency: 2 }
    */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /**
    * Jobs to keep claimed ahead of free slots, in a local buffer, so a slot that frees starts the
    * next job at once instead of after a claim round trip. The buffer is refilled (up to
@@ -70,20 +64,20 @@ export interface ProcessorOptions {
    * @default 0 (claim only for free slots)
    * @example { batchSize: 500, claimAhead: 500 }
    */
-  claimAhead?: number;
+  claimAhead?: number | undefined;
   /**
    * Most jobs of one `group.id` processing at once, across all processors and processes.
    * Jobs without a group are not limited.
    * @default unlimited
    * @example { groupConcurrency: 1 }
    */
-  groupConcurrency?: number;
+  groupConcurrency?: number | undefined;
   /**
    * Milliseconds between polls when no work is found (a new job wakes the processor sooner).
    * @default 5000
    * @example { pollInterval: 1000 }
    */
-  pollInterval?: number;
+  pollInterval?: number | undefined;
   /**
    * Milliseconds between checks that the jobs this processor runs are still its own. A job
    * reclaimed by the supervisor (its handler hung, or took longer than `stuckJobsTimeoutMinutes`)
@@ -94,7 +88,7 @@ export interface ProcessorOptions {
    * @default pollInterval, within 1000 to 60000
    * @example { leaseCheckInterval: 10_000 }
    */
-  leaseCheckInterval?: number;
+  leaseCheckInterval?: number | undefined;
   /**
    * Called with every internal error (store errors, listener errors, jobs lost to reclaim). The
    * queue's `error` event fires as well. A failure of the background loop that repeats every
@@ -102,20 +96,20 @@ export interface ProcessorOptions {
    * @default none
    * @example { onError: (error) => logger.error(error) }
    */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
   /**
    * Write processing activity (claims, completions, failures, wake-ups) as debug lines to the
    * queue's `logger`, or to the console without one.
    * @default false
    * @example { verbose: true }
    */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
   /**
    * Only claim jobs of this type or these types.
    * @default every type
    * @example { jobType: ['email', 'sms'] }
    */
-  jobType?: string | string[];
+  jobType?: string | string[] | undefined;
 }
 
 /** @internal */

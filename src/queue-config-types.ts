@@ -11,25 +11,25 @@ export interface TLSConfig {
    * @default the system's trusted CAs
    * @example { ca: 'file:///etc/ssl/db-ca.pem' }
    */
-  ca?: string;
+  ca?: string | undefined;
   /**
    * Client certificate, PEM text or `file://path`, for servers that require one.
    * @default none
    * @example { cert: 'file:///etc/ssl/client.crt' }
    */
-  cert?: string;
+  cert?: string | undefined;
   /**
    * Client private key, PEM text or `file://path`, paired with `cert`.
    * @default none
    * @example { key: 'file:///etc/ssl/client.key' }
    */
-  key?: string;
+  key?: string | undefined;
   /**
    * Verify the server certificate; turn off only for a self-signed test server.
    * @default true
    * @example { rejectUnauthorized: false }
    */
-  rejectUnauthorized?: boolean;
+  rejectUnauthorized?: boolean | undefined;
 }
 export type DatabaseSSLConfig = TLSConfig;
 export type RedisTLSConfig = TLSConfig;
@@ -41,43 +41,43 @@ export interface DatabaseConfig {
    * @default none: pg reads the PG* environment variables
    * @example { connectionString: process.env.DATABASE_URL }
    */
-  connectionString?: string;
+  connectionString?: string | undefined;
   /**
    * Server host name.
    * @default 'localhost' (pg's default)
    * @example { host: 'db.internal' }
    */
-  host?: string;
+  host?: string | undefined;
   /**
    * Server port.
    * @default 5432
    * @example { port: 6432 }
    */
-  port?: number;
+  port?: number | undefined;
   /**
    * Database name.
    * @default the user name (pg's default)
    * @example { database: 'app' }
    */
-  database?: string;
+  database?: string | undefined;
   /**
    * User to connect as.
    * @default the operating system user (pg's default)
    * @example { user: 'queue' }
    */
-  user?: string;
+  user?: string | undefined;
   /**
    * Password of `user`.
    * @default none
    * @example { password: process.env.PGPASSWORD }
    */
-  password?: string;
+  password?: string | undefined;
   /**
    * TLS settings; values starting with `file://` are read from disk.
    * @default no TLS unless the connection string asks for it
    * @example { ssl: { ca: 'file:///etc/ssl/db-ca.pem' } }
    */
-  ssl?: DatabaseSSLConfig;
+  ssl?: DatabaseSSLConfig | undefined;
 }
 
 /**
@@ -86,7 +86,7 @@ export interface DatabaseConfig {
  */
 export interface Queryable {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as pg types its rows: callers of getPool().query() read their columns without a cast
-  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number | null }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number | null | undefined }>;
 }
 
 /*
@@ -121,7 +121,7 @@ export interface PGliteQueryOptions {
    * @default the instance's parsers
    * @example { parsers: { 20: (text) => text } }
    */
-  parsers?: Record<number, (value: string) => unknown>;
+  parsers?: Record<number, (value: string) => unknown> | undefined;
 }
 
 /** What PGlite's `query` resolves with. */
@@ -129,8 +129,8 @@ export interface PGliteResults {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as PGlite types its rows
   rows: any[];
   /** Rows the statement returned or changed (its command tag). */
-  rowCount?: number;
-  affectedRows?: number;
+  rowCount?: number | undefined;
+  affectedRows?: number | undefined;
 }
 
 /** The transaction object of `PGlite.transaction()`; also accepted as the `db` option of addJob. */
@@ -150,7 +150,7 @@ export interface PGliteInstance extends PGliteTransaction {
   close(): Promise<void>;
   readonly closed: boolean;
   /** The `dataDir` it was created with: the queue and migrate() lock a directory on disk while they use it. */
-  readonly dataDir?: string;
+  readonly dataDir?: string | undefined;
 }
 
 /** An embedded PGlite database the library creates and owns (closed by `close()`). */
@@ -161,7 +161,7 @@ export interface PGliteConfig {
    * @default none: in memory
    * @example { dataDir: './.queue-data' }
    */
-  dataDir?: string;
+  dataDir?: string | undefined;
 }
 
 /**
@@ -171,7 +171,10 @@ export interface PGliteConfig {
  */
 export interface RedisClient {
   /** queuedev registers its Lua scripts with it (the runtime check of the `client` option). */
-  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number; readOnly?: boolean }): void;
+  defineCommand(
+    name: string,
+    definition: { lua: string; numberOfKeys?: number | undefined; readOnly?: boolean | undefined },
+  ): void;
   quit(): Promise<unknown>;
 }
 
@@ -181,20 +184,20 @@ export interface PostgresQueueConfig {
    * @default 'postgres'
    * @example { backend: 'postgres', databaseConfig: { connectionString: process.env.DATABASE_URL } }
    */
-  backend?: 'postgres';
+  backend?: 'postgres' | undefined;
   /**
    * Connection settings; the library creates and owns the pool (closed by `close()`). Give this,
    * `pool` or `pglite`.
    * @default none
    * @example { databaseConfig: { connectionString: process.env.DATABASE_URL } }
    */
-  databaseConfig?: DatabaseConfig;
+  databaseConfig?: DatabaseConfig | undefined;
   /**
    * A caller-owned `pg.Pool`; the library never closes it. Give this, `databaseConfig` or `pglite`.
    * @default none
    * @example { pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) }
    */
-  pool?: PostgresPool;
+  pool?: PostgresPool | undefined;
   /**
    * An embedded PostgreSQL (PGlite, the optional peer dependency `@electric-sql/pglite`) instead
    * of a server: a caller-owned PGlite instance (never closed by the library), or `{ dataDir? }`
@@ -204,7 +207,7 @@ export interface PostgresQueueConfig {
    * @default none
    * @example { pglite: {}, migrate: true }
    */
-  pglite?: PGliteInstance | PGliteConfig;
+  pglite?: PGliteInstance | PGliteConfig | undefined;
   /**
    * Apply the shipped migrations to `schema` (default `public`) before the first operation,
    * with the same runner and lock as `migrate()` and `queue-cli migrate`: safe when several
@@ -213,21 +216,21 @@ export interface PostgresQueueConfig {
    * @default false
    * @example { databaseConfig: { connectionString: process.env.DATABASE_URL }, migrate: true }
    */
-  migrate?: boolean;
+  migrate?: boolean | undefined;
   /**
    * Schema holding the queue's tables (as created by `queue-cli migrate --schema`). Without it,
    * the schema where the connection's `search_path` finds the tables, looked up once.
    * @default the connection's search_path (`public` unless the connection sets another)
    * @example { schema: 'billing_queue' }
    */
-  schema?: string;
+  schema?: string | undefined;
   /**
    * Write the queue's activity (jobs added, claimed, completed, failed, wake-ups) as debug
    * lines to `logger`, or to the console without one. Warnings and errors are written either way.
    * @default false
    * @example { verbose: true }
    */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
   /**
    * Where the library writes its log lines: any object with `debug`, `info`, `warn` and `error`
    * methods, such as a pino or winston logger or `console`. Each line is a message plus fields
@@ -236,13 +239,13 @@ export interface PostgresQueueConfig {
    * @default the console, one `[queuedev] <message>` line each
    * @example { logger: pino({ level: 'debug' }), verbose: true }
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * Time source; tests pass a controllable clock.
    * @default the system clock
    * @example { clock: new ManualClock(new Date('2030-01-01T00:00:00Z')) }
    */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /**
    * OpenTelemetry spans and metrics (docs/telemetry.md). On by default when
    * `@opentelemetry/api` is installed, through the global tracer and meter providers, which
@@ -251,7 +254,7 @@ export interface PostgresQueueConfig {
    * @default true when `@opentelemetry/api` is installed, else off
    * @example { telemetry: { tracerProvider, meterProvider } }
    */
-  telemetry?: boolean | TelemetryConfig;
+  telemetry?: boolean | TelemetryConfig | undefined;
   /**
    * Most bytes a job's payload (or a token's output) may take as JSON in UTF-8, from 1 to 256 MiB;
    * a larger one is refused with a ValidationError before anything is written. Each payload is
@@ -260,7 +263,7 @@ export interface PostgresQueueConfig {
    * @default 1048576 (1 MiB)
    * @example { maxPayloadBytes: 256 * 1024 }
    */
-  maxPayloadBytes?: number;
+  maxPayloadBytes?: number | undefined;
 }
 
 /** How the queue connects to Redis when it creates its own client. */
@@ -270,43 +273,43 @@ export interface RedisConfig {
    * @default none: host and port below
    * @example { url: process.env.REDIS_URL }
    */
-  url?: string;
+  url?: string | undefined;
   /**
    * Server host name.
    * @default 'localhost'
    * @example { host: 'cache.internal' }
    */
-  host?: string;
+  host?: string | undefined;
   /**
    * Server port.
    * @default 6379
    * @example { port: 6380 }
    */
-  port?: number;
+  port?: number | undefined;
   /**
    * Password (the `AUTH` secret).
    * @default none
    * @example { password: process.env.REDIS_PASSWORD }
    */
-  password?: string;
+  password?: string | undefined;
   /**
    * Database index.
    * @default 0
    * @example { db: 2 }
    */
-  db?: number;
+  db?: number | undefined;
   /**
    * TLS settings; values starting with `file://` are read from disk.
    * @default no TLS unless the URL is `rediss://`
    * @example { tls: { ca: 'file:///etc/ssl/redis-ca.pem' } }
    */
-  tls?: RedisTLSConfig;
+  tls?: RedisTLSConfig | undefined;
   /**
    * Namespace of every key; give this or the queue's `keyPrefix`, not both.
    * @default 'dq:'
    * @example { keyPrefix: 'billing:' }
    */
-  keyPrefix?: string;
+  keyPrefix?: string | undefined;
 }
 
 export interface RedisQueueConfig {
@@ -321,28 +324,28 @@ export interface RedisQueueConfig {
    * @default none
    * @example { redisConfig: { url: process.env.REDIS_URL } }
    */
-  redisConfig?: RedisConfig;
+  redisConfig?: RedisConfig | undefined;
   /**
    * A caller-owned `ioredis` client (`Redis` or `Cluster`); the library never closes it. Give
    * this or `redisConfig`.
    * @default none
    * @example { client: new Redis(process.env.REDIS_URL) }
    */
-  client?: RedisClient;
+  client?: RedisClient | undefined;
   /**
    * Namespace of every key, without spaces; braces only around one Redis Cluster hash tag,
    * which then decides the queue's slot (`{billing}:`), so queues spread over a cluster.
    * @default 'dq:'
    * @example { keyPrefix: '{billing}:' }
    */
-  keyPrefix?: string;
+  keyPrefix?: string | undefined;
   /**
    * Write the queue's activity (jobs added, claimed, completed, failed, wake-ups) as debug
    * lines to `logger`, or to the console without one. Warnings and errors are written either way.
    * @default false
    * @example { verbose: true }
    */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
   /**
    * Where the library writes its log lines: any object with `debug`, `info`, `warn` and `error`
    * methods, such as a pino or winston logger or `console`. Each line is a message plus fields
@@ -351,13 +354,13 @@ export interface RedisQueueConfig {
    * @default the console, one `[queuedev] <message>` line each
    * @example { logger: pino({ level: 'debug' }), verbose: true }
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * Time source; tests pass a controllable clock.
    * @default the system clock
    * @example { clock: new ManualClock(new Date('2030-01-01T00:00:00Z')) }
    */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /**
    * OpenTelemetry spans and metrics (docs/telemetry.md). On by default when
    * `@opentelemetry/api` is installed, through the global tracer and meter providers, which
@@ -366,7 +369,7 @@ export interface RedisQueueConfig {
    * @default true when `@opentelemetry/api` is installed, else off
    * @example { telemetry: { tracerProvider, meterProvider } }
    */
-  telemetry?: boolean | TelemetryConfig;
+  telemetry?: boolean | TelemetryConfig | undefined;
   /**
    * Most bytes a job's payload (or a token's output) may take as JSON in UTF-8, from 1 to 256 MiB;
    * a larger one is refused with a ValidationError before anything is written. Each payload is
@@ -375,7 +378,7 @@ export interface RedisQueueConfig {
    * @default 1048576 (1 MiB)
    * @example { maxPayloadBytes: 256 * 1024 }
    */
-  maxPayloadBytes?: number;
+  maxPayloadBytes?: number | undefined;
 }
 
 /**
@@ -392,13 +395,13 @@ export interface Logger {
 
 /** The structured fields of a library log line; only those that apply are present. */
 export interface LogFields {
-  jobId?: number;
-  jobIds?: number[];
-  jobType?: string;
+  jobId?: number | undefined;
+  jobIds?: number[] | undefined;
+  jobType?: string | undefined;
   /** The processor's worker id. */
-  workerId?: string;
+  workerId?: string | undefined;
   /** The error the line is about, as a plain object every logger can serialize. */
-  error?: LoggedError;
+  error?: LoggedError | undefined;
   [field: string]: unknown;
 }
 
@@ -406,7 +409,7 @@ export interface LogFields {
 export interface LoggedError {
   name: string;
   message: string;
-  stack?: string;
+  stack?: string | undefined;
 }
 
 export type JobQueueConfig = PostgresQueueConfig | RedisQueueConfig;
@@ -421,13 +424,13 @@ export interface TelemetryConfig {
    * @default the global tracer provider (`trace.getTracerProvider()`)
    * @example { tracerProvider: new BasicTracerProvider({ spanProcessors: [processor] }) }
    */
-  tracerProvider?: { getTracer(name: string, version?: string): unknown };
+  tracerProvider?: { getTracer(name: string, version?: string): unknown } | undefined;
   /**
    * Where metrics go. The global one is read when the queue is created: register the SDK first.
    * @default the global meter provider (`metrics.getMeterProvider()`)
    * @example { meterProvider: new MeterProvider({ readers: [reader] }) }
    */
-  meterProvider?: { getMeter(name: string, version?: string): unknown };
+  meterProvider?: { getMeter(name: string, version?: string): unknown } | undefined;
 }
 
 /** A source of the current time. */

@@ -17,7 +17,7 @@ export interface CloseOptions {
    * @default 30000
    * @example await queue.close({ timeoutMs: 5000 })
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;

@@ -58,6 +58,8 @@ import type {
   JobRecord,
   JobStatus,
   PayloadMap,
+  JsonForm,
+  StorablePayloads,
   TagQueryMode,
   ThroughputMinute,
   ThroughputOptions,
@@ -79,9 +81,13 @@ export function batchDepRef(index: number): number {
 
 /**
  * Creates a queue. Create it once per process and share it: each queue owns a connection pool.
- * Throws ConfigError on an invalid configuration.
+ * Throws ConfigError on an invalid configuration. The payload map `P` types `addJob` and the
+ * handlers; a payload type holding a function, a symbol or a bigint, which `addJob` would
+ * refuse, does not compile (`StorablePayloads`).
  */
-export function initJobQueue<P extends PayloadMap = PayloadMap>(config: JobQueueConfig): JobQueue<P> {
+export function initJobQueue<P extends PayloadMap & StorablePayloads<P> = PayloadMap>(
+  config: JobQueueConfig,
+): JobQueue<P> {
   const resolved = resolveConfig(config);
   const clock = config.clock ?? systemClock;
   const backend =
@@ -171,9 +177,10 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
 
   // §4.2 Retrieving jobs
 
-  async getJob<T extends keyof P & string = keyof P & string>(id: number): Promise<JobRecord<P[T]> | null> {
+  /** The job, its payload in JSON form as the store holds it (`JsonForm`: a `Date` is a string). */
+  async getJob<T extends keyof P & string = keyof P & string>(id: number): Promise<JobRecord<JsonForm<P[T]>> | null> {
     requireJobId('id', id);
-    return this.#backend.getJob(id) as Promise<JobRecord<P[T]> | null>;
+    return this.#backend.getJob(id) as Promise<JobRecord<JsonForm<P[T]>> | null>;
   }
 
   /** Jobs matching `filter`, newest first; all jobs when no filter is given. */

@@ -18,43 +18,43 @@ export interface SupervisorOptions {
    * @default 60000
    * @example { intervalMs: 30_000 }
    */
-  intervalMs?: number;
+  intervalMs?: number | undefined;
   /**
    * Processing time after which a job counts as stuck (its own longer timeoutMs wins).
    * @default 10
    * @example { stuckJobsTimeoutMinutes: 30 }
    */
-  stuckJobsTimeoutMinutes?: number;
+  stuckJobsTimeoutMinutes?: number | undefined;
   /**
    * Retention of finished jobs in days; 0 disables the task.
    * @default 30
    * @example { cleanupJobsDaysToKeep: 7 }
    */
-  cleanupJobsDaysToKeep?: number;
+  cleanupJobsDaysToKeep?: number | undefined;
   /**
    * Retention of history events in days; 0 disables the task.
    * @default 30
    * @example { cleanupEventsDaysToKeep: 0 }
    */
-  cleanupEventsDaysToKeep?: number;
+  cleanupEventsDaysToKeep?: number | undefined;
   /**
    * Rows removed per statement or script.
    * @default 1000
    * @example { cleanupBatchSize: 500 }
    */
-  cleanupBatchSize?: number;
+  cleanupBatchSize?: number | undefined;
   /**
    * Run the reclaim task.
    * @default true
    * @example { reclaimStuckJobs: false }
    */
-  reclaimStuckJobs?: boolean;
+  reclaimStuckJobs?: boolean | undefined;
   /**
    * Run the token expiry task.
    * @default true
    * @example { expireTimedOutTokens: false }
    */
-  expireTimedOutTokens?: boolean;
+  expireTimedOutTokens?: boolean | undefined;
   /**
    * Called when a task fails; the queue's `error` event fires as well. In the background loop a
    * failure that repeats every interval (the store is down) is reported once, and again when
@@ -62,13 +62,13 @@ export interface SupervisorOptions {
    * @default writes the error's message to the queue's `logger` (the console: one line)
    * @example { onError: (error) => logger.error(error) }
    */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
   /**
    * Write each run's counts as a debug line to the queue's `logger` (or the console).
    * @default false
    * @example { verbose: true }
    */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
 }
 
 /** What one supervisor run did. */

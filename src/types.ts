@@ -65,6 +65,7 @@ export type PayloadMap = Record<string, any>;
 export * from './queue-config-types.js';
 export * from './option-types.js';
 export * from './overview-types.js';
+export * from './payload-types.js';
 import type { JobGroup } from './option-types.js';
 
 /** One failed attempt of a job, oldest first in `errorHistory`. */
@@ -77,7 +78,7 @@ export interface ErrorHistoryEntry {
    * Absent for timeouts, reclaims, a missing handler, a thrown value that is not an Error, and
    * failures recorded before this field existed.
    */
-  stack?: string;
+  stack?: string | undefined;
 }
 
 /** A stored job (SPEC §2.3, DETAILS "Records and names"). */

@@ -31,14 +31,14 @@ export interface DashboardConfig<P extends PayloadMap = PayloadMap> {
    * @default { batchSize: 10 }
    * @example { processorOptions: { batchSize: 50, concurrency: 5 } }
    */
-  processorOptions?: ProcessorOptions;
+  processorOptions?: ProcessorOptions | undefined;
   /**
    * Shows the jobs without any action: the page hides every button that changes something, and
    * every POST route answers 403 whatever sends it.
    * @default false
    * @example { readOnly: true }
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
 }
 
 export interface ResolvedDashboardConfig {
@@ -120,7 +120,10 @@ export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig
     fail(E, 'jobQueue', 'a queue created by initJobQueue', jobQueue);
   }
   const handlers = checkObject(E, 'jobHandlers', jobHandlers, 'an object mapping job types to handler functions');
-  for (const [jobType, handler] of Object.entries(handlers)) checkFunction(E, `jobHandlers.${jobType}`, handler);
+  // A type left undefined has no handler, as in createProcessor.
+  for (const [jobType, handler] of Object.entries(handlers)) {
+    if (handler !== undefined) checkFunction(E, `jobHandlers.${jobType}`, handler);
+  }
   if (typeof basePath !== 'string') fail(E, 'basePath', `a URL path string ${BASE_PATH_EXAMPLE}`, basePath);
   const problem = basePathProblem(basePath);
   if (problem !== null) fail(E, 'basePath', `${problem} ${BASE_PATH_EXAMPLE}`, basePath);
@@ -132,7 +135,8 @@ export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig
     queue: jobQueue as JobQueue,
     handlers: jobHandlers as JobHandlers,
     basePath,
-    processorOptions: { batchSize: DEFAULT_BATCH_SIZE, ...(processorOptions as ProcessorOptions | undefined) },
+    // An option left undefined takes the dashboard's default, not undefined over it.
+    processorOptions: { batchSize: DEFAULT_BATCH_SIZE, ...definedEntries(processorOptions as ProcessorOptions) },
     readOnly: readOnly === true,
   };
   // Creating a processor validates its options; it starts nothing until start() is called.
@@ -143,4 +147,10 @@ export function resolveDashboardConfig(config: unknown): ResolvedDashboardConfig
     throw new ConfigError(`Invalid \`processorOptions\`: ${err.message}`, { cause: err });
   }
   return resolved;
+}
+
+/** The entries of `options` whose value is not undefined (none for undefined itself). */
+function definedEntries<T extends object>(options: T | undefined): Partial<T> {
+  if (options === undefined) return {};
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

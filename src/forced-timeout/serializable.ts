@@ -10,7 +10,7 @@ import { workerProgram } from './worker-source.js';
 export interface SerializationCheck {
   isSerializable: boolean;
   /** Why not, when `isSerializable` is false. */
-  error?: string;
+  error?: string | undefined;
 }
 
 /**

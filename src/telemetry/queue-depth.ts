@@ -23,17 +23,20 @@ interface DepthGauge {
 export interface QueueDepthMeter {
   createObservableGauge(
     name: string,
-    options?: { description?: string; unit?: string; valueType?: number },
+    options?: { description?: string | undefined; unit?: string | undefined; valueType?: number | undefined },
   ): DepthGauge;
 }
 
 /** A queue, or anything with its `getJobCounts()`: the gauge reports its `byStatus`. */
 export interface QueueDepthSource {
-  getJobCounts(): Promise<{ byStatus: Partial<Record<JobStatus, number>> }>;
+  getJobCounts(): Promise<{ byStatus: StatusCounts }>;
 }
 
+/** A count per status; a status left out (or undefined) reports nothing. */
+export type StatusCounts = { [S in JobStatus]?: number | undefined };
+
 /** Where the gauge reads the depth: a queue, or a function returning a count per status. */
-export type QueueDepthReader = QueueDepthSource | (() => Promise<Partial<Record<JobStatus, number>>>);
+export type QueueDepthReader = QueueDepthSource | (() => Promise<StatusCounts>);
 
 /**
  * Reports `queuedev.queue.depth` (unit `{job}`), one value per status
@@ -50,7 +53,7 @@ export function registerQueueDepthGauge(meter: QueueDepthMeter, source: QueueDep
     unit: '{job}',
   });
   const callback = async (result: DepthResult): Promise<void> => {
-    let depth: Partial<Record<JobStatus, number>>;
+    let depth: StatusCounts;
     try {
       depth = await readDepth();
     } catch {

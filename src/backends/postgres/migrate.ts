@@ -46,56 +46,56 @@ export interface MigrateOptions {
    * @default none: give `pool` instead
    * @example databaseUrl: 'postgres://app:secret@localhost:5432/app'
    */
-  databaseUrl?: string;
+  databaseUrl?: string | undefined;
   /**
    * An open pool (any `pg.Pool`, e.g. from `createPool()`): migrate checks out one connection
    * and returns it; the pool stays open and its connections keep their settings.
    * @default none: give `databaseUrl` instead
    * @example pool: createPool({ connectionString: process.env.DATABASE_URL, ssl: { ca: 'file:///etc/ssl/db-ca.pem' } })
    */
-  pool?: PostgresPool;
+  pool?: PostgresPool | undefined;
   /**
    * A PGlite instance (an embedded PostgreSQL): migrate runs on it and leaves it open.
    * @default none: give `databaseUrl` or `pool` instead
    * @example pglite: await PGlite.create('./queue-data')
    */
-  pglite?: PGliteInstance;
+  pglite?: PGliteInstance | undefined;
   /**
    * Schema of the queue's tables; created when missing. Give the queue the same `schema`.
    * @default 'public'
    * @example schema: 'billing_queue'
    */
-  schema?: string;
+  schema?: string | undefined;
   /**
    * `'up'` applies pending migrations, `'down'` undoes applied ones, newest first.
    * @default 'up'
    * @example direction: 'down'
    */
-  direction?: 'up' | 'down';
+  direction?: 'up' | 'down' | undefined;
   /**
    * How many migrations to run (for `'down'`, how many to undo).
    * @default every pending one for 'up', 1 for 'down'
    * @example count: 1
    */
-  count?: number;
+  count?: number | undefined;
   /**
    * Report what would run, through `log` and the result, without changing the database.
    * @default false
    * @example dryRun: true
    */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
   /**
    * Where progress lines go ("Applied 001_initial").
    * @default nowhere
    * @example log: console.log
    */
-  log?: (message: string) => void;
+  log?: ((message: string) => void) | undefined;
   /**
    * Also pass each migration's SQL to `log` before it runs.
    * @default false
    * @example verbose: true
    */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
 }
 
 /** A migration that {@link migrate} ran (or, with `dryRun`, would run). */
