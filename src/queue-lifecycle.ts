@@ -44,7 +44,7 @@ export class QueueLifecycle {
         if (typeof value !== 'function' || prop === 'close') return value;
         return (...args: unknown[]) => {
           if (this.state === 'closed') {
-            const error = this.closedError(String(prop));
+            const error = this.closedError(`the store call ${String(prop)}`);
             if (SYNC_METHODS.has(prop)) throw error;
             return Promise.reject(error);
           }
@@ -82,8 +82,17 @@ export class QueueLifecycle {
     await this.inner.close();
   }
 
-  private closedError(what: string): QueueClosedError {
-    return new QueueClosedError(`The queue is closed: ${what}() cannot run after queue.close()`);
+  /** True once close() has finished: every call is refused from then on. */
+  get closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /**
+   * The error for `call` after close(). The queue's own methods name themselves
+   * (`queue.addJob()`); a processor's or supervisor's store call names the store operation.
+   */
+  closedError(call: string): QueueClosedError {
+    return new QueueClosedError(`The queue is closed: ${call}() cannot run after queue.close()`);
   }
 }
 

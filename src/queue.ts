@@ -124,12 +124,27 @@ export function operationsOf<P extends PayloadMap>(queue: JobQueue<P>): QueueOpe
   return readOperations(queue);
 }
 
+/** Calls that stay usable after close() (listeners), or check for themselves. */
+const UNGUARDED_CALLS = new Set([
+  'constructor',
+  'on',
+  'once',
+  'off',
+  'removeAllListeners',
+  'createProcessor',
+  'createSupervisor',
+  'close',
+]);
+/** Calls that return a value rather than a promise: they throw instead of rejecting. */
+const SYNC_CALLS = new Set(['getPool', 'getRedisClient']);
+
 export class JobQueue<P extends PayloadMap = PayloadMap> {
   static {
     openQueue = <Q extends PayloadMap>(backend: Backend, clock: Clock, settings: QueueSettings) =>
       new JobQueue<Q>(backend, clock, settings);
     readBackend = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#backend;
     readOperations = <Q extends PayloadMap>(queue: JobQueue<Q>) => queue.#operations;
+    guardClosedCalls(JobQueue.prototype as JobQueue, (queue: JobQueue) => queue.lifecycle);
   }
 
   /** @internal Subscriptions and error reports; job hooks are emitted by the operations. */
@@ -463,7 +478,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
       log: this.log,
       enqueueDueCronJobs: () => operations.cron.enqueueDue(),
     };
-    return this.lifecycle.adopt(() => createProcessor(host, handlers, options), 'createProcessor');
+    return this.lifecycle.adopt(() => createProcessor(host, handlers, options), 'queue.createProcessor');
   }
 
   /**
@@ -472,7 +487,7 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    */
   createSupervisor(options?: SupervisorOptions): Supervisor {
     const host = { operations: this.#operations, events: this.events, log: this.log };
-    return this.lifecycle.adopt(() => createSupervisor(host, options), 'createSupervisor');
+    return this.lifecycle.adopt(() => createSupervisor(host, options), 'queue.createSupervisor');
   }
 
   // §4.10 Hooks
@@ -510,5 +525,28 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
    */
   close(options?: CloseOptions): Promise<void> {
     return this.lifecycle.close(options);
+  }
+}
+
+/**
+ * Once the queue is closed, each of its methods fails with a QueueClosedError naming the call
+ * made (`queue.addJob()`), not the store call it would have led to (`addJobs`). One wrapper per
+ * method, installed once on the prototype, so no method needs a check of its own.
+ */
+function guardClosedCalls(prototype: JobQueue, lifecycleOf: (queue: JobQueue) => QueueLifecycle): void {
+  const methods = prototype as unknown as Record<string, unknown>;
+  for (const name of Object.getOwnPropertyNames(prototype)) {
+    const method = methods[name];
+    if (UNGUARDED_CALLS.has(name) || typeof method !== 'function') continue;
+    const call = method as (...args: unknown[]) => unknown;
+    methods[name] = {
+      [name](this: JobQueue, ...args: unknown[]): unknown {
+        const lifecycle = lifecycleOf(this);
+        if (!lifecycle.closed) return call.apply(this, args);
+        const error = lifecycle.closedError(`queue.${name}`);
+        if (SYNC_CALLS.has(name)) throw error;
+        return Promise.reject(error);
+      },
+    }[name];
   }
 }

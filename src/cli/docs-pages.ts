@@ -24,6 +24,18 @@ export interface DocSection {
   text: string;
 }
 
+/** A heading of a page, with the span of text it heads (up to the next heading of its level or above). */
+export interface DocHeading {
+  /** 2 for `##`, 3 for `###`, 4 for `####`. */
+  level: number;
+  heading: string;
+  /** The headings above it and its own, joined with ` > `: unique where the heading alone is not. */
+  path: string;
+  /** Character offsets into the page's text: from the heading line to the end of its span. */
+  start: number;
+  end: number;
+}
+
 /** The docs/ folder of the installed package (beside dist/ in the tarball, or of the source tree). */
 export function docsDir(): string {
   return join(findPackageRoot(), 'docs');
@@ -75,4 +87,29 @@ export function sectionsOf(page: DocPage): DocSection[] {
   }
   flush();
   return sections;
+}
+
+/** The page's `##` to `####` headings (outside fenced code), in order, each with its span. */
+export function outlineOf(page: DocPage): DocHeading[] {
+  const headings: DocHeading[] = [];
+  const parents: DocHeading[] = [];
+  let offset = 0;
+  let inFence = false;
+  for (const line of page.text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    const match = inFence ? null : /^(#{2,4}) (.+)$/.exec(line);
+    if (match) {
+      const level = match[1]!.length;
+      for (const open of headings) if (open.level >= level && open.end === -1) open.end = offset;
+      while (parents.length > 0 && parents.at(-1)!.level >= level) parents.pop();
+      const heading = match[2]!.trim();
+      const path = [...parents.map((p) => p.heading), heading].join(' > ');
+      const entry = { level, heading, path, start: offset, end: -1 };
+      headings.push(entry);
+      parents.push(entry);
+    }
+    offset += line.length + 1;
+  }
+  for (const open of headings) if (open.end === -1) open.end = page.text.length;
+  return headings;
 }

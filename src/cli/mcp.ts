@@ -11,6 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type * as Zod from 'zod';
 import { packageVersion } from '../package-root.js';
 import { parseOptions } from './args.js';
+import { PAGE_CHARACTER_LIMIT, pageAnswer } from './docs-page-sections.js';
 import { readDocPages, type DocPage } from './docs-pages.js';
 import { createDocSearch, QUERY_LIMITS, QueryRefusedError, SEARCH_LIMIT, type DocSearch } from './docs-search.js';
 import { BoundedLines } from './mcp-input.js';
@@ -23,7 +24,7 @@ export const MCP_USAGE = `Usage: queue-cli mcp
 Runs the queuedev documentation server over stdio for assistant clients (the Model Context
 Protocol). It serves the docs/ pages of the installed version with three tools:
   list-doc-pages   every page: name, title and a one-line summary
-  get-doc-page     one page's markdown, by name
+  get-doc-page     one page's markdown, by name; a long page as its contents, then by section
   search-docs      the ${SEARCH_LIMIT} sections that best match a query (BM25 ranking)
 
 A client starts it; \`queue-cli install-mcp\` adds it to the client's configuration. It needs
@@ -53,19 +54,27 @@ export function registerDocTools(server: McpServer, z: Z, pages: DocPage[], sear
   server.registerTool(
     'get-doc-page',
     {
-      description: 'Returns one queuedev documentation page as markdown, by its name from list-doc-pages.',
+      description: `Returns one queuedev documentation page as markdown, by its name from list-doc-pages. A page longer than ${PAGE_CHARACTER_LIMIT} characters comes back as its table of contents: then ask for one section by its heading.`,
       inputSchema: {
         name: z
           .string()
           .min(1)
           .describe(`page name, one of: ${names.join(', ')}`),
+        section: z
+          .string()
+          .trim()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('a heading of the page, as its table of contents lists it, e.g. "Results"'),
       },
     },
-    ({ name }) => {
+    ({ name, section }) => {
       const page = pages.find((p) => p.name === name.replace(/\.md$/, ''));
       if (!page)
         return { content: text(`No documentation page "${name}". Valid names: ${names.join(', ')}`), isError: true };
-      return { content: text(page.text) };
+      const answer = pageAnswer(page, section);
+      return answer.isError ? { content: text(answer.text), isError: true } : { content: text(answer.text) };
     },
   );
 

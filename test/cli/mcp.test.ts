@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGE_CHARACTER_LIMIT } from '../../src/cli/docs-page-sections.js';
 import { MAX_MESSAGE_BYTES } from '../../src/cli/mcp-input.js';
 import { CLI, ROOT, TSX, tempProject } from './run-cli.js';
 
@@ -74,12 +75,48 @@ describe('queue-cli mcp over stdio', () => {
     expect(result.content[0]!.text).toContain('cron: Cron schedules.');
   });
 
-  it('get-doc-page returns the page as shipped, with or without .md', async () => {
+  it('get-doc-page returns a page under its limit as shipped, with or without .md', async () => {
     const file = readFileSync(join(ROOT, 'docs/retries.md'), 'utf8');
     for (const name of ['retries', 'retries.md']) {
       const result = await call('get-doc-page', { name });
       expect(result.isError).toBeFalsy();
       expect(result.content[0]!.text).toBe(file);
+    }
+  });
+
+  it('get-doc-page answers a page longer than its limit with the page contents, then a section by heading', async () => {
+    const file = readFileSync(join(ROOT, 'docs/performance.md'), 'utf8');
+    expect(file.length).toBeGreaterThan(PAGE_CHARACTER_LIMIT);
+    const contents = (await call('get-doc-page', { name: 'performance' })).content[0]!.text!;
+    expect(contents.length).toBeLessThanOrEqual(PAGE_CHARACTER_LIMIT);
+    expect(contents).toMatch(/^# Performance\n/);
+    expect(contents).toContain('- How the comparison works (');
+    expect(contents).toContain('"section": "<heading>"');
+
+    // The section as the file has it: from its heading to the next heading of its level.
+    const start = file.indexOf('\n## How the comparison works\n') + 1;
+    const end = file.indexOf('\n## ', start + 1);
+    const section = await call('get-doc-page', { name: 'performance', section: 'how the comparison works' });
+    expect(section.isError).toBeFalsy();
+    expect(section.content[0]!.text).toBe(file.slice(start, end + 1).trimEnd());
+
+    const unknown = await call('get-doc-page', { name: 'performance', section: 'no such heading' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.content[0]!.text).toMatch(
+      /^No section "no such heading" in the page "performance"\. Its sections: How the comparison works; /,
+    );
+  });
+
+  it('no get-doc-page answer, for any page or any of its sections, runs past the limit', async () => {
+    for (const name of DOC_NAMES) {
+      const page = (await call('get-doc-page', { name })).content[0]!.text!;
+      expect(page.length, name).toBeLessThanOrEqual(PAGE_CHARACTER_LIMIT);
+      const headings = [...page.matchAll(/^\s*- (.+) \([\d,]+ characters\)$/gm)].map((m) => m[1]!);
+      for (const heading of headings) {
+        const section = await call('get-doc-page', { name, section: heading });
+        expect(section.isError, `${name} > ${heading}`).toBeFalsy();
+        expect(section.content[0]!.text!.length, `${name} > ${heading}`).toBeLessThanOrEqual(PAGE_CHARACTER_LIMIT);
+      }
     }
   });
 

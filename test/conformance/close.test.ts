@@ -64,10 +64,14 @@ forEachBackend('closing a queue', (ctx) => {
     await queue.addJob({ jobType: 'work', payload: {} });
     await queue.close();
     await expect(queue.addJob({ jobType: 'work', payload: {} })).rejects.toThrow(QueueClosedError);
+    // Each refusal names the call the program made, not the store call behind it.
+    await expect(queue.addJob({ jobType: 'work', payload: {} })).rejects.toThrow('queue.addJob() cannot run');
+    await expect(queue.cancelJob(1)).rejects.toThrow('queue.cancelJob() cannot run');
     await expect(queue.getJob(1)).rejects.toThrow(QueueClosedError);
     await expect(queue.getJobsByStatus('pending')).rejects.toMatchObject({ code: 'QUEUE_CLOSED' });
     await expect(queue.reclaimStuckJobs()).rejects.toThrow(QueueClosedError);
     expect(() => queue.createProcessor({})).toThrow(QueueClosedError);
+    expect(() => queue.createProcessor({})).toThrow('queue.createProcessor() cannot run');
     expect(() => queue.createSupervisor()).toThrow(QueueClosedError);
     // A second close is the same close.
     await expect(queue.close()).resolves.toBeUndefined();

@@ -48,6 +48,7 @@ export function runInit(args: string[]): Promise<number> {
     throw new Error(`no package.json in ${project.root}: run queue-cli init in your project's folder, or pass --dir`);
   }
   const framework = chosen ?? detectFramework(manifest);
+  const hasTsx = 'tsx' in dependencies(manifest);
   const files = planFiles(project, framework, backend);
 
   const missing = (file: PlannedFile) => !existsSync(file.path);
@@ -65,20 +66,25 @@ export function runInit(args: string[]): Promise<number> {
   }
   writeEnvEntries(project, backend);
   const queueDir = shown(project, dirname(files[0]!.path));
-  const steps = nextSteps(framework, backend, queueDir);
-  console.log(`\nNext steps:\n${steps.map((s, i) => `  ${i + 1}. ${s}`).join('\n')}`);
+  const steps = nextSteps(framework, backend, queueDir, hasTsx);
+  console.log(`\nNext steps:\n${formatSteps(steps)}`);
   return Promise.resolve(0);
 }
 
-/** The framework a package.json depends on; a plain Node.js worker when none is known. */
-export function detectFramework(manifest: string): Framework {
+/** The dependencies and devDependencies of a package.json, by name. */
+function dependencies(manifest: string): Record<string, string> {
   let pkg: { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
   try {
     pkg = JSON.parse(readFileSync(manifest, 'utf8')) as typeof pkg;
   } catch (err) {
     throw new Error(`cannot read ${manifest} (${(err as Error).message}): fix it or pass --framework`, { cause: err });
   }
-  const deps = { ...pkg.devDependencies, ...pkg.dependencies };
+  return { ...pkg.devDependencies, ...pkg.dependencies };
+}
+
+/** The framework a package.json depends on; a plain Node.js worker when none is known. */
+export function detectFramework(manifest: string): Framework {
+  const deps = dependencies(manifest);
   // Next.js first: its projects often list a server framework too, for custom servers.
   return (['next', 'fastify', 'hono', 'express'] as const).find((name) => name in deps) ?? 'node';
 }
@@ -160,33 +166,92 @@ function writeEnvEntries(project: Project, backend: Backend): void {
   console.log(`  ${verb}: ${name}`);
 }
 
-/** What to do after the files are written; `dir` is the queue folder, relative to the project. */
-function nextSteps(framework: Framework, backend: Backend, dir: string): string[] {
+/** One next step: what to do, and the lines to run or paste, each printed on a line of its own. */
+interface NextStep {
+  text: string;
+  code?: string[];
+}
+
+/** The numbered steps, code lines indented under their step. */
+function formatSteps(steps: NextStep[]): string {
+  return steps
+    .map(({ text, code = [] }, i) => [`  ${i + 1}. ${text}`, ...code.map((line) => `       ${line}`)].join('\n'))
+    .join('\n');
+}
+
+const EXAMPLE_JOB =
+  "await queue.addJob({ jobType: 'email.send', payload: { to: 'you@example.com', subject: 'Hello', body: 'It works.' } });";
+
+/**
+ * What to do after the files are written. `dir` is the queue folder, relative to the project;
+ * code lines import it as seen from the folder that holds it (`src/` for `src/queue/`).
+ * Every step is run as printed by the init tests, in a scaffolded project per framework.
+ */
+function nextSteps(framework: Framework, backend: Backend, dir: string, hasTsx: boolean): NextStep[] {
   const driver = backend === 'postgres' ? 'pg' : 'ioredis';
   const env = backend === 'postgres' ? 'PG_QUEUE_DATABASE' : 'REDIS_URL';
-  const steps = [
-    `npm install queuedev ${driver}`,
-    `set ${env}, CRON_SECRET and QUEUE_DASHBOARD_PASSWORD in your environment (see .env.example)`,
+  const worker = framework !== 'next';
+  const installTsx = worker && !hasTsx;
+  const steps: NextStep[] = [
+    {
+      text: `install queuedev and ${driver}${installTsx ? ', and tsx to run the worker written in TypeScript' : ''}:`,
+      code: [`npm install queuedev ${driver}`, ...(installTsx ? ['npm install --save-dev tsx'] : [])],
+    },
+    { text: `set ${env}, CRON_SECRET and QUEUE_DASHBOARD_PASSWORD in your environment (see .env.example)` },
   ];
-  if (backend === 'postgres') steps.push('npx queue-cli migrate   (on every deploy; it applies only new migrations)');
+  if (backend === 'postgres') {
+    steps.push({
+      text: "create the queue's tables, and again on every deploy (it applies only new migrations):",
+      code: ['npx queue-cli migrate'],
+    });
+  }
+  const parent = dir.includes('/') ? `${dir.slice(0, dir.lastIndexOf('/'))}/` : 'the project folder';
+  const from = `(the import is as seen from a file in ${parent}, beside queue/)`;
   if (framework === 'next') {
     // queuedev loads its driver at run time (createRequire), which the bundler cannot follow.
-    steps.push("in next.config, set serverExternalPackages: ['queuedev'] so Next.js leaves it unbundled");
+    steps.push({ text: "in next.config, set serverExternalPackages: ['queuedev'] so Next.js leaves it unbundled" });
+    steps.push({
+      text: 'schedule GET /api/queue/process every minute (it processes a batch of jobs) and GET /api/queue/cron every few minutes, sending Authorization: Bearer $CRON_SECRET (Vercel Cron sends it for you)',
+    });
+  } else {
+    const mount = {
+      express: { text: `mount the routes on your Express app ${from}:`, use: 'app.use(queueRoutes);' },
+      hono: { text: `mount the routes on your Hono app ${from}:`, use: "app.route('/', queueRoutes);" },
+      fastify: { text: `register the routes on your Fastify app ${from}:`, use: 'app.register(queueRoutes);' },
+      node: {
+        text: `serve the cron route and the dashboard from your node:http server, first thing in its async request listener ${from}:`,
+        use: 'if (await handleQueueRequest(req, res)) return;',
+      },
+    }[framework];
+    const imported =
+      framework === 'node'
+        ? "import { handleQueueRequest } from './queue/http.js';"
+        : "import { queueRoutes } from './queue/routes.js';";
+    steps.push({ text: mount.text, code: [imported, mount.use] });
+    steps.push({
+      text: 'run the worker beside your server; it processes the jobs (in production, compile it and run the .js with node):',
+      code: [`npx tsx ${dir}/worker.ts`],
+    });
   }
-  const wire = {
-    next: 'schedule GET /api/queue/process every minute and GET /api/queue/cron every few minutes, sending Authorization: Bearer $CRON_SECRET (Vercel Cron sends it for you)',
-    express: `mount the routes: import { queueRoutes } from '${dir}/routes.js', then app.use(queueRoutes)`,
-    hono: `mount the routes: import { queueRoutes } from '${dir}/routes.js', then app.route('/', queueRoutes)`,
-    fastify: `register the routes: import { queueRoutes } from '${dir}/routes.js', then app.register(queueRoutes)`,
-    node: `serve the cron route and the dashboard from your node:http server with handleQueueRequest (${dir}/http.ts), if you have one`,
-  }[framework];
-  steps.push(wire);
-  if (framework !== 'next') {
-    steps.push(`run the worker beside your server: npx tsx ${dir}/worker.ts (or its built .js with node)`);
-    steps.push('have a scheduler call /api/queue/cron with Authorization: Bearer $CRON_SECRET if no worker runs');
+  const processedBy = worker ? 'the worker' : '/api/queue/process';
+  const where =
+    framework === 'next'
+      ? `a route handler or server action (@/ is the import alias create-next-app sets up; without it, import ${dir}/queue by its relative path)`
+      : `your server's code ${from}`;
+  steps.push({
+    text: `add a job from ${where}; ${processedBy} runs it and logs "email.send: would send ...":`,
+    code: [
+      framework === 'next' ? "import { queue } from '@/lib/queue/queue';" : "import { queue } from './queue/queue.js';",
+      EXAMPLE_JOB,
+    ],
+  });
+  steps.push({
+    text: 'open the dashboard at /admin/jobs, with QUEUE_DASHBOARD_PASSWORD as the password (any user name)',
+  });
+  if (worker) {
+    steps.push({
+      text: 'once you add cron schedules, have a scheduler call GET /api/queue/cron every minute with Authorization: Bearer $CRON_SECRET: it enqueues the due ones',
+    });
   }
-  steps.push(
-    "add jobs with queue.addJob({ jobType: 'email.send', payload: { ... } }); the dashboard is at /admin/jobs",
-  );
   return steps;
 }

@@ -59,10 +59,12 @@ export async function POST(request: Request): Promise<Response> {
 }
 `;
 
+/** The scaffold's imports of a server's routes file; Fastify's plugin takes its path from the dashboard. */
 const SERVER_IMPORTS = (
   o: TemplateOptions,
+  fromDashboard = 'DASHBOARD_PATH, dashboard',
 ) => `import { DASHBOARD_CHALLENGE, isCronRequest, isDashboardRequest } from './auth${o.ext}';
-import { DASHBOARD_PATH, dashboard } from './dashboard${o.ext}';
+import { ${fromDashboard} } from './dashboard${o.ext}';
 import { runMaintenance } from './maintenance${o.ext}';`;
 
 export const expressRoutes = (
@@ -120,7 +122,7 @@ export const fastifyRoutes = (
   o: TemplateOptions,
 ) => `import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyDashboard } from 'queuedev/dashboard';
-${SERVER_IMPORTS(o)}
+${SERVER_IMPORTS(o, 'dashboard')}
 
 /** The cron trigger route and the dashboard, as a plugin: \`app.register(queueRoutes)\`. */
 export async function queueRoutes(app: FastifyInstance): Promise<void> {

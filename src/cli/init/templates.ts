@@ -1,8 +1,9 @@
 /**
  * The files `queue-cli init` writes, per framework. Each is the smallest complete version of
  * what docs/ shows (getting-started, dashboard mounting, supervisor's serverless route), and
- * each type-checks in a project that has installed queuedev and the framework (the init tests
- * compile every one of them).
+ * each type-checks in a project that has installed queuedev and the framework, under node16
+ * resolution and the strictest common compiler settings (the init tests compile every one of
+ * them). Hence \`process.env['NAME']\`: \`noPropertyAccessFromIndexSignature\` refuses \`process.env.NAME\`.
  */
 export type Framework = 'next' | 'express' | 'hono' | 'fastify' | 'node';
 export type Backend = 'postgres' | 'redis';
@@ -27,16 +28,17 @@ export type JobPayloads = {
 export const handlers = (o: TemplateOptions) => `import type { JobHandlers } from 'queuedev';
 import type { JobPayloads } from './payloads${o.ext}';
 
-/** One handler per job type. Throwing fails the attempt; the job is retried up to maxAttempts. */
+/**
+ * One handler per job type. Each returns when its job is done; throwing fails the attempt, and
+ * the job is retried up to maxAttempts.
+ */
 export const handlers: JobHandlers<JobPayloads> = {
-  'email.send': async (payload, signal) => {
-    // Replace with your mail provider; pass \`signal\` on so a timed-out job stops its request.
-    await fetch('https://mail.example.com/send', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(payload),
-      signal,
-    });
+  'email.send': async (payload) => {
+    // Send the mail here, with your provider's SDK or a fetch to its API, for example
+    //   await mailer.send({ to: payload.to, subject: payload.subject, text: payload.body });
+    // Take the handler's second argument, \`signal\`, and pass it on to that call, so a job that
+    // times out stops its request.
+    console.log(\`email.send: would send "\${payload.subject}" to \${payload.to}\`);
   },
 };
 `;
@@ -44,8 +46,8 @@ export const handlers: JobHandlers<JobPayloads> = {
 export const queue = (o: TemplateOptions) => {
   const config =
     o.backend === 'postgres'
-      ? `{ databaseConfig: { connectionString: process.env.PG_QUEUE_DATABASE } }`
-      : `{ backend: 'redis', redisConfig: { url: process.env.REDIS_URL } }`;
+      ? `{ databaseConfig: { connectionString: process.env['PG_QUEUE_DATABASE'] } }`
+      : `{ backend: 'redis', redisConfig: { url: process.env['REDIS_URL'] } }`;
   return `import { initJobQueue, type JobQueue } from 'queuedev';
 import type { JobPayloads } from './payloads${o.ext}';
 
@@ -65,13 +67,13 @@ function same(a: string, b: string): boolean {
 
 /** Whether an Authorization header is \`Bearer <CRON_SECRET>\`; always false while CRON_SECRET is unset. */
 export function isCronRequest(authorization: string | null | undefined): boolean {
-  const secret = process.env.CRON_SECRET;
+  const secret = process.env['CRON_SECRET'];
   return Boolean(secret) && typeof authorization === 'string' && same(authorization, \`Bearer \${secret}\`);
 }
 
 /** Basic authentication against QUEUE_DASHBOARD_PASSWORD (any user name); closed while it is unset. */
 export function isDashboardRequest(authorization: string | null | undefined): boolean {
-  const password = process.env.QUEUE_DASHBOARD_PASSWORD;
+  const password = process.env['QUEUE_DASHBOARD_PASSWORD'];
   if (!password || !authorization?.startsWith('Basic ')) return false;
   const decoded = Buffer.from(authorization.slice('Basic '.length), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
