@@ -2,11 +2,12 @@
  * The published package, as a user installs it: builds and packs once, then installs the
  * tarball into throwaway projects beside only the drivers each one uses, and checks the
  * install, the declarations in a strict project, a job run end to end from the bundled code,
- * the installed `queue-cli`, the tarball's contents and links, and attw and publint on it.
+ * the README's quick start as a new user runs it, the installed `queue-cli`, the tarball's
+ * contents and links, and attw and publint on it.
  *
  * Needs the package registry (for pg, ioredis and @types packages) and takes a minute or two.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
@@ -231,6 +232,112 @@ const queue = initJobQueue({ pglite: {}, migrate: true, telemetry: { tracerProvi
       expect(JSON.parse(result.stdout)).toEqual({ status: 'completed', output: { doubled: 42 } });
     });
   }
+});
+
+/**
+ * The README's quick start, read from README.md: its install commands (the tarball in place of
+ * `queuedev`), its program saved under the name each of its run commands gives, and those
+ * commands, in a project `npm init -y` made (CommonJS) and in one set to `"type": "module"`.
+ */
+describe('the README quick start, pasted into a new project', { timeout: 300_000 }, () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('\n## Quick start\n'),
+    readme.indexOf('\n## ', readme.indexOf('\n## Quick start\n') + 1),
+  );
+  const blocks = [...section.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map(([, lang, body]) => ({ lang, body: body! }));
+  const commands = (body: string) =>
+    body
+      .split('\n')
+      .map((line) => ({ command: line.replace(/\s+#.*$/, '').trim(), comment: /#\s*(.*)$/.exec(line)?.[1] ?? '' }))
+      .filter((c) => c.command !== '');
+  const install = commands(blocks.find((b) => b.lang === 'sh')!.body);
+  const programAt = blocks.findIndex((b) => b.lang === 'ts');
+  const program = blocks[programAt]!.body;
+  // The commands that run it: the shell block right after it.
+  const runs = commands(blocks.slice(programAt + 1).find((b) => b.lang === 'sh')!.body);
+  const printed = /It prints `([^`]+)`/.exec(section)?.[1];
+  const PROJECTS = { commonjs: 'CommonJS', module: '"type": "module"' } as const;
+  const dirs = {} as Record<keyof typeof PROJECTS, string>;
+
+  /** Runs `file` with the README's command, until it prints the line the README promises or ends. */
+  function runUntilPrinted(command: string, dir: string): Promise<Run & { printed: boolean }> {
+    const [bin, ...args] = command.split(/\s+/);
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+    return new Promise((resolve) => {
+      // A group of its own: npx runs tsx, which runs node, and stopping the program stops them all.
+      const child = spawn(bin!, args, { cwd: dir, env: clean, detached: true });
+      const stop = () => {
+        try {
+          process.kill(-child.pid!, 'SIGTERM');
+        } catch {
+          // Ended already.
+        }
+      };
+      let stdout = '';
+      let stderr = '';
+      let seen = false;
+      const timer = setTimeout(stop, 120_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        // The processor keeps polling for more jobs: stopped once the job ran.
+        if (!seen && stdout.includes(printed!)) {
+          seen = true;
+          stop();
+        }
+      });
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code: code ?? 1, stdout, stderr, printed: seen });
+      });
+    });
+  }
+
+  beforeAll(async () => {
+    await Promise.all(
+      (Object.keys(PROJECTS) as (keyof typeof PROJECTS)[]).map(async (type) => {
+        const dir = join(tmp, `quickstart-${type}`);
+        mkdirSync(dir);
+        const steps = [['npm', 'init', '-y'], ...(type === 'module' ? [['npm', 'pkg', 'set', 'type=module']] : [])];
+        for (const { command } of install) {
+          const [bin, ...args] = command.split(/\s+/);
+          steps.push([bin!, ...args.map((a) => (a === 'queuedev' ? tarball : a)), '--no-audit', '--no-fund']);
+        }
+        for (const [bin, ...args] of steps) {
+          const result = await run(bin!, args, dir);
+          if (result.code !== 0) throw new Error(`${[bin, ...args].join(' ')} failed\n${show(result)}`);
+        }
+        dirs[type] = dir;
+      }),
+    );
+  }, 600_000);
+
+  it('installs with the README commands and names the output, and a run command for each kind of project', () => {
+    expect(install.map((c) => c.command)).toContain('npm install queuedev @electric-sql/pglite');
+    expect(printed).toBeDefined();
+    for (const label of Object.values(PROJECTS)) {
+      expect(runs.filter((r) => r.comment === label)).toHaveLength(1);
+    }
+  });
+
+  for (const [type, label] of Object.entries(PROJECTS) as [keyof typeof PROJECTS, string][]) {
+    it(`runs its job as pasted in a ${label} project`, async () => {
+      const { command } = runs.find((r) => r.comment === label)!;
+      const file = command.split(/\s+/).at(-1)!;
+      writeFileSync(join(dirs[type], file), program);
+      const result = await runUntilPrinted(command, dirs[type]);
+      expect(result.printed, show(result)).toBe(true);
+      expect(result.stderr, show(result)).toBe('');
+    });
+  }
+
+  it('needs the ES module the README asks for: as a .ts file of a CommonJS project it fails', async () => {
+    writeFileSync(join(dirs.commonjs, 'queue.ts'), program);
+    const result = await runUntilPrinted('npx tsx queue.ts', dirs.commonjs);
+    expect(result.printed).toBe(false);
+    expect(result.stderr).toMatch(/Top-level await is currently not supported with the "cjs" output format/);
+  });
 });
 
 // A type check of a whole project takes a while on a busy machine.
