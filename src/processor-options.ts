@@ -36,7 +36,10 @@ export type JobHandler<P extends PayloadMap = PayloadMap, T extends keyof P = ke
   ctx: JobContext,
 ) => unknown;
 
-/** One handler per job type. A claimed job whose type has none fails with reason `no_handler`. */
+/**
+ * One handler per job type. A processor claims the types it has handlers for (or those of its
+ * `jobType` option); a claimed job whose type has none fails with reason `no_handler`.
+ */
 export type JobHandlers<P extends PayloadMap = PayloadMap> = { [K in keyof P & string]?: JobHandler<P, K> };
 
 export interface ProcessorOptions {
@@ -99,6 +102,8 @@ export interface ProcessorOptions {
    * Called with every internal error (store errors, listener errors, jobs lost to reclaim). The
    * queue's `error` event fires as well. A failure of the background loop that repeats every
    * interval (the store is down) is reported once, and again when it changes or after recovery.
+   * With neither `onError` nor an `error` listener, errors are written to the queue's `logger`
+   * (the console by default), once per cause.
    * @default none
    * @example { onError: (error) => logger.error(error) }
    */
@@ -111,8 +116,9 @@ export interface ProcessorOptions {
    */
   verbose?: boolean;
   /**
-   * Only claim jobs of this type or these types.
-   * @default every type
+   * Only claim jobs of this type or these types. A type named here without a handler is claimed
+   * all the same, and its jobs fail with reason `no_handler` (the processor warns at its start).
+   * @default the types the processor has handlers for
    * @example { jobType: ['email', 'sms'] }
    */
   jobType?: string | string[];

@@ -5,12 +5,11 @@
  */
 import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkNumber, checkObject } from './checks.js';
 import { ConfigError } from './errors.js';
+import { ErrorReporter } from './error-reporter.js';
 import { toError, type QueueEvents } from './events.js';
-import { describeThrown } from './failure.js';
 import type { Log } from './log.js';
 import type { QueueOperations } from './operations/index.js';
 import { MAX_TIMER_MS } from './storable.js';
-import { RepeatedErrors } from './repeated-errors.js';
 
 export interface SupervisorOptions {
   /**
@@ -58,8 +57,10 @@ export interface SupervisorOptions {
   /**
    * Called when a task fails; the queue's `error` event fires as well. In the background loop a
    * failure that repeats every interval (the store is down) is reported once, and again when
-   * its message changes or after the task has succeeded in between.
-   * @default writes the error's message to the queue's `logger` (the console: one line)
+   * its message changes or after the task has succeeded in between. With neither `onError` nor
+   * an `error` listener, the failure is written to the queue's `logger` (the console: one line),
+   * once per cause.
+   * @default none
    * @example { onError: (error) => logger.error(error) }
    */
   onError?: (error: Error) => void;
@@ -99,9 +100,9 @@ export interface Supervisor {
 export interface SupervisorHost {
   /** The tasks: the same operations the queue's methods run, hooks included. */
   operations: QueueOperations;
-  /** Where errors are reported. */
+  /** Where errors are reported (QueueEvents.reportError). */
   events: QueueEvents;
-  /** The queue's log: errors without an `onError`, and the runs when `verbose` is set. */
+  /** The queue's log: errors nobody else hears, and the runs when `verbose` is set. */
   log: Log;
 }
 
@@ -113,7 +114,7 @@ interface ResolvedSupervisorOptions {
   cleanupBatchSize: number;
   reclaimStuckJobs: boolean;
   expireTimedOutTokens: boolean;
-  /** Absent: errors go to the queue's log, one line each. */
+  /** Absent: errors go to the `error` listeners, or with none to the queue's log. */
   onError?: (error: Error) => void;
   verbose: boolean;
 }
@@ -165,7 +166,7 @@ class JobSupervisor implements Supervisor {
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<unknown> = Promise.resolve();
-  private readonly repeated = new RepeatedErrors();
+  private readonly errors: ErrorReporter;
   /** The last task run failed: the store is likely down. */
   private failing = false;
 
@@ -177,6 +178,8 @@ class JobSupervisor implements Supervisor {
     private readonly options: ResolvedSupervisorOptions,
   ) {
     this.log = host.log.withVerbose(options.verbose);
+    // No source to lead the lines: each error's message starts with `supervisor: `.
+    this.errors = new ErrorReporter(host.events, this.log, undefined, options.onError);
   }
 
   start(): Promise<SupervisorRunResult> {
@@ -251,26 +254,14 @@ class JobSupervisor implements Supervisor {
     try {
       const count = await run();
       this.failing = false;
-      this.repeated.recovered(name);
+      this.errors.taskSucceeded(name);
       return count;
     } catch (err) {
       this.failing = true;
       const error = toError(err, `supervisor: ${name} failed`);
       // The loop reports a repeating failure once; a direct start() always reports.
-      if (this.running && !this.repeated.isNew(name, error)) return 0;
-      const { onError } = this.options;
-      if (onError === undefined) {
-        // On the console one line, not a stack trace: the loop may report a failing store again
-        // after recovery. A logger gets the error in its fields.
-        this.log.error(`supervisor error: ${error.message}`, { error });
-      } else {
-        try {
-          onError(error);
-        } catch (e) {
-          this.log.error(`supervisor onError threw: ${describeThrown(e)}`, { error: toError(e) });
-        }
-      }
-      this.host.events.emitError(error);
+      if (this.running) this.errors.taskFailed(name, error);
+      else this.errors.report(error);
       return 0;
     }
   }

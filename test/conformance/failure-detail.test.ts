@@ -91,7 +91,7 @@ forEachBackend('failure detail and locks (§3)', (ctx) => {
           },
           slow: (_payload, signal) => new Promise((resolve) => signal.addEventListener('abort', resolve)),
         },
-        { onError: () => {} },
+        { onError: () => {}, jobType: ['throws-string', 'no-handler', 'slow'] },
       )
       .start();
     for (const [id, reason] of [

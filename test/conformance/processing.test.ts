@@ -134,11 +134,12 @@ forEachBackend('processor (§4.6)', (ctx) => {
     expect(progress).toEqual([{ jobId: id, progress: 70 }]);
   });
 
-  it('fails a job without a handler with reason no_handler', async () => {
+  it('fails a job of a type its jobType option names without a handler with reason no_handler', async () => {
     const id = await ctx.queue.addJob({ jobType: 'unknown', payload: {}, maxAttempts: 1 });
     const failed: { error: Error; willRetry: boolean }[] = [];
     ctx.queue.on('job:failed', (e) => failed.push(e));
-    expect(await ctx.queue.createProcessor({ other: async () => {} }).start()).toBe(1);
+    const processor = ctx.queue.createProcessor({ other: async () => {} }, { jobType: ['other', 'unknown'] });
+    expect(await processor.start()).toBe(1);
     const job = await ctx.queue.getJob(id);
     expect(job?.status).toBe('failed');
     expect(job?.failureReason).toBe('no_handler');
@@ -154,6 +155,30 @@ forEachBackend('processor (§4.6)', (ctx) => {
     expect(job?.status).toBe('failed');
     expect(job?.failureReason).toBe('handler_error');
     expect(job?.errorHistory.map((e) => e.message)).toEqual(['mail server down']);
+  });
+
+  it('claims only the types it has handlers for, without a jobType option', async () => {
+    const [a, b, none] = await ctx.queue.addJobs([
+      { jobType: 'a', payload: {} },
+      { jobType: 'b', payload: {} },
+      { jobType: 'none', payload: {} },
+    ]);
+    const processor = ctx.queue.createProcessor({ a: async () => {}, b: async () => {}, none: undefined });
+    expect(await processor.start()).toBe(2);
+    expect((await ctx.queue.getJob(a!))?.status).toBe('completed');
+    expect((await ctx.queue.getJob(b!))?.status).toBe('completed');
+    // Left for a processor that runs it, its attempts untouched.
+    expect(await ctx.queue.getJob(none!)).toMatchObject({ status: 'pending', attempts: 0 });
+    // A processor without handlers claims nothing (a claim without types would take them all).
+    expect(await ctx.queue.createProcessor({}).start()).toBe(0);
+    expect(await ctx.queue.getJob(none!)).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
+  it('runs only own handlers: a job type named like an Object method is no handler', async () => {
+    const id = await ctx.queue.addJob({ jobType: 'toString', payload: {}, maxAttempts: 1 });
+    const processor = ctx.queue.createProcessor({ work: async () => {} }, { jobType: 'toString' });
+    expect(await processor.start()).toBe(1);
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'failed', failureReason: 'no_handler' });
   });
 
   it('claims only the types named by the jobType option', async () => {

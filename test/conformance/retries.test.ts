@@ -146,7 +146,7 @@ forEachBackend('retries (§4.5)', (ctx) => {
       retryDelay: 1,
       retryBackoff: false,
     });
-    const processor = queue.createProcessor({});
+    const processor = queue.createProcessor({}, { jobType: 'nobody' });
     await processor.start();
     expect(await queue.getJob(id)).toMatchObject({ status: 'failed', failureReason: 'no_handler' });
     clock.advance(1000);
