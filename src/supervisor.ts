@@ -183,16 +183,14 @@ class JobSupervisor implements Supervisor {
   }
 
   start(): Promise<SupervisorRunResult> {
-    const run = this.runTasks();
-    this.current = run;
-    return run;
+    return this.run(false);
   }
 
   startInBackground(): void {
     if (this.running) return;
     this.running = true;
     const tick = async () => {
-      await this.start();
+      await this.run(true);
       // The next run is timed from the end of this one, so runs never overlap.
       if (this.running) this.timer = setTimeout(() => void tick(), this.options.intervalMs);
     };
@@ -219,38 +217,46 @@ class JobSupervisor implements Supervisor {
     return this.running;
   }
 
+  /** One run of the tasks; `background`: the loop's, whose failures after stop() are no news. */
+  private run(background: boolean): Promise<SupervisorRunResult> {
+    const run = this.runTasks(background);
+    this.current = run;
+    return run;
+  }
+
   /** Runs the enabled tasks; a failing task is reported and counts 0, the others still run. */
-  private async runTasks(): Promise<SupervisorRunResult> {
+  private async runTasks(background: boolean): Promise<SupervisorRunResult> {
+    const task = (name: string, run: () => Promise<number>) => this.task(name, run, background);
     const o = this.options;
     const { maintenance, tokens } = this.host.operations;
     const batchSize = o.cleanupBatchSize;
     const result: SupervisorRunResult = { reclaimedJobs: 0, cleanedUpJobs: 0, cleanedUpEvents: 0, expiredTokens: 0 };
     if (o.reclaimStuckJobs) {
-      result.reclaimedJobs = await this.task('reclaiming stuck jobs', () =>
+      result.reclaimedJobs = await task('reclaiming stuck jobs', () =>
         maintenance.reclaimStuckJobs(o.stuckJobsTimeoutMinutes),
       );
     }
     // 0 days switches a cleanup task off here; queue.cleanupOldJobs(0) removes every finished job.
     if (o.cleanupJobsDaysToKeep > 0) {
-      result.cleanedUpJobs = await this.task('cleaning up old jobs', () =>
+      result.cleanedUpJobs = await task('cleaning up old jobs', () =>
         maintenance.cleanupOldJobs({ daysToKeep: o.cleanupJobsDaysToKeep, batchSize }),
       );
     }
     if (o.cleanupEventsDaysToKeep > 0) {
-      result.cleanedUpEvents = await this.task('cleaning up old job events', () =>
+      result.cleanedUpEvents = await task('cleaning up old job events', () =>
         maintenance.cleanupOldJobEvents({ daysToKeep: o.cleanupEventsDaysToKeep, batchSize }),
       );
     }
     if (o.expireTimedOutTokens)
-      result.expiredTokens = await this.task('expiring timed-out tokens', () => tokens.expireTimedOut());
+      result.expiredTokens = await task('expiring timed-out tokens', () => tokens.expireTimedOut());
     // Always on, with no option: getThroughput reads the last hour only, the trim removes a few
     // rows per run, and nothing else removes them on PostgreSQL.
-    await this.task('trimming throughput counters', () => maintenance.trimThroughput());
+    await task('trimming throughput counters', () => maintenance.trimThroughput());
     this.log.debug(`supervisor run: ${JSON.stringify(result)}`, { ...result });
     return result;
   }
 
-  private async task(name: string, run: () => Promise<number>): Promise<number> {
+  private async task(name: string, run: () => Promise<number>, background: boolean): Promise<number> {
     try {
       const count = await run();
       this.failing = false;
@@ -259,9 +265,11 @@ class JobSupervisor implements Supervisor {
     } catch (err) {
       this.failing = true;
       const error = toError(err, `supervisor: ${name} failed`);
-      // The loop reports a repeating failure once; a direct start() always reports.
-      if (this.running) this.errors.taskFailed(name, error);
-      else this.errors.report(error);
+      // The loop reports a repeating failure once, and none once stopped: a run that outlives
+      // stop() or queue.close() fails for that, which is no news to whoever stopped it. A
+      // direct start() always reports.
+      if (!background) this.errors.report(error);
+      else if (this.running) this.errors.taskFailed(name, error);
       return 0;
     }
   }
