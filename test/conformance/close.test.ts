@@ -125,7 +125,7 @@ forEachBackend('closing a queue', (ctx) => {
       // and so does the trim of the throughput counters (which always runs): one line.
       expect(consoleError).toHaveBeenCalledTimes(1);
       const lines = consoleError.mock.calls.map((args) => args.join(' '));
-      expect(lines[0]).toMatch(/^\[queuedev\] supervisor: reclaiming stuck jobs failed: .*unavailable/);
+      expect(lines[0]).toMatch(/^\[queuedev\] supervisor: reclaiming stuck jobs failed: /);
       // A message, not an Error with its stack trace.
       for (const args of consoleError.mock.calls) {
         expect(args.every((a) => typeof a === 'string' && !a.includes('\n'))).toBe(true);
