@@ -341,7 +341,9 @@ forEachBackend('dashboard POST /api/process (§4.11)', (ctx) => {
 
   it('answers 500 { error } when the batch cannot be claimed', async () => {
     const broken = await queueWithClosedDriver(ctx);
-    const { status, body } = await read(await dashboardClient(broken).post('/api/process'));
+    // A handler, so the processor has a type to claim (one without handlers claims nothing).
+    const client = dashboardClient(broken, { jobHandlers: { work: async () => undefined } });
+    const { status, body } = await read(await client.post('/api/process'));
     expect(status).toBe(500);
     expect(body).toEqual({ error: expect.any(String) });
   });
