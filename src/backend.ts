@@ -363,11 +363,11 @@ export interface Backend extends CronStore, WaitStore {
 
   /**
    * Where the backend reports a problem no single call owns, such as a Redis store found wiped
-   * (StoreResetError); the queue sends it to its `error` event and the console, or with
-   * `quiet` to its `error` event and the verbose log (a risk, like an evicting Redis, rather
-   * than a loss that happened).
+   * (StoreResetError); the queue sends it to its `error` listeners, or to its log when there is
+   * none, at level warn with `risk` (a risk, like an evicting Redis, rather than a loss that
+   * happened), else at level error.
    */
-  setErrorReporter?(report: (error: Error, options?: { quiet?: boolean }) => void): void;
+  setErrorReporter?(report: (error: Error, options?: { risk?: boolean }) => void): void;
 
   /** Closes connections the library created; never closes a caller-owned pool or client. */
   close(): Promise<void>;

@@ -163,8 +163,8 @@ export class StoreUnavailableError extends QueueError {
 /**
  * The Redis store the queue was using was replaced by an empty or different one (a restart
  * without persistence, FLUSHDB, deleted keys): jobs and schedules stored before are gone.
- * Reported on the `error` event and the console; the queue carries on with fresh ids above
- * every id it had seen.
+ * Reported on the `error` event (with no listener, to the queue's log at level error); the queue
+ * carries on with fresh ids above every id it had seen.
  */
 export class StoreResetError extends QueueError {
   /** The store id the queue had seen, and the one found (null when the identity key was gone). */
@@ -179,8 +179,9 @@ export class StoreResetError extends QueueError {
 
 /**
  * A Redis server under the queue may evict keys under memory pressure (its `maxmemory-policy`
- * is not `noeviction`), which deletes jobs silently. Reported once on the `error` event and the
- * verbose log when the queue first uses the store; never thrown by a call.
+ * is not `noeviction`), which deletes jobs silently. Reported once on the `error` event (with no
+ * listener, to the queue's log at level warn) when the queue first uses the store; never thrown
+ * by a call.
  */
 export class EvictionPolicyError extends QueueError {
   /** The policy of each evicting server, by `host:port` (each master of a Redis Cluster is checked). */

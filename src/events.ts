@@ -1,9 +1,13 @@
 /**
  * Real-time hooks (SPEC §4.10, §6.2). Emission is synchronous and happens after the storage
  * operation completed. Job hooks are emitted only by the operations layer (src/operations/
- * hooks.ts subclasses this emitter); everyone else can subscribe and report errors. Unlike Node's EventEmitter, an `error` with no listener never throws,
- * and a listener that throws never changes the outcome of the operation that emitted: its
- * error is reported as an `error` event (or, from an `error` listener, on the console).
+ * hooks.ts subclasses this emitter); everyone else can subscribe and report errors.
+ *
+ * Errors no call returns (a processor's, a supervisor's, the store's own, a listener's) are told
+ * in one place, reportError: to the reporter's `onError` and the `error` listeners, or, when
+ * there is neither, to the queue's log. Unlike Node's EventEmitter, an `error` with no listener
+ * never throws, and a listener that throws never changes the outcome of the operation that
+ * emitted: its error is reported in turn (from an `error` listener, to the log).
  */
 import { describeThrown, toError } from './failure.js';
 import { Log } from './log.js';
@@ -25,6 +29,22 @@ export interface QueueEventMap {
 }
 
 export type QueueEventName = keyof QueueEventMap;
+
+/** How reportError tells an error besides the `error` listeners. */
+export interface ErrorReport {
+  /** The reporter's own callback (a processor's or supervisor's `onError` option). */
+  onError?: ((error: Error) => void) | undefined;
+  /** Who reports, leading the log lines: `processor <workerId>`, `supervisor`. */
+  source?: string;
+  /** The level of the log line written when nobody else hears the error. @default 'error' */
+  level?: 'warn' | 'error';
+  /**
+   * False: no log line even when nobody else hears the error, because it is not news: the
+   * caller gets it thrown, or a line about its cause was written already.
+   * @default true
+   */
+  logged?: boolean;
+}
 export type QueueEventListener<E extends QueueEventName> = (payload: QueueEventMap[E]) => void;
 
 type AnyListener = (payload: never) => void;
@@ -59,9 +79,25 @@ export class QueueEvents {
     return this.listeners.get(event)?.length ?? 0;
   }
 
-  /** Sends `error` to its listeners; never throws, even when nobody listens. */
-  emitError(error: Error): void {
-    this.emit('error', error);
+  /**
+   * Tells an error no call returns: to `report.onError` and to the `error` listeners, which
+   * both hear it when both exist. When neither does, the queue's log (its `logger`, else the
+   * console) gets one line instead, so that no error passes in silence and none is told twice.
+   * Never throws. A failure that repeats every interval is held back before it gets here
+   * (RepeatedErrors).
+   */
+  reportError(error: Error, report: ErrorReport = {}): void {
+    const { onError, source, level = 'error', logged = true } = report;
+    const lead = source === undefined ? '' : `${source}: `;
+    if (onError) {
+      try {
+        onError(error);
+      } catch (err) {
+        this.log.error(`${lead}onError threw: ${describeThrown(err)}`, { error: toError(err) });
+      }
+    }
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+    else if (!onError && logged) this.log[level](`${lead}${describeThrown(error)}`, { error });
   }
 
   /**
@@ -79,7 +115,7 @@ export class QueueEvents {
         if (event === 'error') {
           this.log.error(`an error listener threw: ${describeThrown(err)}`, { error: toError(err) });
         } else {
-          this.emit('error', toError(err, `a "${event}" listener threw`));
+          this.reportError(toError(err, `a "${event}" listener threw`));
         }
       }
     }

@@ -39,7 +39,10 @@ export async function runJob(
     return {
       status: 'failed',
       reason: 'no_handler',
-      error: new NoHandlerError(`No handler is registered for job type "${job.jobType}" (job ${job.id})`),
+      error: new NoHandlerError(
+        `No handler is registered for job type "${job.jobType}" (job ${job.id}): ` +
+          `give createProcessor a handler for it, or leave it out of the processor's jobType option`,
+      ),
     };
   }
   if (job.forceKillOnTimeout) return runForced(job, handler, deps, lost);

@@ -122,6 +122,20 @@ describe('Log', () => {
   });
 });
 
+describe('Log masking', () => {
+  it('masks a line with a 200,000-character error in linear time, URL passwords still masked', () => {
+    const { calls, logger } = recorder();
+    const long = 'y'.repeat(200_000);
+    const started = performance.now();
+    new Log(logger, false).warn(`${long} postgres://app:pw@db`, { error: new Error(`${long} redis://:pw@cache`) });
+    // Quadratic masking took minutes here; linear takes milliseconds (a wide margin for a loaded machine).
+    expect(performance.now() - started).toBeLessThan(2000);
+    const [message, fields] = calls[0]!.args as [string, { error: { message: string } }];
+    expect(message.endsWith(' postgres://app:[redacted]@db')).toBe(true);
+    expect(fields.error.message.endsWith(' redis://:[redacted]@cache')).toBe(true);
+  });
+});
+
 describe('checkLogger', () => {
   it('accepts console and an object with the four methods', () => {
     expect(checkLogger(console)).toBe(console);

@@ -93,6 +93,8 @@ export interface ProcessorOptions {
    * Called with every internal error (store errors, listener errors, jobs lost to reclaim). The
    * queue's `error` event fires as well. A failure of the background loop that repeats every
    * interval (the store is down) is reported once, and again when it changes or after recovery.
+   * With neither `onError` nor an `error` listener, errors are written to the queue's `logger`
+   * (the console by default), once per cause.
    * @default none
    * @example { onError: (error) => logger.error(error) }
    */
@@ -105,7 +107,9 @@ export interface ProcessorOptions {
    */
   verbose?: boolean | undefined;
   /**
-   * Only claim jobs of this type or these types.
+   * Only claim jobs of this type or these types. Processors that run different job types on one
+   * store name theirs here; otherwise each claims the others' jobs and fails them with reason
+   * `no_handler`.
    * @default every type
    * @example { jobType: ['email', 'sms'] }
    */

@@ -7,8 +7,8 @@
 import type { Backend, ClaimedJob } from './backend.js';
 import { ClaimBuffer, type BufferedJob } from './claim-buffer.js';
 import type { JobLostError } from './errors.js';
+import { ErrorReporter } from './error-reporter.js';
 import { toError, type QueueEvents } from './events.js';
-import { describeThrown } from './failure.js';
 import { HeldRuns } from './held-runs.js';
 import type { Log, LogInput } from './log.js';
 import { runJob, type RunOutcome } from './job-runner.js';
@@ -20,7 +20,6 @@ import {
   type ProcessorOptions,
   type ResolvedProcessorOptions,
 } from './processor-options.js';
-import { RepeatedErrors } from './repeated-errors.js';
 
 /** What `processor.stats()` returns: the processor's state at this moment. */
 export interface ProcessorStats {
@@ -120,7 +119,10 @@ class JobProcessor implements Processor {
   /** Runs given up whose handler code has not returned (see ProcessorStats.abandoned). */
   private abandoned = 0;
   private readonly held: HeldRuns;
-  private readonly repeated = new RepeatedErrors();
+  /** Where errors go: onError, the `error` listeners, else the log; repeating ones once. */
+  private readonly errors: ErrorReporter;
+  /** Whether the processor has started once (its first start() or startInBackground()). */
+  private started = false;
   /** The background loop's claim while it is in flight. */
   private claiming: Promise<unknown> | undefined;
   /** The last claim failed: the store is failing, and a claim in flight may hang for long. */
@@ -150,6 +152,7 @@ class JobProcessor implements Processor {
     private readonly options: ResolvedProcessorOptions,
   ) {
     this.logger = host.log.withVerbose(options.verbose);
+    this.errors = new ErrorReporter(host.events, this.logger, `processor ${options.workerId}`, options.onError);
     this.processing = host.operations.processing({
       workerId: options.workerId,
       report: (e) => this.report(e),
@@ -159,7 +162,8 @@ class JobProcessor implements Processor {
       {
         renewLeases: (jobIds) => this.processing.renewLeases(jobIds),
         release: (jobs) => this.processing.release(jobs),
-        renewalFailed: (e) => (e ? this.reportRepeated('lease renewal', e) : this.repeated.recovered('lease renewal')),
+        renewalFailed: (e) =>
+          e ? this.errors.taskFailed('lease renewal', e) : this.errors.taskSucceeded('lease renewal'),
         report: (e) => this.report(e),
         log: (message, job) => this.log(message, { jobId: job.id, jobType: job.jobType }),
         dropped: () => this.wake(),
@@ -167,17 +171,18 @@ class JobProcessor implements Processor {
       Math.min(options.leaseCheckInterval, RENEW_AFTER_MAX_MS),
     );
     this.held = new HeldRuns(host.backend, options.workerId, options.leaseCheckInterval, (e) =>
-      e ? this.reportRepeated('lease check', e) : this.repeated.recovered('lease check'),
+      e ? this.errors.taskFailed('lease check', e) : this.errors.taskSucceeded('lease check'),
     );
   }
 
   async start(): Promise<number> {
+    this.announceTypes();
     let jobs: ClaimedJob[];
     try {
       jobs = await this.claim(this.options.batchSize);
     } catch (err) {
       const error = toError(err);
-      this.report(error);
+      this.errors.report(error, true);
       throw error;
     }
     let next = 0;
@@ -192,6 +197,7 @@ class JobProcessor implements Processor {
   startInBackground(): void {
     if (this.running) return;
     this.running = true;
+    this.announceTypes();
     const previousLoop = this.loopDone;
     const subscription = this.host.backend
       .subscribeJobAvailable((jobId) => this.wake(jobId))
@@ -311,12 +317,12 @@ class JobProcessor implements Processor {
         this.leftWork = jobs.length === wanted;
         errors = 0;
         this.claimFailing = false;
-        this.repeated.recovered('claim');
+        this.errors.taskSucceeded('claim');
       } catch (err) {
         this.claimFailing = true;
         // A claim cut short by close() is no news to whoever closed the queue.
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have run during the claim
-        if (this.running) this.reportRepeated('claim', toError(err, 'claiming jobs failed'));
+        if (this.running) this.errors.taskFailed('claim', toError(err, 'claiming jobs failed'));
         await this.sleep(ERROR_BACKOFF_MS[Math.min(errors++, ERROR_BACKOFF_MS.length - 1)]!, false);
         continue;
       } finally {
@@ -342,9 +348,9 @@ class JobProcessor implements Processor {
     this.lastCronCheck = now;
     try {
       await enqueue();
-      this.repeated.recovered('cron');
+      this.errors.taskSucceeded('cron');
     } catch (err) {
-      this.reportRepeated('cron', toError(err, 'enqueueing due cron jobs failed'));
+      this.errors.taskFailed('cron', toError(err, 'enqueueing due cron jobs failed'));
     }
   }
 
@@ -352,6 +358,37 @@ class JobProcessor implements Processor {
     await this.enqueueDueCronJobs();
     const { jobTypes, groupConcurrency } = this.options;
     return this.processing.claim({ batchSize, jobTypes, groupConcurrency, ...(jobId === undefined ? {} : { jobId }) });
+  }
+
+  /**
+   * Says once, at the first start, which types this processor claims and cannot run, since their
+   * jobs fail with reason `no_handler`: those its `jobType` option names without a handler, or
+   * every type when it has no handler at all. A job of another type without a handler is
+   * reported as it fails (a failed attempt is logged).
+   */
+  private announceTypes(): void {
+    if (this.started) return;
+    this.started = true;
+    const fields = { workerId: this.options.workerId };
+    const { jobTypes } = this.options;
+    if (jobTypes === undefined) {
+      if (Object.keys(this.handlers).some((type) => handlerOf(this.handlers, type))) return;
+      this.logger.warn(
+        `processor ${this.options.workerId} has no handlers: every job it claims fails with reason no_handler. ` +
+          'Give createProcessor a handler per job type',
+        fields,
+      );
+      return;
+    }
+    const missing = jobTypes.filter((type) => !handlerOf(this.handlers, type));
+    if (missing.length === 0) return;
+    const types = missing.map((type) => JSON.stringify(type)).join(', ');
+    this.logger.warn(
+      `processor ${this.options.workerId} has no handler for job type ${types} of its jobType option: ` +
+        `the jobs of ${missing.length === 1 ? 'this type' : 'these types'} it claims fail with reason no_handler. ` +
+        `Add a handler, or leave the type out of jobType`,
+      { ...fields, jobTypes: missing },
+    );
   }
 
   /** Starts buffered jobs, oldest claim first, while slots are free; none after stop(). */
@@ -418,7 +455,7 @@ class JobProcessor implements Processor {
         report: (e: Error) => this.report(e),
         jobLost: (e: JobLostError) => this.held.giveUp(run, e),
       };
-      outcome = await telemetry.within(() => runJob(job, this.handlers[job.jobType], deps, run.lost));
+      outcome = await telemetry.within(() => runJob(job, handlerOf(this.handlers, job.jobType), deps, run.lost));
     } finally {
       // The slot is refilled at once, while the outcome is still being written.
       this.held.remove(run);
@@ -485,26 +522,18 @@ class JobProcessor implements Processor {
     this.wakeSleeper?.();
   }
 
-  /** Reports a background-loop error once while it repeats (see RepeatedErrors). */
-  private reportRepeated(task: string, error: Error): void {
-    if (this.repeated.isNew(task, error)) this.report(error);
-    else this.log(`${error.message} (again)`, { error });
-  }
-
-  /** Every error goes to onError and to the queue's `error` event; neither may throw out. */
+  /** An error goes to onError and the `error` event, or to the log when neither exists (ErrorReporter). */
   private report(error: Error): void {
-    try {
-      this.options.onError?.(error);
-    } catch (err) {
-      this.logger.error(`processor ${this.options.workerId}: onError threw: ${describeThrown(err)}`, {
-        workerId: this.options.workerId,
-        error: toError(err),
-      });
-    }
-    this.host.events.emitError(error);
+    this.errors.report(error);
   }
 
   private log(message: string, fields: LogInput = {}): void {
     this.logger.debug(`processor ${this.options.workerId}: ${message}`, { workerId: this.options.workerId, ...fields });
   }
+}
+
+/** The handler of `jobType`: an own property that is a function (not one inherited, such as `toString`). */
+function handlerOf(handlers: Record<string, JobHandler>, jobType: string): JobHandler | undefined {
+  const handler = Object.hasOwn(handlers, jobType) ? handlers[jobType] : undefined;
+  return typeof handler === 'function' ? handler : undefined;
 }

@@ -169,13 +169,11 @@ export class JobQueue<P extends PayloadMap = PayloadMap> {
     const hooks = new JobHooks(log, telemetry);
     this.events = hooks;
     this.#operations = new QueueOperations({ backend: this.#backend, clock, hooks, log, telemetry, limits });
-    // Loud on purpose, whatever `verbose` says: data may have been lost. A risk (`quiet`) goes
-    // to the verbose log; the `error` event gets both.
-    backend.setErrorReporter?.((error, options) => {
-      if (options?.quiet) log.debug(error.message, { error });
-      else log.error(error.message);
-      this.events.emitError(error);
-    });
+    // To the `error` listeners, or to the log when there is none: at level error for data that
+    // may be lost already, at warn for a risk.
+    backend.setErrorReporter?.((error, options) =>
+      this.events.reportError(error, { level: options?.risk ? 'warn' : 'error' }),
+    );
   }
 
   // §4.1 Adding jobs

@@ -5,12 +5,11 @@
  */
 import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkNumber, checkObject } from './checks.js';
 import { ConfigError } from './errors.js';
+import { ErrorReporter } from './error-reporter.js';
 import { toError, type QueueEvents } from './events.js';
-import { describeThrown } from './failure.js';
 import type { Log } from './log.js';
 import type { QueueOperations } from './operations/index.js';
 import { MAX_TIMER_MS } from './storable.js';
-import { RepeatedErrors } from './repeated-errors.js';
 
 export interface SupervisorOptions {
   /**
@@ -58,8 +57,10 @@ export interface SupervisorOptions {
   /**
    * Called when a task fails; the queue's `error` event fires as well. In the background loop a
    * failure that repeats every interval (the store is down) is reported once, and again when
-   * its message changes or after the task has succeeded in between.
-   * @default writes the error's message to the queue's `logger` (the console: one line)
+   * its message changes or after the task has succeeded in between. With neither `onError` nor
+   * an `error` listener, the failure is written to the queue's `logger` (the console: one line),
+   * once per cause.
+   * @default none
    * @example { onError: (error) => logger.error(error) }
    */
   onError?: ((error: Error) => void) | undefined;
@@ -99,9 +100,9 @@ export interface Supervisor {
 export interface SupervisorHost {
   /** The tasks: the same operations the queue's methods run, hooks included. */
   operations: QueueOperations;
-  /** Where errors are reported. */
+  /** Where errors are reported (QueueEvents.reportError). */
   events: QueueEvents;
-  /** The queue's log: errors without an `onError`, and the runs when `verbose` is set. */
+  /** The queue's log: errors nobody else hears, and the runs when `verbose` is set. */
   log: Log;
 }
 
@@ -113,7 +114,7 @@ interface ResolvedSupervisorOptions {
   cleanupBatchSize: number;
   reclaimStuckJobs: boolean;
   expireTimedOutTokens: boolean;
-  /** Absent: errors go to the queue's log, one line each. */
+  /** Absent: errors go to the `error` listeners, or with none to the queue's log. */
   onError?: (error: Error) => void;
   verbose: boolean;
 }
@@ -165,7 +166,7 @@ class JobSupervisor implements Supervisor {
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<unknown> = Promise.resolve();
-  private readonly repeated = new RepeatedErrors();
+  private readonly errors: ErrorReporter;
   /** The last task run failed: the store is likely down. */
   private failing = false;
 
@@ -177,19 +178,19 @@ class JobSupervisor implements Supervisor {
     private readonly options: ResolvedSupervisorOptions,
   ) {
     this.log = host.log.withVerbose(options.verbose);
+    // No source to lead the lines: each error's message starts with `supervisor: `.
+    this.errors = new ErrorReporter(host.events, this.log, undefined, options.onError);
   }
 
   start(): Promise<SupervisorRunResult> {
-    const run = this.runTasks();
-    this.current = run;
-    return run;
+    return this.run(false);
   }
 
   startInBackground(): void {
     if (this.running) return;
     this.running = true;
     const tick = async () => {
-      await this.start();
+      await this.run(true);
       // The next run is timed from the end of this one, so runs never overlap.
       if (this.running) this.timer = setTimeout(() => void tick(), this.options.intervalMs);
     };
@@ -216,61 +217,59 @@ class JobSupervisor implements Supervisor {
     return this.running;
   }
 
+  /** One run of the tasks; `background`: the loop's, whose failures after stop() are no news. */
+  private run(background: boolean): Promise<SupervisorRunResult> {
+    const run = this.runTasks(background);
+    this.current = run;
+    return run;
+  }
+
   /** Runs the enabled tasks; a failing task is reported and counts 0, the others still run. */
-  private async runTasks(): Promise<SupervisorRunResult> {
+  private async runTasks(background: boolean): Promise<SupervisorRunResult> {
+    const task = (name: string, run: () => Promise<number>) => this.task(name, run, background);
     const o = this.options;
     const { maintenance, tokens } = this.host.operations;
     const batchSize = o.cleanupBatchSize;
     const result: SupervisorRunResult = { reclaimedJobs: 0, cleanedUpJobs: 0, cleanedUpEvents: 0, expiredTokens: 0 };
     if (o.reclaimStuckJobs) {
-      result.reclaimedJobs = await this.task('reclaiming stuck jobs', () =>
+      result.reclaimedJobs = await task('reclaiming stuck jobs', () =>
         maintenance.reclaimStuckJobs(o.stuckJobsTimeoutMinutes),
       );
     }
     // 0 days switches a cleanup task off here; queue.cleanupOldJobs(0) removes every finished job.
     if (o.cleanupJobsDaysToKeep > 0) {
-      result.cleanedUpJobs = await this.task('cleaning up old jobs', () =>
+      result.cleanedUpJobs = await task('cleaning up old jobs', () =>
         maintenance.cleanupOldJobs({ daysToKeep: o.cleanupJobsDaysToKeep, batchSize }),
       );
     }
     if (o.cleanupEventsDaysToKeep > 0) {
-      result.cleanedUpEvents = await this.task('cleaning up old job events', () =>
+      result.cleanedUpEvents = await task('cleaning up old job events', () =>
         maintenance.cleanupOldJobEvents({ daysToKeep: o.cleanupEventsDaysToKeep, batchSize }),
       );
     }
     if (o.expireTimedOutTokens)
-      result.expiredTokens = await this.task('expiring timed-out tokens', () => tokens.expireTimedOut());
+      result.expiredTokens = await task('expiring timed-out tokens', () => tokens.expireTimedOut());
     // Always on, with no option: getThroughput reads the last hour only, the trim removes a few
     // rows per run, and nothing else removes them on PostgreSQL.
-    await this.task('trimming throughput counters', () => maintenance.trimThroughput());
+    await task('trimming throughput counters', () => maintenance.trimThroughput());
     this.log.debug(`supervisor run: ${JSON.stringify(result)}`, { ...result });
     return result;
   }
 
-  private async task(name: string, run: () => Promise<number>): Promise<number> {
+  private async task(name: string, run: () => Promise<number>, background: boolean): Promise<number> {
     try {
       const count = await run();
       this.failing = false;
-      this.repeated.recovered(name);
+      this.errors.taskSucceeded(name);
       return count;
     } catch (err) {
       this.failing = true;
       const error = toError(err, `supervisor: ${name} failed`);
-      // The loop reports a repeating failure once; a direct start() always reports.
-      if (this.running && !this.repeated.isNew(name, error)) return 0;
-      const { onError } = this.options;
-      if (onError === undefined) {
-        // On the console one line, not a stack trace: the loop may report a failing store again
-        // after recovery. A logger gets the error in its fields.
-        this.log.error(`supervisor error: ${error.message}`, { error });
-      } else {
-        try {
-          onError(error);
-        } catch (e) {
-          this.log.error(`supervisor onError threw: ${describeThrown(e)}`, { error: toError(e) });
-        }
-      }
-      this.host.events.emitError(error);
+      // The loop reports a repeating failure once, and none once stopped: a run that outlives
+      // stop() or queue.close() fails for that, which is no news to whoever stopped it. A
+      // direct start() always reports.
+      if (!background) this.errors.report(error);
+      else if (this.running) this.errors.taskFailed(name, error);
       return 0;
     }
   }

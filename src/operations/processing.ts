@@ -140,13 +140,17 @@ export class ProcessingOperations {
       this.debugJob(job, () => `failure of job ${job.id} not recorded: the job is no longer locked by this worker`);
       return;
     }
+    // Read before the hook runs: a `once` listener is gone after it.
+    const heard = hooks.listenerCount('job:failed') > 0;
     hooks.failed(job, outcome.error, at !== null);
     hooks.cancelled([], result.cascaded);
-    this.debugJob(job, () => `job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message}`, {
-      failureReason: outcome.reason,
-      willRetry: at !== null,
-      error: outcome.error,
-    });
+    const extra = { failureReason: outcome.reason, willRetry: at !== null, error: outcome.error };
+    const line = () =>
+      `job ${job.id} (${job.jobType}) failed (${outcome.reason}): ${input.message} (${attemptNote(job, at)})`;
+    // A failed attempt is news to a program that does not listen for it: a warn line. One that
+    // listens has it in hand; its verbose log still shows it.
+    if (heard) this.debugJob(job, line, extra);
+    else this.worker.log.warn(`${this.prefix}${line()}`, this.about(job, extra));
   }
 
   /** The console line's lead: which processor writes it. */
@@ -176,4 +180,10 @@ export class ProcessingOperations {
   async flush(): Promise<void> {
     await Promise.all([this.completions.flush(), this.failures.flush()]);
   }
+}
+
+/** How a failure stands: the attempt it was, and the retry that follows or that none does. */
+function attemptNote(job: ClaimedJob, retryAt: Date | null): string {
+  const attempt = `attempt ${job.attempts} of ${job.maxAttempts}`;
+  return retryAt === null ? `${attempt}, no retry` : `${attempt}, retrying at ${retryAt.toISOString()}`;
 }

@@ -82,9 +82,10 @@ forEachBackend('logger option', (ctx) => {
     expect(lines).toContainEqual(
       expect.objectContaining({ level: 20, msg: `added job ${id} (charge)`, jobId: id, jobType: 'charge' }),
     );
+    // The failed attempt at level warn: nothing listens for job:failed.
     const failed = lines.find((l) => typeof l.msg === 'string' && l.msg.includes('failed (handler_error)'));
     expect(failed).toMatchObject({
-      level: 20,
+      level: 40,
       workerId: 'w-pino',
       jobId: id,
       jobType: 'charge',
@@ -105,8 +106,8 @@ forEachBackend('logger option', (ctx) => {
       { what: 'the failure line' },
     );
     expect(failed).toMatchObject({
-      level: 'debug',
-      message: `processor w-winston: job ${id} (charge) failed (handler_error): card declined`,
+      level: 'warn',
+      message: `processor w-winston: job ${id} (charge) failed (handler_error): card declined (attempt 1 of 1, no retry)`,
       workerId: 'w-winston',
       jobId: id,
       jobType: 'charge',
@@ -120,18 +121,21 @@ forEachBackend('logger option', (ctx) => {
     });
   });
 
-  it('writes debug lines only where verbose is set; errors always', async () => {
+  it('writes debug lines only where verbose is set; warnings and errors always', async () => {
     const lines: Line[] = [];
     const queue = queueWith({ logger: pinoLogger(lines) });
-    await failOne(queue, 'w-quiet', false);
+    const quietId = await failOne(queue, 'w-quiet', false);
     await logAnErrorLine(queue, 'listener broke');
-    expect(lines).toEqual([expect.objectContaining({ level: 50, msg: 'an error listener threw: listener broke' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, jobId: quietId, msg: expect.stringContaining('failed (handler_error)') }),
+      expect.objectContaining({ level: 50, msg: 'an error listener threw: listener broke' }),
+    ]);
 
     // A processor's own `verbose` turns on its lines, not the queue's.
     lines.length = 0;
     const id = await failOne(queue, 'w-verbose', true);
-    expect(lines.length).toBeGreaterThan(0);
-    expect(lines.every((l) => l.level === 20 && l.workerId === 'w-verbose')).toBe(true);
+    expect(lines.filter((l) => l.level === 20).length).toBeGreaterThan(0);
+    expect(lines.every((l) => (l.level === 20 || l.level === 40) && l.workerId === 'w-verbose')).toBe(true);
     expect(lines.some((l) => l.jobId === id)).toBe(true);
   });
 

@@ -156,6 +156,13 @@ forEachBackend('processor (§4.6)', (ctx) => {
     expect(job?.errorHistory.map((e) => e.message)).toEqual(['mail server down']);
   });
 
+  it('runs only own handlers: a job type named like an Object method is no handler', async () => {
+    const id = await ctx.queue.addJob({ jobType: 'toString', payload: {}, maxAttempts: 1 });
+    const processor = ctx.queue.createProcessor({ work: async () => {} }, { jobType: 'toString' });
+    expect(await processor.start()).toBe(1);
+    expect(await ctx.queue.getJob(id)).toMatchObject({ status: 'failed', failureReason: 'no_handler' });
+  });
+
   it('claims only the types named by the jobType option', async () => {
     const [a, b, c] = await ctx.queue.addJobs([
       { jobType: 'a', payload: {} },

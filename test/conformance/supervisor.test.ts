@@ -137,10 +137,10 @@ forEachBackend('supervisor (§4.9)', (ctx) => {
     // `[queuedev] ...` line each (the queue has no `logger`).
     expect(consoleError).toHaveBeenCalledTimes(2);
     expect(consoleError.mock.calls[0]).toEqual([
-      expect.stringMatching(/^\[queuedev\] supervisor error: .*reclaiming stuck jobs/),
+      expect.stringMatching(/^\[queuedev\] supervisor: reclaiming stuck jobs failed: /),
     ]);
     expect(consoleError.mock.calls[1]).toEqual([
-      expect.stringMatching(/^\[queuedev\] supervisor error: .*trimming throughput counters/),
+      expect.stringMatching(/^\[queuedev\] supervisor: trimming throughput counters failed: /),
     ]);
   });
 

@@ -78,8 +78,8 @@ forEachBackend('telemetry (OpenTelemetry spans and metrics)', (ctx) => {
   }
 
   /** One processor claim-and-run in the current context. */
-  async function runOnce(queue: JobQueue, handlers: JobHandlers): Promise<number> {
-    return runner(queue.createProcessor(handlers, { batchSize: 10 })).start();
+  async function runOnce(queue: JobQueue, handlers: JobHandlers, jobType?: string[]): Promise<number> {
+    return runner(queue.createProcessor(handlers, { batchSize: 10, ...(jobType ? { jobType } : {}) })).start();
   }
 
   const finished = (name: string): ReadableSpan[] => spans.getFinishedSpans().filter((s) => s.name === name);
@@ -219,7 +219,7 @@ forEachBackend('telemetry (OpenTelemetry spans and metrics)', (ctx) => {
   it('names the failure of a job without a handler NoHandlerError', async () => {
     const queue = tracedQueue();
     await queue.addJob({ jobType: 'orphan', payload: {}, maxAttempts: 1 });
-    await runOnce(queue, { other: async () => undefined });
+    await runOnce(queue, { other: async () => undefined }, ['other', 'orphan']);
     expect(only('process orphan').attributes).toMatchObject({
       'error.type': 'NoHandlerError',
       'queuedev.job.failure_reason': 'no_handler',

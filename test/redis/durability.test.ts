@@ -1,7 +1,7 @@
 /**
  * The eviction check (src/backends/redis/durability.ts): a Redis whose maxmemory-policy is not
- * noeviction is reported once, on the `error` event and the verbose log, when the queue first
- * uses it; `noeviction`, or a server refusing CONFIG, reports nothing and breaks nothing. Each
+ * noeviction is reported once when the queue first uses it, on the `error` event, or as a warn
+ * line of the queue's log when nothing listens; `noeviction`, or a server refusing CONFIG, reports nothing and breaks nothing. Each
  * test runs on a private server (or cluster) started with the policy under test: the shared
  * server's settings are never changed.
  */
@@ -35,16 +35,23 @@ async function privateRedis(args: string[]): Promise<Redis> {
   return client;
 }
 
-/** A verbose queue on `client`, its error events, and what it wrote to the console. */
-function watchedQueue(client: Redis | Cluster) {
-  const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-  const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+/**
+ * A verbose queue on `client`, its error events (unless `listen` is false), and the lines about
+ * the policy it wrote to the console, on any stream.
+ */
+function watchedQueue(client: Redis | Cluster, { listen = true } = {}) {
+  const spies = (['log', 'warn', 'error'] as const).map((level) =>
+    vi.spyOn(console, level).mockImplementation(() => {}),
+  );
   const queue = initJobQueue({ backend: 'redis', client, keyPrefix: 'dur:', verbose: true });
   queues.push(queue);
   const errors: Error[] = [];
-  queue.on('error', (e) => errors.push(e));
-  const logged = () => log.mock.calls.map((c) => String(c[0])).filter((line) => line.includes('maxmemory-policy'));
-  return { queue, errors, logged, consoleError };
+  if (listen) queue.on('error', (e) => errors.push(e));
+  const [log, warn, error] = spies.map(
+    (spy) => () => spy.mock.calls.map((c) => String(c[0])).filter((line) => line.includes('maxmemory-policy')),
+  ) as [() => string[], () => string[], () => string[]];
+  const logged = () => [...log(), ...warn(), ...error()];
+  return { queue, errors, logged, warned: warn };
 }
 
 /** Several operations, so a check repeated per call would show. */
@@ -61,9 +68,9 @@ async function configCalls(client: Redis): Promise<number> {
   return Number(/cmdstat_config(?:\|get)?:calls=(\d+)/.exec(stats)?.[1] ?? 0);
 }
 
-it('reports an evicting Redis once, on the error event and the verbose log, naming the policy and the fix', async () => {
+it('reports an evicting Redis once, on the error event only, naming the policy and the fix', async () => {
   const client = await privateRedis(['--maxmemory-policy', 'allkeys-lru']);
-  const { queue, errors, logged, consoleError } = watchedQueue(client);
+  const { queue, errors, logged } = watchedQueue(client);
   await useQueue(queue);
   await waitFor(() => errors.length > 0, { what: 'the eviction report' });
   await useQueue(queue);
@@ -78,9 +85,19 @@ it('reports an evicting Redis once, on the error event and the verbose log, nami
   expect(error.message).toContain('"dur:"');
   expect(error.message).toMatch(/deletes jobs.*silently/);
   expect(error.message).toContain('noeviction');
-  expect(logged()).toEqual([`[queuedev] ${error.message}`]);
-  // A risk, not a loss: the console's error stream stays for data that is gone.
-  expect(consoleError).not.toHaveBeenCalled();
+  // The program listens: nothing is written twice.
+  expect(logged()).toEqual([]);
+});
+
+it('writes an evicting Redis to the console once, as a warning, when nothing listens for errors', async () => {
+  const client = await privateRedis(['--maxmemory-policy', 'allkeys-lru']);
+  const { queue, logged, warned } = watchedQueue(client, { listen: false });
+  await useQueue(queue);
+  await waitFor(() => logged().length > 0, { what: 'the eviction line' });
+  await useQueue(queue);
+  // A risk, not a loss: a warning; the console's error stream stays for data that is gone.
+  expect(warned()).toEqual([expect.stringMatching(/^\[queuedev\] .*maxmemory-policy allkeys-lru.*noeviction/)]);
+  expect(logged()).toEqual(warned());
 });
 
 it('says nothing about a Redis with noeviction, and asks it once', async () => {

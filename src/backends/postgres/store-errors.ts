@@ -31,9 +31,11 @@ const CONNECTION_MESSAGES = [
 const CLOSED_MESSAGES = [/^Cannot use a pool after calling end on the pool/, /^PGlite is clos(ed|ing)/];
 /**
  * undefined_table, undefined_function and undefined_column: a table, function or column of the
- * migrations is missing (a column: the schema is short of a later migration, such as 011).
+ * migrations is missing (a column: the schema is short of a later migration, such as 011);
+ * invalid_schema_name: the schema itself is (a statement that names it, such as a call of one of
+ * its functions).
  */
-const MISSING_OBJECT_STATES = new Set(['42P01', '42883', '42703']);
+const MISSING_OBJECT_STATES = new Set(['42P01', '42883', '42703', '3F000']);
 /**
  * SQLSTATE classes caused by the values written: 22 data exception, 23 integrity constraint
  * violation. Only these are final: the completion buffer stops retrying such a write and deals

@@ -9,7 +9,7 @@
  * failures, reclaim, cron) receives it as its last ARGV and compares it first, one HGET
  * (includes/store.lua). A different or missing id stops the script before any write.
  *
- * The queue then reports a StoreResetError once (the `error` event and the console), adopts
+ * The queue then reports a StoreResetError once (the `error` event, else its log), adopts
  * the store as it is now (creating its identity if missing) while raising the id counters to
  * at least the highest job and schedule ids this process had seen, and runs the script again.
  * What was stored before the wipe is gone either way; ids never repeat within what this

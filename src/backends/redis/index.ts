@@ -77,7 +77,7 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
   const describeStore = `under key prefix ${JSON.stringify(config.keyPrefix)}`;
   config.log.addSecrets(clientSecrets(client));
   // Until the queue sets its reporter (at once, when it is created).
-  let report: (error: Error, options?: { quiet?: boolean }) => void = (error) => config.log.error(error.message);
+  let report: (error: Error, options?: { risk?: boolean }) => void = (error) => config.log.error(error.message);
   let closed = false;
   // Once, after the first reply (the client is connected, a Cluster knows its masters); it never
   // delays or fails a call.
@@ -85,7 +85,7 @@ export function createRedisBackend(config: ResolvedRedisConfig, clock: Clock): B
   const checkEviction = () => {
     evictionChecked = true;
     void checkEvictionPolicy(client, describeStore).then((error) => {
-      if (error && !closed) report(error, { quiet: true });
+      if (error && !closed) report(error, { risk: true });
     });
   };
   // Nothing is sent before the client is known to be on its database (see openConnection);
