@@ -145,3 +145,16 @@ it("leaves a caller's client with the listeners it had, once ready or when the q
   expect(await other.getJob(1)).toBeNull();
   expect([reachable.listenerCount('error'), reachable.listenerCount('ready')]).toEqual(counts);
 });
+
+it('closes a queue that never reached its Redis while a processor waits to subscribe', async () => {
+  const port = await freePort();
+  const queue = initJobQueue({ backend: 'redis', redisConfig: { url: `redis://127.0.0.1:${port}` } });
+  queue.createProcessor({ x: async () => undefined }, { onError: () => undefined }).startInBackground();
+  // The processor's SUBSCRIBE now waits on a connection that was never made.
+  await sleep(300);
+  const outcome = await Promise.race([
+    queue.close({ timeoutMs: 500 }).then(() => 'closed'),
+    sleep(BOUND_MS).then(() => 'still closing'),
+  ]);
+  expect(outcome).toBe('closed');
+});

@@ -15,6 +15,8 @@ import { dedicatedConnection } from './connection.js';
 
 /** Pause after a failed SUBSCRIBE (e.g. while Redis restarts) before trying again. */
 const RETRY_DELAY_MS = 500;
+/** Longest wait, at close, for the subscribing loop to end. */
+const CLOSE_WAIT_MS = 100;
 
 export interface Subscriptions {
   /**
@@ -95,7 +97,12 @@ export function createSubscriptions(client: Redis, channelName: string, connecti
       async close() {
         closed = true;
         connection.disconnect();
-        await loop;
+        // A SUBSCRIBE held while the connection was never made is never answered: ioredis drops
+        // its reconnection on disconnect() without failing the commands it holds. The loop ends
+        // at once otherwise; the connection is closed either way.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([loop, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+        clearTimeout(timer);
       },
     };
   }
