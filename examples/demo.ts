@@ -82,6 +82,10 @@ async function openQueue(): Promise<JobQueue<Payloads>> {
   }
   const queue = initJobQueue<Payloads>(config);
   queue.on('error', (err) => console.error(`  queue error: ${err.message}`));
+  // A job:failed listener takes over the warning a processor writes for each failed attempt.
+  queue.on('job:failed', (e) =>
+    log(`job ${e.jobId} (${e.jobType}) failed: ${e.error.message}${e.willRetry ? ', will retry' : ''}`),
+  );
   return queue;
 }
 
