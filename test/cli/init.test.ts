@@ -25,6 +25,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -64,23 +65,11 @@ afterAll(() => {
 type Framework = 'next' | 'express' | 'hono' | 'fastify' | 'node';
 
 /** The strictest common settings (those of @tsconfig/strictest) that the scaffold is held to. */
-const STRICTEST = {
-  strict: true,
-  exactOptionalPropertyTypes: true,
-  allowUnusedLabels: false,
-  allowUnreachableCode: false,
-  noFallthroughCasesInSwitch: true,
-  noImplicitOverride: true,
-  noImplicitReturns: true,
-  noPropertyAccessFromIndexSignature: true,
-  noUncheckedIndexedAccess: true,
-  noUnusedLocals: true,
-  noUnusedParameters: true,
-  isolatedModules: true,
-  esModuleInterop: true,
-  skipLibCheck: true,
-  forceConsistentCasingInFileNames: true,
-};
+const STRICTEST = (
+  JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@tsconfig/strictest/tsconfig.json'), 'utf8')) as {
+    compilerOptions: Record<string, boolean>;
+  }
+).compilerOptions;
 
 /**
  * The project's node_modules: the fixture's packages (the install step's stand-in), and in .bin
